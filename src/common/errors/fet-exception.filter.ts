@@ -1,0 +1,86 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import type { Response } from 'express';
+import { FET_CATALOGUE, FetCode } from './fet-code.js';
+import { FetcherError, type ErrorDetail } from './fetcher.error.js';
+
+export interface FetEnvelope {
+  code: string;
+  title: string;
+  message: string;
+  fields?: Record<string, string>;
+  details?: readonly ErrorDetail[];
+}
+
+/** Errors thrown by body-parser carry an HTTP status and a `type`; they never reach a controller. */
+interface BodyParserError {
+  status?: number;
+  statusCode?: number;
+  type?: string;
+}
+
+/**
+ * The one place where any error becomes an HTTP answer: FetcherErrors keep their code, framework
+ * HTTP errors are mapped to the nearest FET code, anything else is a 500 without details.
+ */
+@Catch()
+export class FetExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HttpErrors');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const response = host.switchToHttp().getResponse<Response>();
+    const { status, body, headers } = this.render(exception);
+    if (status >= 500) {
+      this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
+    }
+    for (const [name, value] of Object.entries(headers ?? {})) response.setHeader(name, value);
+    response.status(status).json(body);
+  }
+
+  render(exception: unknown): { status: number; body: FetEnvelope; headers?: Record<string, string> } {
+    if (exception instanceof FetcherError) {
+      return {
+        status: exception.status,
+        headers: exception.headers,
+        body: compact({
+          code: exception.code,
+          title: exception.title,
+          message: exception.message,
+          fields: exception.fields,
+          details: exception.details,
+        }),
+      };
+    }
+    const parserError = exception as BodyParserError;
+    if (parserError?.type === 'entity.too.large') return envelope(FetCode.PayloadTooLarge, 'request body exceeds 1 MiB');
+    if (parserError?.type === 'entity.parse.failed' || parserError?.type === 'encoding.unsupported') {
+      return envelope(FetCode.BadRequest, 'unable to parse request body');
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      if (status === HttpStatus.NOT_FOUND) {
+        return { status, body: { code: FetCode.NotFound, title: 'Not Found', message: 'route not found' } };
+      }
+      if (status === HttpStatus.PAYLOAD_TOO_LARGE) return envelope(FetCode.PayloadTooLarge, 'request body exceeds 1 MiB');
+      if (status === HttpStatus.BAD_REQUEST) return envelope(FetCode.BadRequest, 'unable to parse request body');
+      if (status < 500) {
+        return { status, body: { code: FetCode.BadRequest, title: exception.name, message: exception.message } };
+      }
+    }
+    return envelope(
+      FetCode.Internal,
+      'The server encountered an unexpected error. Please try again later or contact support.',
+    );
+  }
+}
+
+function envelope(code: FetCode, message: string) {
+  const { status, title } = FET_CATALOGUE[code];
+  return { status, body: { code, title, message } };
+}
+
+function compact(body: FetEnvelope): FetEnvelope {
+  const out: FetEnvelope = { code: body.code, title: body.title, message: body.message };
+  if (body.fields && Object.keys(body.fields).length > 0) out.fields = body.fields;
+  if (body.details && body.details.length > 0) out.details = body.details;
+  return out;
+}

@@ -1,0 +1,54 @@
+import { FetcherRole } from './fetcher-role.js';
+
+export const APP_CONFIG = Symbol('APP_CONFIG');
+
+export interface S3Config {
+  readonly endPoint: string;
+  readonly port?: number;
+  readonly useSSL: boolean;
+  readonly accessKey: string;
+  readonly secretKey: string;
+  readonly bucket: string;
+  readonly region: string;
+  readonly keyPrefix: string;
+  readonly partSizeBytes: number;
+}
+
+export interface ExtractionCeilings {
+  readonly maxDatasources: number;
+  readonly maxTablesPerDatasource: number;
+  readonly maxFieldsPerTable: number;
+  readonly maxParallelDatasources: number;
+  readonly timeoutMs: number;
+  readonly maxResultBytes: number;
+}
+
+/** The whole configuration, validated once at boot. Nothing else reads process.env. */
+export interface AppConfig {
+  readonly role: FetcherRole;
+  readonly production: boolean;
+  readonly version: string;
+  readonly http: { readonly host: string; readonly port: number; readonly workerPort: number };
+  readonly logLevel: string;
+  readonly dataDir: string;
+  readonly database: { readonly kind: 'postgres'; readonly url: string } | { readonly kind: 'sqlite'; readonly path: string };
+  readonly redisUrl?: string;
+  /** Redis key prefix of the BullMQ queue; lets several deployments share one Redis. */
+  readonly queuePrefix: string;
+  readonly storage: { readonly kind: 's3'; readonly s3: S3Config } | { readonly kind: 'local'; readonly resultsDir: string };
+  readonly encryption: { readonly masterKey: Buffer; readonly keyVersion: string; readonly generated: boolean };
+  readonly worker: { readonly concurrency: number; readonly shutdownGraceMs: number };
+  readonly jobs: { readonly dedupWindowSeconds: number; readonly connectionTestTimeoutMs: number };
+  readonly extraction: ExtractionCeilings;
+  readonly schemaCacheTtlSeconds: number;
+  readonly allowPrivateHosts: boolean;
+}
+
+export const DEFAULT_CEILINGS: ExtractionCeilings = {
+  maxDatasources: 10,
+  maxTablesPerDatasource: 20,
+  maxFieldsPerTable: 50,
+  maxParallelDatasources: 4,
+  timeoutMs: 5 * 60 * 1000,
+  maxResultBytes: 256 * 1024 * 1024,
+};

@@ -1,0 +1,117 @@
+import 'reflect-metadata';
+import { Transform, Type } from 'class-transformer';
+import { IsBoolean, IsEnum, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { FetcherRole } from './fetcher-role.js';
+
+export const MAX_RESULT_BYTES_CEILING = 256 * 1024 * 1024;
+
+const toBoolean = ({ value }: { value: unknown }) => {
+  if (value === undefined || value === '') return undefined;
+  if (typeof value === 'boolean') return value;
+  const text = String(value).trim().toLowerCase();
+  if (['true', '1', 'yes'].includes(text)) return true;
+  if (['false', '0', 'no'].includes(text)) return false;
+  return value;
+};
+
+/**
+ * Every environment variable Fetcher reads, with its rule. `.env.example` documents the same list.
+ * Unset variables take the defaults applied in `buildAppConfig`.
+ */
+export class EnvironmentVariables {
+  @IsOptional() @IsEnum(FetcherRole, { message: 'must be one of manager, worker, all' })
+  FETCHER_ROLE?: FetcherRole;
+
+  @IsOptional() @IsIn(['development', 'production', 'test'], { message: 'must be one of development, production, test' })
+  NODE_ENV?: string;
+
+  @IsOptional() @Type(() => Number) @IsInt({ message: 'must be an integer' }) @Min(1) @Max(65535)
+  PORT?: number;
+
+  @IsOptional() @Type(() => Number) @IsInt({ message: 'must be an integer' }) @Min(1) @Max(65535)
+  WORKER_HTTP_PORT?: number;
+
+  @IsOptional() @IsString() @MinLength(1)
+  HOST?: string;
+
+  @IsOptional() @IsIn(['fatal', 'error', 'warn', 'log', 'debug', 'verbose'], {
+    message: 'must be one of fatal, error, warn, log, debug, verbose',
+  })
+  LOG_LEVEL?: string;
+
+  @IsOptional() @IsString() @MinLength(1)
+  DATA_DIR?: string;
+
+  @IsOptional() @Matches(/^postgres(ql)?:\/\/.+/, { message: 'must be a postgres:// or postgresql:// URL' })
+  DATABASE_URL?: string;
+
+  @IsOptional() @IsString() @MinLength(1)
+  SQLITE_PATH?: string;
+
+  @IsOptional() @Matches(/^rediss?:\/\/.+/, { message: 'must be a redis:// or rediss:// URL' })
+  REDIS_URL?: string;
+
+  @IsOptional() @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'must be 1-64 characters of [A-Za-z0-9_-]' })
+  QUEUE_PREFIX?: string;
+
+  @IsOptional() @IsString() @MinLength(1)
+  S3_ENDPOINT?: string;
+
+  @IsOptional() @Type(() => Number) @IsInt({ message: 'must be an integer' }) @Min(1) @Max(65535)
+  S3_PORT?: number;
+
+  @IsOptional() @Transform(toBoolean) @IsBoolean({ message: 'must be true or false' })
+  S3_USE_SSL?: boolean;
+
+  @IsOptional() @IsString()
+  S3_ACCESS_KEY?: string;
+
+  @IsOptional() @IsString()
+  S3_SECRET_KEY?: string;
+
+  @IsOptional() @Matches(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, { message: 'must be a valid bucket name' })
+  S3_BUCKET?: string;
+
+  @IsOptional() @IsString()
+  S3_REGION?: string;
+
+  @IsOptional() @IsString() @MaxLength(512)
+  S3_KEY_PREFIX?: string;
+
+  @IsOptional() @Type(() => Number) @IsInt({ message: 'must be an integer' }) @Min(5) @Max(512)
+  S3_PART_SIZE_MB?: number;
+
+  @IsOptional() @IsString() @MinLength(1)
+  RESULTS_DIR?: string;
+
+  @IsOptional() @IsString() @MinLength(1)
+  APP_ENC_KEY?: string;
+
+  @IsOptional() @Matches(/^[A-Za-z0-9._-]{1,32}$/, { message: 'must be 1-32 characters of [A-Za-z0-9._-]' })
+  APP_ENC_KEY_VERSION?: string;
+
+  @IsOptional() @Type(() => Number) @IsInt({ message: 'must be an integer' }) @Min(1) @Max(100)
+  WORKER_CONCURRENCY?: number;
+
+  @IsOptional() @Type(() => Number) @IsInt({ message: 'must be an integer' }) @Min(1)
+  @Max(MAX_RESULT_BYTES_CEILING, { message: `must not exceed ${MAX_RESULT_BYTES_CEILING} (256 MiB)` })
+  ENGINE_MAX_RESULT_BYTES?: number;
+
+  @IsOptional() @Type(() => Number) @IsInt({ message: 'must be an integer' }) @Min(0)
+  DEDUP_WINDOW_SECONDS?: number;
+
+  @IsOptional() @Type(() => Number) @IsInt({ message: 'must be an integer' }) @Min(0)
+  SCHEMA_CACHE_TTL_SECONDS?: number;
+
+  @IsOptional() @Type(() => Number) @IsInt({ message: 'must be an integer' }) @Min(100) @Max(60_000)
+  CONNECTION_TEST_TIMEOUT_MS?: number;
+
+  @IsOptional() @Type(() => Number) @IsInt({ message: 'must be an integer' }) @Min(0) @Max(600_000)
+  SHUTDOWN_GRACE_MS?: number;
+
+  @IsOptional() @Transform(toBoolean) @IsBoolean({ message: 'must be true or false' })
+  ALLOW_PRIVATE_HOSTS?: boolean;
+
+  @IsOptional() @IsString()
+  APP_VERSION?: string;
+}

@@ -1,0 +1,123 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { plainToInstance } from 'class-transformer';
+import { validateSync, type ValidationError } from 'class-validator';
+import { DEFAULT_CEILINGS, type AppConfig } from './app-config.js';
+import { EnvironmentVariables } from './environment.dto.js';
+import { FetcherRole } from './fetcher-role.js';
+
+/** Raised at boot; its message names every offending variable and is safe to print. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export interface LoadConfigOptions {
+  /** Called when a development master key is generated, so the caller can warn. */
+  readonly onGeneratedKey?: (path: string) => void;
+}
+
+/** Validates the environment into one typed AppConfig, or throws a ConfigError naming the variables. */
+export function loadAppConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions = {}): AppConfig {
+  const relevant = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const vars = plainToInstance(EnvironmentVariables, relevant, { enableImplicitConversion: false });
+  const errors = validateSync(vars, { whitelist: false, forbidUnknownValues: false });
+  if (errors.length > 0) throw new ConfigError(describe(errors, relevant));
+
+  const production = vars.NODE_ENV === 'production';
+  const dataDir = resolve(vars.DATA_DIR ?? './data');
+  const encryption = resolveMasterKey(vars, production, dataDir, options);
+
+  const s3Configured = [vars.S3_ENDPOINT, vars.S3_BUCKET].filter(Boolean).length;
+  if (s3Configured === 1) throw new ConfigError('S3_ENDPOINT and S3_BUCKET must be set together');
+  const role = vars.FETCHER_ROLE ?? FetcherRole.All;
+  if (role !== FetcherRole.All && (!vars.DATABASE_URL || !vars.REDIS_URL)) {
+    throw new ConfigError(
+      `FETCHER_ROLE=${role} needs DATABASE_URL and REDIS_URL: separate manager and worker processes share jobs through PostgreSQL and Redis`,
+    );
+  }
+
+  return {
+    role,
+    production,
+    version: vars.APP_VERSION ?? readPackageVersion(),
+    http: { host: vars.HOST ?? '0.0.0.0', port: vars.PORT ?? 4006, workerPort: vars.WORKER_HTTP_PORT ?? 4007 },
+    logLevel: vars.LOG_LEVEL ?? 'log',
+    dataDir,
+    database: vars.DATABASE_URL
+      ? { kind: 'postgres', url: vars.DATABASE_URL }
+      : { kind: 'sqlite', path: resolve(vars.SQLITE_PATH ?? join(dataDir, 'fetcher.sqlite')) },
+    redisUrl: vars.REDIS_URL,
+    queuePrefix: vars.QUEUE_PREFIX ?? 'fetcher',
+    storage: vars.S3_ENDPOINT
+      ? {
+          kind: 's3',
+          s3: {
+            endPoint: vars.S3_ENDPOINT,
+            port: vars.S3_PORT,
+            useSSL: vars.S3_USE_SSL ?? true,
+            accessKey: vars.S3_ACCESS_KEY ?? '',
+            secretKey: vars.S3_SECRET_KEY ?? '',
+            bucket: vars.S3_BUCKET as string,
+            region: vars.S3_REGION ?? 'us-east-1',
+            keyPrefix: vars.S3_KEY_PREFIX ?? '',
+            partSizeBytes: (vars.S3_PART_SIZE_MB ?? 8) * 1024 * 1024,
+          },
+        }
+      : { kind: 'local', resultsDir: resolve(vars.RESULTS_DIR ?? join(dataDir, 'results')) },
+    encryption,
+    worker: { concurrency: vars.WORKER_CONCURRENCY ?? 5, shutdownGraceMs: vars.SHUTDOWN_GRACE_MS ?? 25_000 },
+    jobs: {
+      dedupWindowSeconds: vars.DEDUP_WINDOW_SECONDS ?? 300,
+      connectionTestTimeoutMs: vars.CONNECTION_TEST_TIMEOUT_MS ?? 5_000,
+    },
+    extraction: { ...DEFAULT_CEILINGS, maxResultBytes: vars.ENGINE_MAX_RESULT_BYTES ?? DEFAULT_CEILINGS.maxResultBytes },
+    schemaCacheTtlSeconds: vars.SCHEMA_CACHE_TTL_SECONDS ?? 300,
+    allowPrivateHosts: vars.ALLOW_PRIVATE_HOSTS ?? !production,
+  };
+}
+
+function describe(errors: ValidationError[], env: Record<string, unknown>): string {
+  const lines = errors.map((error) => {
+    const reasons = Object.values(error.constraints ?? {}).map((reason) => reason.replace(`${error.property} `, ''));
+    const shown = /KEY|SECRET|PASSWORD|URL/.test(error.property) ? '' : ` (got ${JSON.stringify(env[error.property])})`;
+    return `  ${error.property}: ${reasons.join('; ')}${shown}`;
+  });
+  return `Invalid configuration:\n${lines.join('\n')}`;
+}
+
+function resolveMasterKey(
+  vars: EnvironmentVariables,
+  production: boolean,
+  dataDir: string,
+  options: LoadConfigOptions,
+): AppConfig['encryption'] {
+  const keyVersion = vars.APP_ENC_KEY_VERSION ?? '1';
+  if (vars.APP_ENC_KEY) return { masterKey: decodeMasterKey(vars.APP_ENC_KEY), keyVersion, generated: false };
+  if (production) throw new ConfigError('APP_ENC_KEY: required when NODE_ENV=production (base64, at least 32 bytes)');
+
+  const keyPath = join(dataDir, 'app-enc-key');
+  if (!existsSync(keyPath)) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(keyPath, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+    chmodSync(keyPath, 0o600);
+    options.onGeneratedKey?.(keyPath);
+  }
+  return { masterKey: decodeMasterKey(readFileSync(keyPath, 'utf8').trim()), keyVersion, generated: true };
+}
+
+function decodeMasterKey(text: string): Buffer {
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text)) throw new ConfigError('APP_ENC_KEY: must be standard base64');
+  const key = Buffer.from(text, 'base64');
+  if (key.length < 32) throw new ConfigError(`APP_ENC_KEY: must decode to at least 32 bytes (got ${key.length})`);
+  return key;
+}
+
+function readPackageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+    return pkg.version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
