@@ -1,0 +1,21 @@
+/** `mappedFields[configName][table] = [field, …]`; `["*"]` selects every column. */
+export type MappedFields = Record<string, Record<string, string[]>>;
+
+export const FILTER_OPERATORS = ['eq', 'gt', 'gte', 'lt', 'lte', 'between', 'in', 'nin', 'ne', 'like'] as const;
+export type FilterOperator = (typeof FILTER_OPERATORS)[number];
+export type FilterScalar = string | number | boolean | null;
+export type FilterCondition = Partial<Record<FilterOperator, FilterScalar[]>>;
+
+/** `filters[configName][table][field] = {op: [values…]}` */
+export type Filters = Record<string, Record<string, Record<string, FilterCondition>>>;
+
+export interface DataRequestLimits {
+  maxDatasources?: number;
+  maxTablesPerDatasource?: number;
+  maxFieldsPerTable?: number;
+  maxParallelDatasources?: number;
+  timeoutMs?: number;
+  maxResultBytes?: number;
+}
+
+export const WILDCARD = '*';

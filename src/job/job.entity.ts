@@ -1,0 +1,115 @@
+import { EntitySchema } from 'typeorm';
+import { bigintAsNumber, columnTypes, type DatabaseKind } from '../persistence/database-kind.js';
+import type { ErrorDetail } from '../common/errors/fetcher.error.js';
+import type { JobStatus } from './job-status.js';
+import type { DataRequestLimits, Filters, MappedFields } from './data-request.js';
+
+export interface JobErrorInfo {
+  code: string;
+  message: string;
+  details?: ErrorDetail[];
+}
+
+export interface JobRecord {
+  id: string;
+  status: JobStatus;
+  requestHash: string;
+  /** The request hash while this job answers duplicates; null once failed or past the window. */
+  dedupKey: string | null;
+  metadata: Record<string, unknown>;
+  mappedFields: MappedFields;
+  filters: Filters | null;
+  limits: DataRequestLimits | null;
+  createdAt: Date;
+  updatedAt: Date;
+  startedAt: Date | null;
+  completedAt: Date | null;
+  attempts: number;
+  workerId: string | null;
+  leaseExpiresAt: Date | null;
+  resultPath: string | null;
+  resultHmac: string | null;
+  resultSha256: string | null;
+  resultSizeBytes: number | null;
+  resultRowCount: number | null;
+  resultRowCounts: Record<string, Record<string, number>> | null;
+  error: JobErrorInfo | null;
+}
+
+export interface JobDatasourceRecord {
+  jobId: string;
+  configName: string;
+}
+
+export interface OutboxEventRecord {
+  id: string;
+  jobId: string;
+  eventType: string;
+  payload: Record<string, unknown>;
+  createdAt: Date;
+  publishedAt: Date | null;
+  attempts: number;
+  nextAttemptAt: Date | null;
+  lastError: string | null;
+}
+
+export const JOB_ENTITY = 'Job';
+export const JOB_DATASOURCE_ENTITY = 'JobDatasource';
+export const OUTBOX_EVENT_ENTITY = 'OutboxEvent';
+
+export function jobEntities(kind: DatabaseKind): EntitySchema[] {
+  const types = columnTypes(kind);
+  const nullableTimestamp = (name: string) => ({ type: types.timestamp, name, nullable: true });
+  const job = new EntitySchema<JobRecord>({
+    name: JOB_ENTITY,
+    tableName: 'jobs',
+    columns: {
+      id: { type: 'varchar', length: 36, primary: true },
+      status: { type: 'varchar', length: 16 },
+      requestHash: { type: 'varchar', length: 64, name: 'request_hash' },
+      dedupKey: { type: 'varchar', length: 64, name: 'dedup_key', nullable: true },
+      metadata: { type: types.json },
+      mappedFields: { type: types.json, name: 'mapped_fields' },
+      filters: { type: types.json, nullable: true },
+      limits: { type: types.json, nullable: true },
+      createdAt: { type: types.timestamp, name: 'created_at' },
+      updatedAt: { type: types.timestamp, name: 'updated_at' },
+      startedAt: nullableTimestamp('started_at'),
+      completedAt: nullableTimestamp('completed_at'),
+      attempts: { type: 'integer', default: 0 },
+      workerId: { type: 'varchar', length: 128, name: 'worker_id', nullable: true },
+      leaseExpiresAt: nullableTimestamp('lease_expires_at'),
+      resultPath: { type: 'text', name: 'result_path', nullable: true },
+      resultHmac: { type: 'varchar', length: 64, name: 'result_hmac', nullable: true },
+      resultSha256: { type: 'varchar', length: 64, name: 'result_sha256', nullable: true },
+      resultSizeBytes: { type: 'bigint', name: 'result_size_bytes', nullable: true, transformer: bigintAsNumber },
+      resultRowCount: { type: 'bigint', name: 'result_row_count', nullable: true, transformer: bigintAsNumber },
+      resultRowCounts: { type: types.json, name: 'result_row_counts', nullable: true },
+      error: { type: types.json, nullable: true },
+    },
+  });
+  const jobDatasource = new EntitySchema<JobDatasourceRecord>({
+    name: JOB_DATASOURCE_ENTITY,
+    tableName: 'job_datasources',
+    columns: {
+      jobId: { type: 'varchar', length: 36, name: 'job_id', primary: true },
+      configName: { type: 'varchar', length: 100, name: 'config_name', primary: true },
+    },
+  });
+  const outbox = new EntitySchema<OutboxEventRecord>({
+    name: OUTBOX_EVENT_ENTITY,
+    tableName: 'outbox_events',
+    columns: {
+      id: { type: 'varchar', length: 100, primary: true },
+      jobId: { type: 'varchar', length: 36, name: 'job_id' },
+      eventType: { type: 'varchar', length: 32, name: 'event_type' },
+      payload: { type: types.json },
+      createdAt: { type: types.timestamp, name: 'created_at' },
+      publishedAt: nullableTimestamp('published_at'),
+      attempts: { type: 'integer', default: 0 },
+      nextAttemptAt: nullableTimestamp('next_attempt_at'),
+      lastError: { type: 'text', name: 'last_error', nullable: true },
+    },
+  });
+  return [job, jobDatasource, outbox];
+}

@@ -1,0 +1,71 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { connectionEntity } from '../datasource/connection.entity.js';
+import { jobEntities } from '../job/job.entity.js';
+import type { DatabaseKind } from './database-kind.js';
+import { MIGRATIONS } from './migrations/index.js';
+
+/** Any number between processes agrees on; serialises concurrent boots running migrations. */
+const MIGRATION_LOCK_ID = 461_006;
+
+export function dataSourceOptions(config: AppConfig): DataSourceOptions {
+  const kind: DatabaseKind = config.database.kind;
+  const entities = [connectionEntity(kind), ...jobEntities(kind)];
+  if (config.database.kind === 'postgres') {
+    return {
+      type: 'postgres',
+      url: config.database.url,
+      entities,
+      migrations: MIGRATIONS,
+      migrationsTableName: 'fetcher_migrations',
+      extra: { max: 10, connectionTimeoutMillis: 5_000, application_name: `fetcher-${config.role}` },
+    };
+  }
+  mkdirSync(dirname(config.database.path), { recursive: true });
+  return {
+    type: 'better-sqlite3',
+    database: config.database.path,
+    entities,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'fetcher_migrations',
+    enableWAL: true,
+    prepareDatabase: (db: { pragma: (sql: string) => unknown }) => {
+      db.pragma('busy_timeout = 5000');
+      db.pragma('foreign_keys = ON');
+    },
+  };
+}
+
+/** Opens the store and applies pending migrations before any other provider can use it. */
+export async function openDataSource(options: DataSourceOptions): Promise<DataSource> {
+  const dataSource = await new DataSource(options).initialize();
+  if (options.type !== 'postgres') {
+    await dataSource.runMigrations({ transaction: 'all' });
+    return dataSource;
+  }
+  const lock = dataSource.createQueryRunner();
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+    await dataSource.runMigrations({ transaction: 'all' });
+  } finally {
+    await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined);
+    await lock.release();
+  }
+  return dataSource;
+}
+
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => dataSourceOptions(config),
+      dataSourceFactory: async (options) => openDataSource(options as DataSourceOptions),
+    }),
+  ],
+})
+export class PersistenceModule {}
