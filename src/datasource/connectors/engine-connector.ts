@@ -1,0 +1,83 @@
+import type { DatasourceType } from '../datasource-type.js';
+import type { FilterCondition } from '../../job/data-request.js';
+
+/** A connection record with its secrets decrypted, ready for a driver. Never logged or returned. */
+export interface ResolvedDatasource {
+  readonly id: string;
+  readonly configName: string;
+  readonly type: DatasourceType;
+  readonly host: string;
+  readonly port: number;
+  readonly databaseName: string;
+  readonly schemaName: string | null;
+  readonly userName: string;
+  readonly password: string;
+  readonly ssl: { readonly mode: string | null; readonly ca?: string; readonly cert?: string; readonly key?: string };
+  readonly metadata: Readonly<Record<string, unknown>>;
+  readonly productName: string | null;
+  /** Declared through DATASOURCE_<NAME>_* variables: no product, no SSRF guard, no test at job creation. */
+  readonly internal: boolean;
+}
+
+export interface ColumnInfo {
+  readonly name: string;
+  /** The engine's own type name, for people (`numeric(38,10)`, `timestamp with time zone`). */
+  readonly dataType: string;
+  /** Whatever the connector needs to map values of this column (type OIDs, flags). */
+  readonly engineType?: unknown;
+}
+
+export interface TableInfo {
+  /** Physical namespace: PostgreSQL/SQL Server schema, Oracle owner; null where the engine has none. */
+  readonly schema: string | null;
+  readonly name: string;
+  /** Result key: `schema.table`, or `table` for the default schema (SPEC §4.2). */
+  readonly key: string;
+  /** In table (ordinal) order. */
+  readonly columns: readonly ColumnInfo[];
+  /** Primary-key column names in key order; empty when the table has none. */
+  readonly primaryKey: readonly string[];
+}
+
+export interface SchemaSnapshot {
+  /** Tables keyed by result key. */
+  readonly tables: ReadonlyMap<string, TableInfo>;
+}
+
+export interface TableReadRequest {
+  readonly table: TableInfo;
+  /** Projection, in output order; every entry is a column of `table`. */
+  readonly columns: readonly ColumnInfo[];
+  /** Validated filters keyed by column name; every key is a column of `table`. */
+  readonly filters?: Readonly<Record<string, FilterCondition>>;
+}
+
+/** Rows already rendered as JSON objects (SPEC §6 value mapping), joined with commas. */
+export interface RowBatch {
+  readonly json: string;
+  readonly rowCount: number;
+}
+
+export interface ConnectorSession {
+  /** Discovers the given namespaces (system schemas never appear). Engines without schemas ignore the list. */
+  discover(schemas: readonly string[]): Promise<SchemaSnapshot>;
+  /** Streams the rows of one table in primary-key order, with backpressure: the next batch is read when asked for. */
+  readRows(request: TableReadRequest, signal: AbortSignal): AsyncIterable<RowBatch>;
+  close(): Promise<void>;
+}
+
+export interface OpenSessionOptions {
+  readonly connectTimeoutMs: number;
+  readonly signal?: AbortSignal;
+}
+
+/** One database engine. Adding an engine is one class implementing this, registered in DatasourceModule. */
+export interface EngineConnector {
+  readonly type: DatasourceType;
+  /** Namespace of unqualified table names (`public`), or null when names are never qualified. */
+  defaultSchema(datasource: ResolvedDatasource): string | null;
+  /** Opens a real connection (and checks it answers). Throws DatasourceConnectError on failure. */
+  open(datasource: ResolvedDatasource, options: OpenSessionOptions): Promise<ConnectorSession>;
+}
+
+export const ENGINE_CONNECTORS = Symbol('ENGINE_CONNECTORS');
