@@ -1,0 +1,78 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { deriveKey, KeyPurpose } from '../common/crypto/key-derivation.js';
+import { FetCode } from '../common/errors/fet-code.js';
+import { OBJECT_STORE, resultObjectKey, type ObjectStore } from './object-store.port.js';
+import { openResult, type OpenedResult } from './result-codec/result-opener.js';
+import { ResultSealer } from './result-codec/result-sealer.js';
+import { StorageError } from './storage.error.js';
+
+export interface StoredResult {
+  /** `external-data/<jobId>.json`: the logical key, without S3_KEY_PREFIX or bucket. */
+  readonly path: string;
+  /** Plaintext bytes. */
+  readonly sizeBytes: number;
+  /** HMAC-SHA256 of the plaintext (`fetcher-external-hmac-v1`), lowercase hex: the job's resultHmac. */
+  readonly hmac: string;
+  /** SHA-256 of the plaintext, lowercase hex. */
+  readonly sha256: string;
+}
+
+/**
+ * Where one job's result JSON goes. Await each `write` before the next. A write that would pass
+ * the size limit rejects with FET-1101 (StorageError) before its bytes go anywhere; any failure
+ * discards the upload. Call `abort` on every failure path anyway (idempotent, never throws).
+ */
+export interface ResultSink {
+  write(text: string | Buffer): Promise<void>;
+  /** Makes the object visible under `path`; nothing is visible before. */
+  finish(): Promise<StoredResult>;
+  abort(): Promise<void>;
+}
+
+const JOB_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+
+@Injectable()
+export class ResultStorageService {
+  private readonly hmacKey: Buffer;
+  private readonly encryptionKey: Buffer;
+
+  constructor(
+    @Inject(OBJECT_STORE) private readonly store: ObjectStore,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.hmacKey = deriveKey(config.encryption.masterKey, KeyPurpose.ResultHmac);
+    this.encryptionKey = deriveKey(config.encryption.masterKey, KeyPurpose.ResultEncryption);
+  }
+
+  /**
+   * Starts a fresh upload of the job's result. `maxPlaintextBytes` is the job's limit; it is also
+   * capped at the configured ceiling (ENGINE_MAX_RESULT_BYTES) so no caller can exceed it.
+   */
+  async openSink(jobId: string, maxPlaintextBytes: number): Promise<ResultSink> {
+    if (!JOB_ID.test(jobId)) throw new StorageError(FetCode.StorageFailed, `invalid job id for a result path: ${JSON.stringify(jobId.slice(0, 200))}`);
+    const path = resultObjectKey(jobId);
+    const upload = await this.store.beginUpload(path);
+    const sealer = new ResultSealer({
+      hmacKey: this.hmacKey,
+      encryptionKey: this.encryptionKey,
+      maxPlaintextBytes: Math.min(maxPlaintextBytes, this.config.extraction.maxResultBytes),
+      upload,
+    });
+    return {
+      write: (text) => sealer.write(text),
+      finish: async () => ({ path, ...(await sealer.finish()) }),
+      abort: () => sealer.abort(),
+    };
+  }
+
+  /** The stored object exactly as a consumer downloads it (base64 text). */
+  readStored(path: string): Promise<Buffer> {
+    return this.store.read(path);
+  }
+
+  /** Reads, authenticates and decrypts a stored result, and recomputes its HMAC and SHA-256. */
+  async open(path: string): Promise<OpenedResult> {
+    return openResult(await this.readStored(path), this.config.encryption.masterKey);
+  }
+}
