@@ -1,0 +1,66 @@
+/**
+ * A bounded FIFO of text chunks between one datasource reader and the result writer. The reader
+ * waits when `capacity` characters are buffered, which pauses its database cursor: memory stays
+ * bounded however far ahead of the writer a datasource is.
+ */
+export class ChunkChannel {
+  private readonly chunks: string[] = [];
+  private buffered = 0;
+  private closed = false;
+  private failure: { error: unknown } | undefined;
+  private wakeReader: (() => void) | undefined;
+  private wakeWriter: (() => void) | undefined;
+
+  constructor(private readonly capacity: number) {}
+
+  async push(chunk: string): Promise<void> {
+    while (this.buffered >= this.capacity && !this.failure) {
+      await new Promise<void>((resolve) => {
+        this.wakeWriter = resolve;
+      });
+    }
+    if (this.failure) throw this.failure.error;
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    this.notifyReader();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.notifyReader();
+  }
+
+  fail(error: unknown): void {
+    this.failure ??= { error };
+    this.notifyReader();
+    this.notifyWriter();
+  }
+
+  /** The next chunk, or undefined once the reader closed the channel and everything was taken. */
+  async next(): Promise<string | undefined> {
+    while (this.chunks.length === 0) {
+      if (this.failure) throw this.failure.error;
+      if (this.closed) return undefined;
+      await new Promise<void>((resolve) => {
+        this.wakeReader = resolve;
+      });
+    }
+    if (this.failure) throw this.failure.error;
+    const chunk = this.chunks.shift() as string;
+    this.buffered -= chunk.length;
+    this.notifyWriter();
+    return chunk;
+  }
+
+  private notifyReader(): void {
+    const wake = this.wakeReader;
+    this.wakeReader = undefined;
+    wake?.();
+  }
+
+  private notifyWriter(): void {
+    const wake = this.wakeWriter;
+    this.wakeWriter = undefined;
+    wake?.();
+  }
+}

@@ -1,0 +1,104 @@
+import { FetCode } from '../common/errors/fet-code.js';
+import { FetcherError } from '../common/errors/fetcher.error.js';
+import { DatasourceQueryError } from '../datasource/datasource.error.js';
+import { ChunkChannel } from './chunk-channel.js';
+import type { DatasourcePlan, ExtractionPlan } from './extraction-plan.js';
+import { ExtractionError } from './extraction.error.js';
+import { Semaphore } from './semaphore.js';
+
+/** Characters one datasource may buffer ahead of the writer before its cursor pauses. */
+const CHANNEL_CAPACITY = 4 * 1024 * 1024;
+
+export interface ResultWriter {
+  write(text: string): Promise<void>;
+}
+
+export interface ExtractionStats {
+  readonly rowCount: number;
+  readonly rowCounts: Record<string, Record<string, number>>;
+}
+
+/**
+ * Streams a planned extraction into `writer` as `{config: {table: [rows]}}` with configs and tables
+ * in sorted order. Up to `maxParallelDatasources` datasources are read at once; the one at the head
+ * of the output streams straight through, the others buffer a bounded amount and then wait. The
+ * first failure cancels every reader and is rethrown once all of them have stopped.
+ */
+export async function executePlan(plan: ExtractionPlan, writer: ResultWriter, signal: AbortSignal): Promise<ExtractionStats> {
+  const run = new AbortController();
+  const onAbort = () => run.abort(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  if (signal.aborted) run.abort(signal.reason);
+
+  const slots = new Semaphore(Math.max(1, plan.limits.maxParallelDatasources));
+  const channels = plan.datasources.map(() => new ChunkChannel(CHANNEL_CAPACITY));
+  const rowCounts: Record<string, Record<string, number>> = {};
+  let failure: { error: unknown } | undefined;
+  const failAll = (error: unknown) => {
+    failure ??= { error };
+    run.abort(error);
+    for (const channel of channels) channel.fail(error);
+  };
+
+  const readers = plan.datasources.map(async (datasource, index) => {
+    await slots.acquire();
+    try {
+      if (run.signal.aborted) throw run.signal.reason;
+      rowCounts[datasource.configName] = await readDatasource(datasource, channels[index], run.signal);
+      channels[index].close();
+    } catch (error) {
+      failAll(error);
+    } finally {
+      slots.release();
+    }
+  });
+
+  try {
+    await writer.write('{');
+    for (const [index, channel] of channels.entries()) {
+      if (index > 0) await writer.write(',');
+      for (let chunk = await channel.next(); chunk !== undefined; chunk = await channel.next()) await writer.write(chunk);
+    }
+    await writer.write('}');
+  } catch (error) {
+    failAll(error);
+  } finally {
+    await Promise.allSettled(readers);
+    signal.removeEventListener('abort', onAbort);
+  }
+  if (failure) throw failure.error;
+
+  const rowCount = Object.values(rowCounts).reduce((sum, tables) => sum + Object.values(tables).reduce((a, b) => a + b, 0), 0);
+  return { rowCount, rowCounts };
+}
+
+async function readDatasource(plan: DatasourcePlan, channel: ChunkChannel, signal: AbortSignal): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  await channel.push(`${JSON.stringify(plan.configName)}:{`);
+  for (const [index, request] of plan.tables.entries()) {
+    const key = request.table.key;
+    await channel.push(`${index > 0 ? ',' : ''}${JSON.stringify(key)}:[`);
+    let rows = 0;
+    try {
+      for await (const batch of plan.session.readRows(request, signal)) {
+        if (batch.rowCount === 0) continue;
+        await channel.push(rows > 0 ? `,${batch.json}` : batch.json);
+        rows += batch.rowCount;
+      }
+    } catch (error) {
+      throw readFailure(plan.configName, key, error, signal);
+    }
+    counts[key] = rows;
+    await channel.push(']');
+  }
+  await channel.push('}');
+  return counts;
+}
+
+function readFailure(configName: string, table: string, error: unknown, signal: AbortSignal): unknown {
+  if (signal.aborted || error instanceof FetcherError) return signal.aborted ? signal.reason : error;
+  const reason = error instanceof DatasourceQueryError ? error.message : 'the query failed';
+  return new ExtractionError(FetCode.DatasourceQueryFailed, `datasource '${configName}' failed while reading '${table}': ${reason}`, {
+    details: [{ type: 'query_failed', datasource: configName, table, message: reason }],
+  });
+}

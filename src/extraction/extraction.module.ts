@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { DatasourceModule } from '../datasource/datasource.module.js';
+import { JobModule } from '../job/job.module.js';
+import { StorageModule } from '../storage/storage.module.js';
+import { ExtractionPlanner } from './extraction-planner.service.js';
+import { ExtractionProcessor } from './extraction.processor.js';
+import { ExtractionService } from './extraction.service.js';
+
+/** Planning, execution and the queue processor (worker role only). */
+@Module({
+  imports: [DatasourceModule, JobModule, StorageModule],
+  providers: [ExtractionPlanner, ExtractionService, ExtractionProcessor],
+  exports: [ExtractionService],
+})
+export class ExtractionModule {}

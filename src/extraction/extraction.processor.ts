@@ -1,0 +1,46 @@
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { JobRepository } from '../job/job.repository.js';
+import { JobStatus } from '../job/job-status.js';
+import { JOB_CONSUMER, JOB_QUEUE, type JobConsumer, type JobQueue } from '../job/queue/job-queue.port.js';
+import { MetricsService } from '../system/metrics.service.js';
+import { ExtractionService } from './extraction.service.js';
+
+/** The queue consumer. Only the worker role imports the module that declares it. */
+@Injectable()
+export class ExtractionProcessor implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(ExtractionProcessor.name);
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(JOB_CONSUMER) private readonly consumer: JobConsumer,
+    @Inject(JOB_QUEUE) private readonly queue: JobQueue,
+    private readonly jobs: JobRepository,
+    private readonly extraction: ExtractionService,
+    private readonly metrics: MetricsService,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.consumer.start((jobId, signal) => this.handle(jobId, signal), this.config.worker.concurrency);
+    if (this.queue.kind === 'in-process') {
+      // The embedded queue lives in memory: jobs accepted before a restart are still pending in the store.
+      const pending = await this.jobs.findIdsByStatus(JobStatus.Pending);
+      for (const jobId of pending) await this.queue.enqueue(jobId);
+      if (pending.length > 0) this.logger.log(`re-queued ${pending.length} pending job(s) from the store`);
+    }
+    this.logger.log(`worker ${this.extraction.workerId} consuming (${this.queue.kind}, concurrency ${this.config.worker.concurrency})`);
+  }
+
+  private async handle(jobId: string, signal: AbortSignal): Promise<void> {
+    const stopTimer = this.metrics.jobDuration.startTimer();
+    const outcome = await this.extraction.process(jobId, signal);
+    if (outcome !== 'skipped') {
+      stopTimer();
+      this.metrics.jobsFinished.inc({ outcome });
+    }
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.consumer.stop(this.config.worker.shutdownGraceMs);
+  }
+}

@@ -1,0 +1,94 @@
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { FetCode } from '../common/errors/fet-code.js';
+import { FetcherError } from '../common/errors/fetcher.error.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { effectiveLimits } from '../job/data-request.validator.js';
+import type { JobErrorInfo, JobRecord } from '../job/job.entity.js';
+import { JobRepository } from '../job/job.repository.js';
+import { completedEvent, failedEvent } from '../job/terminal-events.js';
+import { ResultStorageService, type ResultSink } from '../storage/result-storage.service.js';
+import { executePlan } from './extraction-executor.js';
+import type { ExtractionPlan } from './extraction-plan.js';
+import { ExtractionPlanner } from './extraction-planner.service.js';
+
+/** How long a claim is valid without renewal; a dead worker's jobs become recoverable after it. */
+export const LEASE_MS = 60_000;
+const LEASE_RENEW_MS = 15_000;
+
+export type ExtractionOutcome = 'completed' | 'failed' | 'skipped' | 'released';
+
+/** Runs one job: claim → plan → stream to storage → record the terminal status and event. */
+@Injectable()
+export class ExtractionService {
+  private readonly logger = new Logger(ExtractionService.name);
+  readonly workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly jobs: JobRepository,
+    private readonly planner: ExtractionPlanner,
+    private readonly storage: ResultStorageService,
+  ) {}
+
+  async process(jobId: string, shutdown: AbortSignal): Promise<ExtractionOutcome> {
+    if (!(await this.jobs.claim(jobId, this.workerId, LEASE_MS))) return 'skipped';
+    const job = (await this.jobs.findById(jobId)) as JobRecord;
+    const started = Date.now();
+    const limits = effectiveLimits(this.config.extraction, job.limits);
+    const timeout = AbortSignal.timeout(limits.timeoutMs);
+    const signal = AbortSignal.any([timeout, shutdown]);
+    const renewal = setInterval(() => {
+      void this.jobs.renewLease(jobId, this.workerId, LEASE_MS).catch((error: unknown) => this.logger.warn(`lease renewal of ${jobId}: ${String(error)}`));
+    }, LEASE_RENEW_MS);
+
+    let plan: ExtractionPlan | undefined;
+    let sink: ResultSink | undefined;
+    try {
+      plan = await this.planner.plan(job, signal);
+      sink = await this.storage.openSink(jobId, limits.maxResultBytes);
+      const stats = await executePlan(plan, sink, signal);
+      const sealed = await sink.finish();
+      const completedAt = new Date();
+      const result = {
+        resultPath: sealed.path,
+        resultHmac: sealed.hmac,
+        resultSha256: sealed.sha256,
+        resultSizeBytes: sealed.sizeBytes,
+        resultRowCount: stats.rowCount,
+        resultRowCounts: stats.rowCounts,
+      };
+      await this.jobs.complete(jobId, this.workerId, result, completedEvent(job, result, completedAt.getTime() - started, completedAt));
+      this.logger.log(`job ${jobId} completed: ${stats.rowCount} rows, ${sealed.sizeBytes} bytes in ${Date.now() - started} ms`);
+      return 'completed';
+    } catch (error) {
+      await sink?.abort();
+      if (shutdown.aborted && !timeout.aborted) {
+        await this.jobs.release(jobId, this.workerId);
+        this.logger.warn(`job ${jobId} handed back to pending: worker is shutting down`);
+        return 'released';
+      }
+      const info = describeFailure(error, timeout.aborted, limits.timeoutMs);
+      if (info.code === FetCode.Internal) this.logger.error(`job ${jobId} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      await this.jobs.fail(jobId, info, failedEvent(job, info), this.workerId);
+      this.logger.warn(`job ${jobId} failed: ${info.code} ${info.message}`);
+      return 'failed';
+    } finally {
+      clearInterval(renewal);
+      await Promise.allSettled((plan?.datasources ?? []).map((datasource) => datasource.session.close()));
+    }
+  }
+}
+
+function describeFailure(error: unknown, timedOut: boolean, timeoutMs: number): JobErrorInfo {
+  if (timedOut) {
+    return { code: FetCode.ExtractionTimeout, message: `extraction exceeded its timeout of ${timeoutMs} ms; nothing was stored` };
+  }
+  if (error instanceof FetcherError) {
+    return error.details && error.details.length > 0
+      ? { code: error.code, message: error.message, details: [...error.details] }
+      : { code: error.code, message: error.message };
+  }
+  return { code: FetCode.Internal, message: 'internal error during extraction; nothing was stored' };
+}

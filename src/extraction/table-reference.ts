@@ -1,0 +1,24 @@
+/** A requested table name split into namespace and name, plus the key its rows appear under. */
+export interface TableReference {
+  /** As written in the request. */
+  readonly requested: string;
+  readonly schema: string | null;
+  readonly name: string;
+  /** `name` in the default schema, `schema.name` otherwise (SPEC §4.2). */
+  readonly key: string;
+}
+
+/**
+ * `accounting.invoices` → schema `accounting`; `accounts` and `public.accounts` → the default
+ * schema, key `accounts`. Engines without schemas (defaultSchema null) keep the name whole.
+ */
+export function parseTableReference(requested: string, defaultSchema: string | null): TableReference {
+  if (defaultSchema === null) return { requested, schema: null, name: requested, key: requested };
+  const dot = requested.indexOf('.');
+  if (dot <= 0 || dot === requested.length - 1) {
+    return { requested, schema: defaultSchema, name: requested, key: requested };
+  }
+  const schema = requested.slice(0, dot);
+  const name = requested.slice(dot + 1);
+  return { requested, schema, name, key: schema === defaultSchema ? name : `${schema}.${name}` };
+}

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CEILINGS } from '../config/app-config.js';
+import { FetCode } from '../common/errors/fet-code.js';
+import type { JobError } from './job.error.js';
+import { effectiveLimits, validateDataRequest } from './data-request.validator.js';
+import type { DataRequestDto } from './dto/create-job.dto.js';
+
+function errorOf(request: Partial<DataRequestDto>): JobError {
+  try {
+    validateDataRequest({ mappedFields: {}, ...request } as DataRequestDto, DEFAULT_CEILINGS);
+  } catch (error) {
+    return error as JobError;
+  }
+  throw new Error('expected a validation error');
+}
+
+const fields = (n: number) => Array.from({ length: n }, (_, i) => `f${i}`);
+const tables = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`t${i}`, ['id']]));
+const datasources = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`ds${i}`, { t: ['id'] }]));
+
+describe('validateDataRequest', () => {
+  it('accepts the boundaries: 10 datasources, 20 tables, 50 fields', () => {
+    expect(() => validateDataRequest({ mappedFields: datasources(10) }, DEFAULT_CEILINGS)).not.toThrow();
+    expect(() => validateDataRequest({ mappedFields: { ds: tables(20) } }, DEFAULT_CEILINGS)).not.toThrow();
+    expect(() => validateDataRequest({ mappedFields: { ds: { t: fields(50) } } }, DEFAULT_CEILINGS)).not.toThrow();
+  });
+
+  it.each([
+    ['11 datasources', { mappedFields: datasources(11) }, 'maximum 10 datasources allowed per job, got 11'],
+    ['21 tables', { mappedFields: { ds: tables(21) } }, "maximum 20 tables allowed per datasource, got 21 for 'ds'"],
+    ['51 fields', { mappedFields: { ds: { t: fields(51) } } }, "maximum 50 fields allowed per table, got 51 for 'ds.t'"],
+  ])('refuses %s with FET-1061', (_name, request, message) => {
+    const error = errorOf(request);
+    expect(error.code).toBe(FetCode.LimitExceeded);
+    expect(error.message).toBe(message);
+  });
+
+  it('applies a lowered limit', () => {
+    const error = errorOf({ mappedFields: datasources(3), limits: { maxDatasources: 2 } });
+    expect(error.message).toBe('maximum 2 datasources allowed per job, got 3');
+  });
+
+  it('lists every shape problem at once', () => {
+    const error = errorOf({ mappedFields: { ds: { a: [], b: ['*', 'id'], c: ['x', 'x'], ' ': ['id'] }, other: {} } });
+    expect(error.code).toBe(FetCode.InvalidDataRequest);
+    expect(error.details?.map((detail) => [detail.datasource, detail.table])).toEqual([
+      ['ds', 'a'],
+      ['ds', 'b'],
+      ['ds', 'c'],
+      ['ds', ' '],
+      ['other', undefined],
+    ]);
+  });
+
+  it('refuses an empty mappedFields', () => {
+    expect(errorOf({ mappedFields: {} }).message).toBe('mappedFields cannot be empty');
+  });
+
+  it.each([
+    ['an unknown operator', { id: { equals: [1] } }, "unknown operator 'equals'"],
+    ['gt with two values', { id: { gt: [1, 2] } }, "operator 'gt' on 'ds.t.id' takes exactly 1 value, got 2"],
+    ['between with one value', { id: { between: [1] } }, "operator 'between' on 'ds.t.id' takes exactly 2 values, got 1"],
+    ['in with no value', { id: { in: [] } }, "operator 'in' on 'ds.t.id' takes at least 1 value"],
+    ['a non-scalar value', { id: { eq: [{ a: 1 }] } }, 'takes only strings, numbers, booleans or null'],
+    ['a non-array value', { id: { eq: 1 } }, 'takes an array of values'],
+    ['like with a number', { id: { like: [1] } }, "operator 'like' on 'ds.t.id' takes a string pattern"],
+  ])('refuses a filter with %s, naming datasource, table, field and operator', (_name, condition, message) => {
+    const error = errorOf({ mappedFields: { ds: { t: ['id'] } }, filters: { ds: { t: condition as never } } });
+    expect(error.code).toBe(FetCode.InvalidDataRequest);
+    expect(error.message).toContain(message);
+    expect(error.details?.[0]).toMatchObject({ type: 'invalid_filter', datasource: 'ds', table: 't', field: 'id' });
+  });
+
+  it('refuses filters on datasources or tables that are not mapped', () => {
+    expect(errorOf({ mappedFields: { ds: { t: ['id'] } }, filters: { other: { t: { id: { eq: [1] } } } } }).message).toContain(
+      "filter references datasource 'other', which is not in mappedFields",
+    );
+    expect(errorOf({ mappedFields: { ds: { t: ['id'] } }, filters: { ds: { u: { id: { eq: [1] } } } } }).message).toContain(
+      "filter references table 'ds.u', which is not in mappedFields",
+    );
+  });
+
+  it('accepts eq [null] and ne [null]', () => {
+    expect(() =>
+      validateDataRequest({ mappedFields: { ds: { t: ['id'] } }, filters: { ds: { t: { a: { eq: [null] }, b: { ne: [null] } } } } }, DEFAULT_CEILINGS),
+    ).not.toThrow();
+  });
+
+  it('refuses limits above the ceiling or not positive integers, naming each', () => {
+    const error = errorOf({ mappedFields: { ds: { t: ['id'] } }, limits: { maxParallelDatasources: 5, timeoutMs: 1.5 } });
+    expect(error.fields).toEqual({
+      'dataRequest.limits.maxParallelDatasources': 'dataRequest.limits.maxParallelDatasources must not exceed 4',
+      'dataRequest.limits.timeoutMs': 'dataRequest.limits.timeoutMs must be a positive integer',
+    });
+  });
+
+  it('lowers only the limits given', () => {
+    expect(effectiveLimits(DEFAULT_CEILINGS, { maxParallelDatasources: 2 })).toEqual({ ...DEFAULT_CEILINGS, maxParallelDatasources: 2 });
+  });
+});

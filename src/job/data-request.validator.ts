@@ -1,0 +1,197 @@
+import { FetCode } from '../common/errors/fet-code.js';
+import type { ErrorDetail } from '../common/errors/fetcher.error.js';
+import type { ExtractionCeilings } from '../config/app-config.js';
+import { FILTER_OPERATORS, WILDCARD, type DataRequestLimits, type FilterOperator } from './data-request.js';
+import type { DataRequestDto } from './dto/create-job.dto.js';
+import { JobError } from './job.error.js';
+
+const EXACTLY_ONE: ReadonlySet<FilterOperator> = new Set(['gt', 'gte', 'lt', 'lte', 'like']);
+const LIMIT_NAMES = [
+  'maxDatasources',
+  'maxTablesPerDatasource',
+  'maxFieldsPerTable',
+  'maxParallelDatasources',
+  'timeoutMs',
+  'maxResultBytes',
+] as const satisfies readonly (keyof DataRequestLimits)[];
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isBlank = (value: string) => value.trim() === '';
+
+/** The ceilings of this job: the engine's, lowered by `dataRequest.limits`. */
+export function effectiveLimits(ceilings: ExtractionCeilings, requested: DataRequestLimits | null | undefined): ExtractionCeilings {
+  const out = { ...ceilings };
+  for (const name of LIMIT_NAMES) {
+    const value = requested?.[name];
+    if (typeof value === 'number') out[name] = value;
+  }
+  return out;
+}
+
+/**
+ * Shape and limit checks of a data request (SPEC §4). Collects every problem, then throws once:
+ * FET-1061 when only count limits are exceeded, FET-0401 otherwise; `details` lists each one.
+ */
+export function validateDataRequest(request: DataRequestDto, ceilings: ExtractionCeilings): void {
+  const problems: ErrorDetail[] = [];
+  const fields: Record<string, string> = {};
+  const add = (detail: ErrorDetail, path: string, message: string) => {
+    problems.push({ ...detail, message });
+    fields[path] ??= message;
+  };
+
+  for (const name of LIMIT_NAMES) {
+    const value = (request.limits as Record<string, unknown> | undefined)?.[name];
+    if (value === undefined) continue;
+    const path = `dataRequest.limits.${name}`;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+      add({ type: 'invalid_limit' }, path, `${path} must be a positive integer`);
+    } else if (value > ceilings[name]) {
+      add({ type: 'invalid_limit' }, path, `${path} must not exceed ${ceilings[name]}`);
+    }
+  }
+  const limits = effectiveLimits(ceilings, problems.length > 0 ? undefined : request.limits);
+
+  const mapped = request.mappedFields;
+  const configNames = Object.keys(mapped);
+  if (configNames.length === 0) add({ type: 'invalid_shape' }, 'dataRequest.mappedFields', 'mappedFields cannot be empty');
+  if (configNames.length > limits.maxDatasources) {
+    add(
+      { type: 'limit_exceeded' },
+      'dataRequest.mappedFields',
+      `maximum ${limits.maxDatasources} datasources allowed per job, got ${configNames.length}`,
+    );
+  }
+  for (const configName of configNames) {
+    const tables = mapped[configName];
+    const base = `dataRequest.mappedFields.${configName}`;
+    if (isBlank(configName)) add({ type: 'invalid_shape' }, base, 'datasource config name cannot be empty or whitespace-only');
+    if (!isPlainObject(tables) || Object.keys(tables).length === 0) {
+      add({ type: 'invalid_shape', datasource: configName }, base, `datasource '${configName}' must map at least one table`);
+      continue;
+    }
+    const tableNames = Object.keys(tables);
+    if (tableNames.length > limits.maxTablesPerDatasource) {
+      add(
+        { type: 'limit_exceeded', datasource: configName },
+        base,
+        `maximum ${limits.maxTablesPerDatasource} tables allowed per datasource, got ${tableNames.length} for '${configName}'`,
+      );
+    }
+    for (const table of tableNames) {
+      validateFieldList(configName, table, tables[table], limits.maxFieldsPerTable, add);
+    }
+  }
+  validateFilters(request, limits.maxFieldsPerTable, add);
+
+  if (problems.length === 0) return;
+  const onlyCounts = problems.every((problem) => problem.type === 'limit_exceeded');
+  throw new JobError(
+    onlyCounts ? FetCode.LimitExceeded : FetCode.InvalidDataRequest,
+    problems.length === 1 ? (problems[0].message as string) : `${problems.length} problems in dataRequest: ${problems.map((p) => p.message).join('; ')}`,
+    { fields, details: problems },
+  );
+}
+
+type AddProblem = (detail: ErrorDetail, path: string, message: string) => void;
+
+function validateFieldList(configName: string, table: string, list: unknown, maxFields: number, add: AddProblem): void {
+  const path = `dataRequest.mappedFields.${configName}.${table}`;
+  const at = { datasource: configName, table };
+  if (isBlank(table)) return add({ type: 'invalid_shape', ...at }, path, `table name cannot be empty in '${configName}'`);
+  if (!Array.isArray(list) || list.length === 0) {
+    return add({ type: 'invalid_shape', ...at }, path, `field list of '${configName}.${table}' must be a non-empty array`);
+  }
+  if (list.length > maxFields) {
+    add({ type: 'limit_exceeded', ...at }, path, `maximum ${maxFields} fields allowed per table, got ${list.length} for '${configName}.${table}'`);
+  }
+  const seen = new Set<string>();
+  for (const field of list) {
+    if (typeof field !== 'string' || isBlank(field)) {
+      add({ type: 'invalid_shape', ...at }, path, `field names of '${configName}.${table}' must be non-empty strings`);
+      continue;
+    }
+    if (seen.has(field)) add({ type: 'invalid_shape', ...at, field }, path, `field '${field}' is listed twice in '${configName}.${table}'`);
+    seen.add(field);
+  }
+  if (seen.has(WILDCARD) && list.length > 1) {
+    add({ type: 'invalid_shape', ...at, field: WILDCARD }, path, `"*" must be the only entry of '${configName}.${table}'`);
+  }
+}
+
+function validateFilters(request: DataRequestDto, maxFields: number, add: AddProblem): void {
+  const filters = request.filters;
+  if (filters === undefined || filters === null) return;
+  for (const [configName, tables] of Object.entries(filters)) {
+    const base = `dataRequest.filters.${configName}`;
+    const mappedTables = request.mappedFields[configName];
+    if (!isPlainObject(mappedTables)) {
+      add({ type: 'invalid_filter', datasource: configName }, base, `filter references datasource '${configName}', which is not in mappedFields`);
+      continue;
+    }
+    if (!isPlainObject(tables)) {
+      add({ type: 'invalid_filter', datasource: configName }, base, `filters of '${configName}' must be an object of tables`);
+      continue;
+    }
+    for (const [table, columns] of Object.entries(tables)) {
+      const at = { datasource: configName, table };
+      const tablePath = `${base}.${table}`;
+      if (!(table in mappedTables)) {
+        add({ type: 'invalid_filter', ...at }, tablePath, `filter references table '${configName}.${table}', which is not in mappedFields`);
+        continue;
+      }
+      if (!isPlainObject(columns)) {
+        add({ type: 'invalid_filter', ...at }, tablePath, `filters of '${configName}.${table}' must be an object of fields`);
+        continue;
+      }
+      const fieldNames = Object.keys(columns);
+      if (fieldNames.length > maxFields) {
+        add({ type: 'limit_exceeded', ...at }, tablePath, `maximum ${maxFields} filter fields allowed per table, got ${fieldNames.length} for '${configName}.${table}'`);
+      }
+      for (const field of fieldNames) validateCondition(at, field, columns[field], `${tablePath}.${field}`, add);
+    }
+  }
+}
+
+function validateCondition(
+  at: { datasource: string; table: string },
+  field: string,
+  condition: unknown,
+  path: string,
+  add: AddProblem,
+): void {
+  const where = `'${at.datasource}.${at.table}.${field}'`;
+  if (isBlank(field)) return add({ type: 'invalid_filter', ...at }, path, `filter field name cannot be empty in '${at.datasource}.${at.table}'`);
+  if (!isPlainObject(condition) || Object.keys(condition).length === 0) {
+    return add({ type: 'invalid_filter', ...at, field }, path, `filter on ${where} must be an object with at least one operator`);
+  }
+  for (const [operator, values] of Object.entries(condition)) {
+    const detail = { type: 'invalid_filter', ...at, field, operator };
+    const opPath = `${path}.${operator}`;
+    if (!(FILTER_OPERATORS as readonly string[]).includes(operator)) {
+      add(detail, opPath, `unknown operator '${operator}' on ${where}; use one of ${FILTER_OPERATORS.join(', ')}`);
+      continue;
+    }
+    if (!Array.isArray(values)) {
+      add(detail, opPath, `operator '${operator}' on ${where} takes an array of values`);
+      continue;
+    }
+    if (values.some((value) => value !== null && !['string', 'number', 'boolean'].includes(typeof value))) {
+      add(detail, opPath, `operator '${operator}' on ${where} takes only strings, numbers, booleans or null`);
+      continue;
+    }
+    const op = operator as FilterOperator;
+    if (EXACTLY_ONE.has(op) && values.length !== 1) {
+      add(detail, opPath, `operator '${op}' on ${where} takes exactly 1 value, got ${values.length}`);
+    } else if (op === 'between' && values.length !== 2) {
+      add(detail, opPath, `operator 'between' on ${where} takes exactly 2 values, got ${values.length}`);
+    } else if (values.length === 0) {
+      add(detail, opPath, `operator '${op}' on ${where} takes at least 1 value`);
+    } else if (['gt', 'gte', 'lt', 'lte', 'between', 'like'].includes(op) && values.includes(null)) {
+      add(detail, opPath, `operator '${op}' on ${where} cannot compare with null`);
+    } else if (op === 'like' && typeof values[0] !== 'string') {
+      add(detail, opPath, `operator 'like' on ${where} takes a string pattern`);
+    }
+  }
+}

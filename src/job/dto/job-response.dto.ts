@@ -1,0 +1,76 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ErrorDetailDto } from '../../common/http/error-envelope.dto.js';
+import type { JobRecord } from '../job.entity.js';
+import { JobStatus } from '../job-status.js';
+
+export class JobAcceptedDto {
+  @ApiProperty({ format: 'uuid' }) jobId!: string;
+  @ApiProperty({ enum: JobStatus, example: JobStatus.Pending }) status!: JobStatus;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ example: 'Job created and queued for processing' }) message!: string;
+
+  static of(job: JobRecord, duplicate: boolean): JobAcceptedDto {
+    return {
+      jobId: job.id,
+      status: job.status,
+      createdAt: job.createdAt.toISOString(),
+      message: duplicate ? 'Duplicate request detected - returning existing job' : 'Job created and queued for processing',
+    };
+  }
+}
+
+export class JobResultSummaryDto {
+  @ApiProperty({ example: 5123, description: 'Plaintext JSON bytes.' }) sizeBytes!: number;
+  @ApiProperty({ example: 42 }) rowCount!: number;
+  @ApiProperty({ description: 'SHA-256 (hex) of the plaintext.' }) sha256!: string;
+  @ApiProperty({ example: { pg_main: { accounts: 40, 'accounting.invoices': 2 } } })
+  rowCounts!: Record<string, Record<string, number>>;
+}
+
+export class JobErrorDto {
+  @ApiProperty({ example: 'FET-1060' }) code!: string;
+  @ApiProperty() message!: string;
+  @ApiPropertyOptional({ type: [ErrorDetailDto] }) details?: ErrorDetailDto[];
+}
+
+export class JobResponseDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ enum: JobStatus }) status!: JobStatus;
+  @ApiProperty({ example: { source: 'reporter' } }) metadata!: Record<string, unknown>;
+  @ApiProperty() mappedFields!: Record<string, Record<string, string[]>>;
+  @ApiPropertyOptional() filters?: Record<string, unknown>;
+  @ApiProperty({ description: 'SHA-256 of the canonical request, used for deduplication.' }) requestHash!: string;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiPropertyOptional({ format: 'date-time' }) startedAt?: string;
+  @ApiPropertyOptional({ format: 'date-time' }) completedAt?: string;
+  @ApiPropertyOptional({ example: 'external-data/0190f3c2-0000-7000-8000-000000000000.json' }) resultPath?: string;
+  @ApiPropertyOptional({ description: 'HMAC-SHA256 (hex) of the plaintext result.' }) resultHmac?: string;
+  @ApiPropertyOptional({ type: JobResultSummaryDto }) result?: JobResultSummaryDto;
+  @ApiPropertyOptional({ type: JobErrorDto }) error?: JobErrorDto;
+
+  static from(job: JobRecord): JobResponseDto {
+    const dto: JobResponseDto = {
+      id: job.id,
+      status: job.status,
+      metadata: job.metadata,
+      mappedFields: job.mappedFields,
+      requestHash: job.requestHash,
+      createdAt: job.createdAt.toISOString(),
+    };
+    if (job.filters) dto.filters = job.filters;
+    if (job.startedAt) dto.startedAt = job.startedAt.toISOString();
+    if (job.completedAt) dto.completedAt = job.completedAt.toISOString();
+    if (job.resultPath) dto.resultPath = job.resultPath;
+    if (job.resultHmac) dto.resultHmac = job.resultHmac;
+    if (job.status === JobStatus.Completed && job.resultSha256) {
+      dto.result = {
+        sizeBytes: job.resultSizeBytes ?? 0,
+        rowCount: job.resultRowCount ?? 0,
+        sha256: job.resultSha256,
+        rowCounts: job.resultRowCounts ?? {},
+      };
+    }
+    if (job.error) dto.error = job.error;
+    return dto;
+  }
+}

@@ -1,0 +1,188 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { v7 as uuidv7 } from 'uuid';
+import { FetCode } from '../common/errors/fet-code.js';
+import { ServiceUnavailableError } from '../common/errors/fetcher.error.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { ConnectionTester } from '../datasource/connection-tester.service.js';
+import { notFound } from '../datasource/connection.service.js';
+import type { ResolvedDatasource } from '../datasource/connectors/engine-connector.js';
+import { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
+import { validateDataRequest } from './data-request.validator.js';
+import type { CreateJobDto } from './dto/create-job.dto.js';
+import { JobAcceptedDto, JobResponseDto } from './dto/job-response.dto.js';
+import type { JobRecord } from './job.entity.js';
+import { JobError } from './job.error.js';
+import { JobRepository } from './job.repository.js';
+import { JobStatus } from './job-status.js';
+import { JOB_QUEUE, type JobQueue } from './queue/job-queue.port.js';
+import { requestHash } from './request-hash.js';
+import { failedEvent } from './terminal-events.js';
+
+export interface CreateJobOutcome {
+  readonly duplicate: boolean;
+  readonly body: JobAcceptedDto;
+}
+
+/** Job creation (SPEC §5.1, in that order) and job reads. */
+@Injectable()
+export class JobService {
+  private readonly logger = new Logger(JobService.name);
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly jobs: JobRepository,
+    private readonly resolver: DatasourceResolver,
+    private readonly tester: ConnectionTester,
+    @Inject(JOB_QUEUE) private readonly queue: JobQueue,
+  ) {}
+
+  async create(request: CreateJobDto): Promise<CreateJobOutcome> {
+    const source = validateSource(request.metadata);
+    validateDataRequest(request.dataRequest, this.config.extraction);
+
+    const hash = requestHash(request);
+    const duplicate = await this.findDuplicate(hash);
+    if (duplicate) return { duplicate: true, body: JobAcceptedDto.of(duplicate, true) };
+
+    const configNames = Object.keys(request.dataRequest.mappedFields).sort();
+    const datasources = await this.resolveAll(configNames);
+    assertOwnership(datasources, source);
+    await this.assertReachable(datasources);
+
+    const now = new Date();
+    const job: JobRecord = {
+      id: uuidv7(),
+      status: JobStatus.Pending,
+      requestHash: hash,
+      dedupKey: hash,
+      metadata: request.metadata,
+      mappedFields: request.dataRequest.mappedFields,
+      filters: request.dataRequest.filters ?? null,
+      limits: request.dataRequest.limits ? { ...request.dataRequest.limits } : null,
+      createdAt: now,
+      updatedAt: now,
+      startedAt: null,
+      completedAt: null,
+      attempts: 0,
+      workerId: null,
+      leaseExpiresAt: null,
+      resultPath: null,
+      resultHmac: null,
+      resultSha256: null,
+      resultSizeBytes: null,
+      resultRowCount: null,
+      resultRowCounts: null,
+      error: null,
+    };
+    const twin = await this.insertOrFindTwin(job);
+    if (twin) return { duplicate: true, body: JobAcceptedDto.of(twin, true) };
+
+    try {
+      await this.queue.enqueue(job.id);
+    } catch (error) {
+      this.logger.error(`enqueue of job ${job.id} failed: ${String(error)}`);
+      const info = { code: FetCode.ServiceUnavailable, message: 'process failed: unable to enqueue the job' };
+      await this.jobs.fail(job.id, info, failedEvent(job, info)).catch(() => undefined);
+      throw new ServiceUnavailableError('the job queue is unavailable; the job was not started, please retry');
+    }
+    return { duplicate: false, body: JobAcceptedDto.of(job, false) };
+  }
+
+  async get(id: string): Promise<JobResponseDto> {
+    const job = await this.jobs.findById(id);
+    if (!job) throw notFound('job');
+    return JobResponseDto.from(job);
+  }
+
+  /** Inserts the job, or returns the job that holds its dedup key (active, or completed within the window). */
+  private async insertOrFindTwin(job: JobRecord): Promise<JobRecord | null> {
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      if (await this.jobs.insertPending(job)) return null;
+      const holder = await this.jobs.findByDedupKey(job.requestHash);
+      if (!holder) continue;
+      const since = this.windowStart();
+      if (holder.status !== JobStatus.Completed || holder.createdAt >= since) return holder;
+      await this.jobs.releaseDedupKey(holder.id, job.requestHash, since);
+    }
+    throw new ServiceUnavailableError('could not record the job; please retry');
+  }
+
+  private windowStart(): Date {
+    return new Date(Date.now() - this.config.jobs.dedupWindowSeconds * 1000);
+  }
+
+  private async findDuplicate(hash: string): Promise<JobRecord | null> {
+    const newest = await this.jobs.findNewestByHash(hash, this.windowStart());
+    return newest && newest.status !== JobStatus.Failed ? newest : null;
+  }
+
+  private async resolveAll(configNames: string[]): Promise<ResolvedDatasource[]> {
+    const resolved = await this.resolver.resolve(configNames);
+    const missing = configNames.filter((name) => !resolved.has(name));
+    if (missing.length > 0) {
+      throw new JobError(
+        FetCode.MissingDatasource,
+        missing.length === configNames.length
+          ? `No connections configured for the requested datasources: ${missing.join(', ')}`
+          : `No connection configured for datasource(s): ${missing.join(', ')}`,
+        { details: missing.map((datasource) => ({ type: 'datasource_not_found', datasource })) },
+      );
+    }
+    return configNames.map((name) => resolved.get(name) as ResolvedDatasource);
+  }
+
+  private async assertReachable(datasources: ResolvedDatasource[]): Promise<void> {
+    const external = datasources.filter((datasource) => !datasource.internal);
+    const results = await Promise.all(
+      external.map(async (datasource) => ({ datasource, result: await this.tester.test(datasource, this.config.jobs.connectionTestTimeoutMs) })),
+    );
+    const down = results.flatMap(({ datasource, result }) => (result.ok ? [] : [{ datasource, error: result.error }]));
+    if (down.length === 0) return;
+    throw new JobError(
+      FetCode.ConnectionDown,
+      down.map(({ datasource, error }) => `Connection '${datasource.configName}' is not available (${error.reason})`).join('; '),
+      {
+        details: down.map(({ datasource, error }) => ({
+          type: 'connection_down',
+          datasource: datasource.configName,
+          message: error.message,
+          reason: error.reason,
+        })),
+      },
+    );
+  }
+}
+
+function validateSource(metadata: Record<string, unknown>): string {
+  if (!('source' in metadata) || metadata.source === null || metadata.source === undefined) {
+    throw new JobError(FetCode.MissingFields, 'metadata.source is required for job notification routing', {
+      fields: { 'metadata.source': 'metadata.source is a required field' },
+    });
+  }
+  if (typeof metadata.source !== 'string' || metadata.source.trim() === '') {
+    throw new JobError(FetCode.MissingFields, 'metadata.source must be a non-empty string', {
+      fields: { 'metadata.source': 'metadata.source must be a non-empty string' },
+    });
+  }
+  return metadata.source.trim().toLowerCase();
+}
+
+function assertOwnership(datasources: ResolvedDatasource[], source: string): void {
+  for (const datasource of datasources) {
+    if (datasource.internal) continue;
+    if (!datasource.productName) {
+      throw new JobError(
+        FetCode.NotAssigned,
+        `Connection '${datasource.configName}' has no product assigned. Use the assign endpoint to assign it first.`,
+        { details: [{ type: 'not_assigned', datasource: datasource.configName }] },
+      );
+    }
+    if (datasource.productName.toLowerCase() !== source) {
+      throw new JobError(
+        FetCode.ProductMismatch,
+        `Connection '${datasource.configName}' does not belong to the product identified by source '${source}'`,
+        { details: [{ type: 'product_mismatch', datasource: datasource.configName }] },
+      );
+    }
+  }
+}

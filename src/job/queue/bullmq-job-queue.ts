@@ -1,0 +1,86 @@
+import { Logger } from '@nestjs/common';
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { QUEUE_NAME, type JobConsumer, type JobHandler, type JobQueue } from './job-queue.port.js';
+import { RunningJobs } from './running-jobs.js';
+
+const ENQUEUE_TIMEOUT_MS = 5_000;
+
+/**
+ * BullMQ on Redis. The BullMQ job id is the Fetcher job id, so a second enqueue of a job that is
+ * still queued is a no-op. The Worker is created only by `start`, i.e. only in the worker role.
+ */
+export class BullMqJobQueue implements JobQueue, JobConsumer {
+  readonly kind = 'bullmq' as const;
+  private readonly logger = new Logger(BullMqJobQueue.name);
+  private readonly producerConnection: Redis;
+  private readonly queue: Queue;
+  private worker?: Worker;
+  private readonly running = new RunningJobs();
+
+  constructor(
+    private readonly redisUrl: string,
+    private readonly prefix: string,
+  ) {
+    // Fail fast on the request path: with Redis down, enqueue errors instead of waiting forever.
+    this.producerConnection = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
+    this.producerConnection.on('error', (error) => this.logger.warn(`redis (producer): ${error.message}`));
+    this.queue = new Queue(QUEUE_NAME, { connection: this.producerConnection, prefix });
+    this.queue.on('error', (error) => this.logger.warn(`queue: ${error.message}`));
+  }
+
+  async enqueue(jobId: string): Promise<void> {
+    await withTimeout(
+      this.queue.add('extract', { jobId }, { jobId, removeOnComplete: true, removeOnFail: true, attempts: 1 }),
+      ENQUEUE_TIMEOUT_MS,
+      'enqueue timed out',
+    );
+  }
+
+  async ping(): Promise<void> {
+    await withTimeout(this.producerConnection.ping(), 1_000, 'redis ping timed out');
+  }
+
+  async start(handler: JobHandler, concurrency: number): Promise<void> {
+    const connection = new Redis(this.redisUrl, { maxRetriesPerRequest: null });
+    connection.on('error', (error) => this.logger.warn(`redis (worker): ${error.message}`));
+    this.worker = new Worker(
+      QUEUE_NAME,
+      async (job) => {
+        const jobId = (job.data as { jobId: string }).jobId;
+        await this.running.run(jobId, (signal) => handler(jobId, signal));
+      },
+      { connection, concurrency, autorun: true, prefix: this.prefix },
+    );
+    this.worker.on('error', (error) => this.logger.warn(`worker: ${error.message}`));
+  }
+
+  async stop(graceMs: number): Promise<void> {
+    const worker = this.worker;
+    if (worker) {
+      // Stop fetching first; then give running jobs their grace period (worker.close has no timeout).
+      await worker.pause(true).catch(() => undefined);
+      await this.running.drain(graceMs);
+      await worker.close(true).catch(() => undefined);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close().catch(() => undefined);
+    this.producerConnection.disconnect();
+  }
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(message)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

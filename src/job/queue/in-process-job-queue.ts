@@ -1,0 +1,52 @@
+import { Logger } from '@nestjs/common';
+import type { JobConsumer, JobHandler, JobQueue } from './job-queue.port.js';
+import { RunningJobs } from './running-jobs.js';
+
+/**
+ * The embedded queue: a FIFO in this process with the same handler and concurrency as BullMQ.
+ * Lost on restart by design; the worker re-enqueues pending jobs from the database when it starts.
+ */
+export class InProcessJobQueue implements JobQueue, JobConsumer {
+  readonly kind = 'in-process' as const;
+  private readonly logger = new Logger(InProcessJobQueue.name);
+  private readonly waiting: string[] = [];
+  private readonly queued = new Set<string>();
+  private readonly running = new RunningJobs();
+  private handler?: JobHandler;
+  private concurrency = 1;
+  private stopping = false;
+
+  async enqueue(jobId: string): Promise<void> {
+    if (this.queued.has(jobId)) return;
+    this.queued.add(jobId);
+    this.waiting.push(jobId);
+    this.pump();
+  }
+
+  async ping(): Promise<void> {}
+
+  async start(handler: JobHandler, concurrency: number): Promise<void> {
+    this.handler = handler;
+    this.concurrency = concurrency;
+    this.stopping = false;
+    this.pump();
+  }
+
+  async stop(graceMs: number): Promise<void> {
+    this.stopping = true;
+    await this.running.drain(graceMs);
+  }
+
+  private pump(): void {
+    const handler = this.handler;
+    if (!handler) return;
+    while (!this.stopping && this.running.size < this.concurrency && this.waiting.length > 0) {
+      const jobId = this.waiting.shift() as string;
+      this.queued.delete(jobId);
+      void this.running
+        .run(jobId, (signal) => handler(jobId, signal))
+        .catch((error: unknown) => this.logger.error(`job ${jobId} handler failed: ${String(error)}`))
+        .finally(() => this.pump());
+    }
+  }
+}

@@ -1,0 +1,21 @@
+/** Puts a job id on the queue. The job row is the source of truth; the queue only carries ids. */
+export interface JobQueue {
+  readonly kind: 'bullmq' | 'in-process';
+  enqueue(jobId: string): Promise<void>;
+  /** Readiness probe: throws when jobs cannot be enqueued. */
+  ping(): Promise<void>;
+}
+
+/** Handles one delivered job id. `signal` aborts when the worker shuts down past its grace period. */
+export type JobHandler = (jobId: string, signal: AbortSignal) => Promise<void>;
+
+/** Takes job ids off the queue (worker role only). */
+export interface JobConsumer {
+  start(handler: JobHandler, concurrency: number): Promise<void>;
+  /** Stops taking jobs; waits up to `graceMs` for running ones, then aborts them and returns. */
+  stop(graceMs: number): Promise<void>;
+}
+
+export const JOB_QUEUE = Symbol('JOB_QUEUE');
+export const JOB_CONSUMER = Symbol('JOB_CONSUMER');
+export const QUEUE_NAME = 'fetcher-extraction';

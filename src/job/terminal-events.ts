@@ -1,0 +1,39 @@
+import type { JobErrorInfo, JobRecord } from './job.entity.js';
+import type { CompletedResult, TerminalEvent } from './job.repository.js';
+
+/** `job.completed` with the original's payload (reference §8.7); the id is stable across re-sends. */
+export function completedEvent(job: JobRecord, result: CompletedResult, executionTimeMs: number, completedAt: Date): TerminalEvent {
+  return {
+    id: `fetcher.job.completed.${job.id}`,
+    eventType: 'job.completed',
+    payload: {
+      jobId: job.id,
+      metadata: job.metadata,
+      status: 'completed',
+      result: {
+        path: result.resultPath,
+        sizeBytes: result.resultSizeBytes,
+        rowCount: result.resultRowCount,
+        format: 'json',
+        hmac: result.resultHmac,
+        integrity: { algorithm: 'HMAC-SHA256', signature: result.resultHmac },
+        protection: { encrypted: true, mode: 'adapter-managed', appliedBy: 'adapter' },
+      },
+      executionTimeMs,
+      completedAt: completedAt.toISOString(),
+    },
+  };
+}
+
+/** `job.failed`: the request metadata with `error: {message}` (the original's shape). */
+export function failedEvent(job: Pick<JobRecord, 'id' | 'metadata'>, error: JobErrorInfo): TerminalEvent {
+  return {
+    id: `fetcher.job.failed.${job.id}`,
+    eventType: 'job.failed',
+    payload: {
+      jobId: job.id,
+      metadata: { ...job.metadata, error: { code: error.code, message: error.message } },
+      status: 'failed',
+    },
+  };
+}
