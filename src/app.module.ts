@@ -1,0 +1,27 @@
+import { Module, type DynamicModule, type Type } from '@nestjs/common';
+import type { AppConfig } from './config/app-config.js';
+import { AppConfigModule } from './config/config.module.js';
+import { runsManager, runsWorker } from './config/fetcher-role.js';
+import { DatasourceApiModule } from './datasource/datasource-api.module.js';
+import { ExtractionModule } from './extraction/extraction.module.js';
+import { JobApiModule } from './job/job-api.module.js';
+import { JobQueueModule } from './job/queue/job-queue.module.js';
+import { PersistenceModule } from './persistence/persistence.module.js';
+import { SystemModule } from './system/system.module.js';
+
+/**
+ * The role decides the graph: the manager gets the HTTP API and the queue producer, the worker
+ * gets the processor. `all` is both in one process.
+ */
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    const roleModules: Type[] = [];
+    if (runsManager(config.role)) roleModules.push(DatasourceApiModule, JobApiModule);
+    if (runsWorker(config.role)) roleModules.push(ExtractionModule);
+    return {
+      module: AppModule,
+      imports: [AppConfigModule.forRoot(config), PersistenceModule, JobQueueModule, SystemModule, ...roleModules],
+    };
+  }
+}
