@@ -1,0 +1,132 @@
+import pg from 'pg';
+import type { ResolvedDatasource } from '../engine-connector.js';
+import { ConnectTimeoutError } from './postgres-connect-error.js';
+import type { PgSsl } from './postgres-ssl.js';
+
+const identity = (value: string): string => value;
+
+/**
+ * Type parsers for this connector's clients only (the global pg registry is left alone): every
+ * value stays the server's text. No Date objects (microseconds kept, no local-time surprises),
+ * no doubles for int8/numeric, and parsing costs nothing; the encoders render the text to JSON.
+ */
+export const TEXT_TYPES: pg.CustomTypesConfig = {
+  getTypeParser: (() => identity) as unknown as pg.CustomTypesConfig['getTypeParser'],
+};
+
+/**
+ * The formats the value encoders rely on, set in the same round trip that learns the backend
+ * pid (needed to cancel a running statement from a second connection).
+ */
+export const SESSION_SETUP_SQL =
+  "SELECT pg_catalog.set_config('TimeZone', 'UTC', false), " +
+  "pg_catalog.set_config('DateStyle', 'ISO, YMD', false), " +
+  "pg_catalog.set_config('IntervalStyle', 'iso_8601', false), " +
+  "pg_catalog.set_config('extra_float_digits', '1', false), " +
+  "pg_catalog.set_config('bytea_output', 'hex', false), " +
+  'pg_catalog.pg_backend_pid()';
+
+/**
+ * Structured options only (no DSN string, so no escaping bugs and nothing to leak). The password
+ * is handed over as a function: pg then never falls back to PGPASSWORD or ~/.pgpass, and the
+ * value is not kept on the client object.
+ */
+export function clientConfig(ds: ResolvedDatasource, ssl: PgSsl, connectTimeoutMs: number): pg.ClientConfig {
+  const password = ds.password;
+  return {
+    host: ds.host,
+    port: ds.port,
+    user: ds.userName,
+    password: () => password,
+    database: ds.databaseName,
+    ssl,
+    connectionTimeoutMillis: Math.max(0, connectTimeoutMs),
+    application_name: 'fetcher',
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    types: TEXT_TYPES,
+  };
+}
+
+/** Hard stop of a client's socket: used for timeouts, aborts and connections that will not end. */
+export function destroyClient(client: pg.Client, error?: Error): void {
+  client.connection.stream.destroy(error);
+}
+
+export interface ConnectedClient {
+  readonly client: pg.Client;
+  readonly backendPid: number;
+}
+
+/**
+ * Connects and sets up the session within `timeoutMs`. An abort destroys the socket at once
+ * (nothing has run on the server yet) and rethrows the signal's reason; other failures are
+ * thrown raw, for the caller to classify.
+ */
+export async function connectClient(config: pg.ClientConfig, timeoutMs: number, signal?: AbortSignal): Promise<ConnectedClient> {
+  signal?.throwIfAborted();
+  const client = new pg.Client(config);
+  // An 'error' event without a listener would crash the process; the session installs its own.
+  client.on('error', () => undefined);
+  let timedOut = false;
+  // Like pg's connectionTimeoutMillis, a non-positive value means no deadline.
+  const timer =
+    timeoutMs > 0
+      ? setTimeout(() => {
+          timedOut = true;
+          destroyClient(client);
+        }, timeoutMs)
+      : undefined;
+  const onAbort = (): void => destroyClient(client);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    await client.connect();
+    const setup = await client.query<string[]>({ text: SESSION_SETUP_SQL, rowMode: 'array' });
+    return { client, backendPid: Number(setup.rows[0][5]) };
+  } catch (error) {
+    destroyClient(client);
+    if (signal?.aborted) throw signal.reason;
+    if (timedOut) throw new ConnectTimeoutError('connect timeout');
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * Cancels whatever `pid` is running, from a short-lived second connection with the same options.
+ * Resolves false when that connection or the cancel fails; never throws.
+ */
+export async function cancelBackend(config: pg.ClientConfig, pid: number, timeoutMs: number): Promise<boolean> {
+  let connected: ConnectedClient | undefined;
+  try {
+    connected = await connectClient({ ...config, application_name: 'fetcher-cancel' }, timeoutMs);
+    const result = await connected.client.query<string[]>({
+      text: 'SELECT pg_catalog.pg_cancel_backend($1)',
+      values: [pid],
+      rowMode: 'array',
+    });
+    return result.rows[0]?.[0] === 't';
+  } catch {
+    return false;
+  } finally {
+    if (connected !== undefined) await endClient(connected.client, 1_000);
+  }
+}
+
+/** Ends a client politely, or destroys its socket when the server does not answer in time. */
+export async function endClient(client: pg.Client, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      destroyClient(client);
+      resolve();
+    }, timeoutMs);
+  });
+  try {
+    await Promise.race([client.end().catch(() => undefined), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

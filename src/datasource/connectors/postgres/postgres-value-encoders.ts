@@ -1,0 +1,214 @@
+import { parse as parsePgArray } from 'postgres-array';
+import type { ColumnInfo, RowBatch } from '../engine-connector.js';
+import { isMoney, PgOid, postgresColumnType, type PostgresColumnType } from './postgres-types.js';
+
+/**
+ * Turns the server's text for one non-NULL value into JSON text (SPEC §6). The session is set
+ * to `TimeZone=UTC`, `DateStyle=ISO, YMD`, `IntervalStyle=iso_8601`, `extra_float_digits=1` and
+ * `bytea_output=hex`; the encoders rely on those formats.
+ */
+export type ValueEncoder = (text: string) => string;
+
+const quoted = (text: string): string => '"' + text + '"';
+
+const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
+
+/**
+ * Any text as a JSON string. Most values need no escaping, and a regex test plus concatenation
+ * is cheaper than JSON.stringify; the rest (quotes, backslashes, control characters) goes
+ * through JSON.stringify. Non-ASCII is kept as is (the result is UTF-8).
+ */
+export const encodeString: ValueEncoder = (text) => (NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : '"' + text + '"');
+
+/** Integers: the server's digits verbatim, so 64-bit values keep every digit. */
+export const encodeInteger: ValueEncoder = (text) => text;
+
+/** numeric (and money read as numeric): exact decimal text as a string; its text needs no escaping. */
+export const encodeNumeric: ValueEncoder = quoted;
+
+/** Floats as JSON numbers; JSON has no NaN or infinities, so those become strings. */
+export const encodeFloat: ValueEncoder = (text) => {
+  const c = text.charCodeAt(text.length - 1);
+  // Every finite float text ends with a digit; NaN, Infinity and -Infinity end with a letter.
+  return c >= 48 && c <= 57 ? text : quoted(text);
+};
+
+export const encodeBool: ValueEncoder = (text) => (text === 't' ? 'true' : 'false');
+
+/** date: `YYYY-MM-DD` already; `infinity` and `… BC` pass through unchanged. */
+export const encodeDate: ValueEncoder = quoted;
+
+/** time: `HH:MM:SS[.ffffff]` already. */
+export const encodeTime: ValueEncoder = quoted;
+
+/** interval: IntervalStyle iso_8601 already gives `P1Y2M3DT4H5M6S`. */
+export const encodeInterval: ValueEncoder = quoted;
+
+const isSpecialDateTime = (text: string): boolean => {
+  const first = text.charCodeAt(0);
+  // infinity / -infinity, or an era suffix (`… BC`) that ISO-8601 cannot express as is.
+  return first < 48 || first > 57 || text.charCodeAt(text.length - 1) === 67 /* C */;
+};
+
+/** timestamp: `YYYY-MM-DD HH:MM:SS[.ffffff]` → ISO `T` separator, no offset. */
+export const encodeTimestamp: ValueEncoder = (text) => {
+  if (isSpecialDateTime(text)) return quoted(text);
+  const space = text.indexOf(' ');
+  return quoted(space < 0 ? text : text.slice(0, space) + 'T' + text.slice(space + 1));
+};
+
+/** PG prints offsets as `+HH`, `+HH:MM` or `+HH:MM:SS`; ISO-8601 wants at least `+HH:MM`. */
+function isoOffset(offset: string): string {
+  return offset.length === 3 ? offset + ':00' : offset;
+}
+
+/** timestamptz: the session is UTC, so the server prints `+00`, which becomes `Z`. */
+export const encodeTimestamptz: ValueEncoder = (text) => {
+  if (isSpecialDateTime(text)) return quoted(text);
+  const space = text.indexOf(' ');
+  const iso = space < 0 ? text : text.slice(0, space) + 'T' + text.slice(space + 1);
+  if (iso.endsWith('+00')) return quoted(iso.slice(0, -3) + 'Z');
+  // The time part has no sign, so a sign after `T` starts the offset.
+  const at = Math.max(iso.lastIndexOf('+'), iso.lastIndexOf('-'));
+  return quoted(at > space ? iso.slice(0, at) + isoOffset(iso.slice(at)) : iso);
+};
+
+/** timetz: `HH:MM:SS[.ffffff]+HH[:MM]` → always `+HH:MM`. */
+export const encodeTimetz: ValueEncoder = (text) => {
+  const at = Math.max(text.lastIndexOf('+'), text.lastIndexOf('-'));
+  return at < 0 ? quoted(text) : quoted(text.slice(0, at) + isoOffset(text.slice(at)));
+};
+
+/** uuid: hex digits and dashes, nothing to escape. */
+export const encodeUuid: ValueEncoder = quoted;
+
+/** bytea arrives as `\x` + hex (bytea_output=hex); the result carries base64 of the bytes. */
+export const encodeBytea: ValueEncoder = (text) =>
+  quoted(Buffer.from(text.startsWith('\\x') ? text.slice(2) : text, 'hex').toString('base64'));
+
+/**
+ * json/jsonb embedded as JSON, compacted by dropping whitespace outside strings. Numbers are
+ * copied as written, never parsed, so `12345678901234567890` keeps its digits.
+ */
+export const encodeJson: ValueEncoder = (text) => {
+  let out = '';
+  let start = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      for (i++; i < n; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 92 /* \ */) i++;
+        else if (d === 34) break;
+      }
+    } else if (c === 32 || c === 10 || c === 13 || c === 9) {
+      out += text.slice(start, i);
+      start = i + 1;
+    }
+  }
+  return start === 0 ? text : out + text.slice(start);
+};
+
+const SCALAR_ENCODERS: ReadonlyMap<number, ValueEncoder> = new Map<number, ValueEncoder>([
+  [PgOid.bool, encodeBool],
+  [PgOid.bytea, encodeBytea],
+  [PgOid.int2, encodeInteger],
+  [PgOid.int4, encodeInteger],
+  [PgOid.int8, encodeInteger],
+  [PgOid.oid, encodeInteger],
+  [PgOid.numeric, encodeNumeric],
+  [PgOid.money, encodeNumeric],
+  [PgOid.float4, encodeFloat],
+  [PgOid.float8, encodeFloat],
+  [PgOid.date, encodeDate],
+  [PgOid.time, encodeTime],
+  [PgOid.timetz, encodeTimetz],
+  [PgOid.timestamp, encodeTimestamp],
+  [PgOid.timestamptz, encodeTimestamptz],
+  [PgOid.interval, encodeInterval],
+  [PgOid.uuid, encodeUuid],
+  [PgOid.json, encodeJson],
+  [PgOid.jsonb, encodeJson],
+]);
+
+/** Encoder of one scalar type; text, enums, inet, xml and every unknown type become strings. */
+export function scalarEncoder(typeOid: number): ValueEncoder {
+  return SCALAR_ENCODERS.get(typeOid) ?? encodeString;
+}
+
+type Nested = string | null | Nested[];
+
+function renderArray(items: Nested[]): string {
+  let out = '[';
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (i > 0) out += ',';
+    out += item === null ? 'null' : typeof item === 'string' ? item : renderArray(item);
+  }
+  return out + ']';
+}
+
+/** Arrays (any dimension, NULL elements) as JSON arrays whose elements use the element encoder. */
+export function arrayEncoder(element: ValueEncoder, delimiter = ','): ValueEncoder {
+  return (text) => {
+    const first = text.charCodeAt(0);
+    // Only `{…}` / `[lo:hi]={…}` with comma delimiters is array text postgres-array can read;
+    // vector types (int2vector) and `;`-delimited element types stay strings.
+    if ((first !== 123 /* { */ && first !== 91) /* [ */ || delimiter !== ',') return encodeString(text);
+    return renderArray(parsePgArray(text, element) as Nested[]);
+  };
+}
+
+/** The encoder for one projected column, chosen once per read from its engine type. */
+export function columnEncoder(type: PostgresColumnType | null): ValueEncoder {
+  if (type === null) return encodeString;
+  if (type.elementOid !== undefined) {
+    const element = isMoney(type) ? encodeNumeric : scalarEncoder(type.elementOid);
+    return arrayEncoder(element, type.elementDelimiter ?? ',');
+  }
+  return scalarEncoder(type.typeOid);
+}
+
+export type RawRow = readonly (string | null)[];
+
+/**
+ * Builds the renderer of a batch: rows (values in projection order, server text) → JSON objects
+ * joined with commas. Keys and encoders are fixed up front so the per-row work is concatenation.
+ */
+/**
+ * Characters per rendered chunk. Small enough that each chunk, once flattened for encoding, is an
+ * ordinary young-generation string rather than a large-object allocation that only a full GC frees:
+ * this is what keeps a worker's memory flat on big tables.
+ */
+export const RENDER_CHUNK_CHARS = 48 * 1024;
+
+/** Renders rows as JSON objects joined with commas, cut into chunks of about RENDER_CHUNK_CHARS. */
+export function createBatchRenderer(columns: readonly ColumnInfo[]): (rows: readonly RawRow[]) => RowBatch[] {
+  const n = columns.length;
+  const prefixes = columns.map((c, i) => (i === 0 ? '{' : ',') + JSON.stringify(c.name) + ':');
+  const encoders = columns.map((c) => columnEncoder(postgresColumnType(c)));
+  return (rows) => {
+    const chunks: RowBatch[] = [];
+    let json = '';
+    let count = 0;
+    for (let r = 0; r < rows.length; r++) {
+      const row = rows[r];
+      let s = count === 0 ? '' : ',';
+      if (n === 0) s += '{';
+      for (let i = 0; i < n; i++) {
+        const v = row[i];
+        s += prefixes[i] + (v === null || v === undefined ? 'null' : encoders[i](v));
+      }
+      json += s + '}';
+      count++;
+      if (json.length >= RENDER_CHUNK_CHARS) {
+        chunks.push({ json: Buffer.from(json, 'utf8'), rowCount: count });
+        json = '';
+        count = 0;
+      }
+    }
+    if (count > 0) chunks.push({ json: Buffer.from(json, 'utf8'), rowCount: count });
+    return chunks;
+  };
+}

@@ -1,0 +1,96 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { DatasourceType } from '../../src/datasource/datasource-type.js';
+import type { ResolvedDatasource } from '../../src/datasource/connectors/engine-connector.js';
+
+/**
+ * Throw-away databases on the local PostgreSQL (trust auth). Server coordinates come from
+ * TEST_PG_HOST / TEST_PG_PORT / TEST_PG_USER / TEST_PG_PASSWORD, defaulting to
+ * 127.0.0.1:5432 as `postgres` with no password.
+ */
+export interface TempDatabase {
+  readonly name: string;
+  readonly host: string;
+  readonly port: number;
+  readonly user: string;
+  readonly password: string;
+  /** `postgres://user[:password]@host:port/name`, e.g. for DATABASE_URL. */
+  readonly url: string;
+  /** Runs SQL on this database (several `;`-separated statements when there are no params). */
+  query<R extends pg.QueryResultRow = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>>;
+  /** Terminates every connection to the database and drops it. Safe to call twice. */
+  drop(): Promise<void>;
+}
+
+export const TEST_PG = {
+  host: process.env.TEST_PG_HOST ?? '127.0.0.1',
+  port: Number(process.env.TEST_PG_PORT ?? 5432),
+  user: process.env.TEST_PG_USER ?? 'postgres',
+  password: process.env.TEST_PG_PASSWORD ?? '',
+};
+
+/** Runs `fn` with a short-lived connection to the server's maintenance database. */
+export async function withAdminClient<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ ...TEST_PG, database: 'postgres' });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function uniqueName(prefix: string): string {
+  const clean = prefix.toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, 30) || 'tmp';
+  return `${clean}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+}
+
+export async function createTempDatabase(prefix = 'fetcher_test'): Promise<TempDatabase> {
+  const name = uniqueName(prefix);
+  await withAdminClient((admin) => admin.query(`CREATE DATABASE "${name}"`));
+  const pool = new pg.Pool({ ...TEST_PG, database: name, max: 4 });
+  // An idle client killed by drop() must not crash the test process.
+  pool.on('error', () => undefined);
+  const credentials = TEST_PG.password === '' ? TEST_PG.user : `${TEST_PG.user}:${encodeURIComponent(TEST_PG.password)}`;
+  let dropped: Promise<void> | undefined;
+
+  return {
+    name,
+    ...TEST_PG,
+    url: `postgres://${credentials}@${TEST_PG.host}:${TEST_PG.port}/${name}`,
+    query: <R extends pg.QueryResultRow>(sql: string, params?: unknown[]) => pool.query<R>(sql, params),
+    drop() {
+      dropped ??= (async () => {
+        await pool.end();
+        await withAdminClient(async (admin) => {
+          await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
+          await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+        });
+      })();
+      return dropped;
+    },
+  };
+}
+
+/** A decrypted connection record pointing at `db`, as the connectors receive it. */
+export function resolvedDatasource(
+  db: Pick<TempDatabase, 'name' | 'host' | 'port' | 'user' | 'password'>,
+  overrides: Partial<ResolvedDatasource> = {},
+): ResolvedDatasource {
+  return {
+    id: `00000000-0000-4000-8000-${randomBytes(6).toString('hex')}`,
+    configName: 'pg_test',
+    type: DatasourceType.PostgreSQL,
+    host: db.host,
+    port: db.port,
+    databaseName: db.name,
+    schemaName: null,
+    userName: db.user,
+    password: db.password,
+    ssl: { mode: null },
+    metadata: {},
+    productName: null,
+    internal: false,
+    ...overrides,
+  };
+}

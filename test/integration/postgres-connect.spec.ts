@@ -1,0 +1,166 @@
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DatasourceConnectError } from '../../src/datasource/datasource.error.js';
+import { PostgresConnector } from '../../src/datasource/connectors/postgres/postgres.connector.js';
+import { createTempDatabase, resolvedDatasource, type TempDatabase, withAdminClient } from '../helpers/pg-database.js';
+
+/** A port nothing listens on: bind an ephemeral port, then release it. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A server that accepts connections and never says a word: a hung PostgreSQL. */
+async function silentServer(): Promise<{ port: number; close: () => Promise<void> }> {
+  const sockets = new Set<import('node:net').Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const PASSWORD = 'Sup3r-Secret-pw';
+const USER = 'fetcher_probe_user';
+
+/**
+ * Connect failures against the local server. It uses trust authentication, so a wrong password
+ * cannot be provoked here: `auth_failed` is covered by the classifier unit test.
+ */
+describe('PostgresConnector connect failures', () => {
+  const connector = new PostgresConnector();
+  let db: TempDatabase;
+
+  beforeAll(async () => {
+    db = await createTempDatabase('pg_connect');
+    await withAdminClient((admin) => admin.query(`DROP ROLE IF EXISTS ${USER}; CREATE ROLE ${USER} LOGIN`));
+  });
+
+  afterAll(async () => {
+    await db?.drop();
+    await withAdminClient((admin) => admin.query(`DROP ROLE IF EXISTS ${USER}`));
+  });
+
+  const failure = async (promise: Promise<unknown>): Promise<DatasourceConnectError> => {
+    const error = await promise.then(
+      () => {
+        throw new Error('expected the connection to fail');
+      },
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(DatasourceConnectError);
+    const connectError = error as DatasourceConnectError;
+    expect(connectError.configName).toBe('pg_probe');
+    expect(connectError.message).toContain('"pg_probe"');
+    expect(connectError.message).not.toContain(PASSWORD);
+    expect(connectError.message).not.toContain(USER);
+    expect(connectError.message).not.toMatch(/postgres(ql)?:\/\//);
+    return connectError;
+  };
+
+  const probe = (overrides: Parameters<typeof resolvedDatasource>[1]) =>
+    resolvedDatasource(db, { configName: 'pg_probe', userName: USER, password: PASSWORD, ...overrides });
+
+  it('connects with a valid record and answers', async () => {
+    const session = await connector.open(probe({}), { connectTimeoutMs: 5_000 });
+    await expect(session.discover(['public'])).resolves.toBeDefined();
+    await session.close();
+  });
+
+  // Trust auth accepts any password, but an unknown role is still refused (SQLSTATE 28000).
+  it('reports an unknown role as auth_failed, without naming it', async () => {
+    const error = await failure(connector.open(probe({ userName: `${USER}_missing` }), { connectTimeoutMs: 5_000 }));
+    expect(error.reason).toBe('auth_failed');
+  });
+
+  it('allow: keeps the auth failure when the TLS retry finds no SSL on the server', async () => {
+    const error = await failure(
+      connector.open(probe({ userName: `${USER}_missing`, ssl: { mode: 'allow' } }), { connectTimeoutMs: 5_000 }),
+    );
+    expect(error.reason).toBe('auth_failed');
+  });
+
+  it('reports a closed port as unreachable', async () => {
+    const error = await failure(connector.open(probe({ port: await closedPort() }), { connectTimeoutMs: 5_000 }));
+    expect(error.reason).toBe('unreachable');
+    expect(error.message).toContain('connection refused');
+  });
+
+  it('reports an unknown database as database_not_found', async () => {
+    const error = await failure(connector.open(probe({ databaseName: `${db.name}_missing` }), { connectTimeoutMs: 5_000 }));
+    expect(error.reason).toBe('database_not_found');
+    expect(error.message).toContain(`${db.name}_missing`);
+  });
+
+  it('reports an unresolvable host name as unreachable', async () => {
+    const error = await failure(connector.open(probe({ host: 'no-such-host.invalid' }), { connectTimeoutMs: 5_000 }));
+    expect(error.reason).toBe('unreachable');
+  });
+
+  it('gives up on a silent address within the connect timeout', async () => {
+    const started = Date.now();
+    // TEST-NET-1: packets go nowhere, so the connect hangs (or the network says unreachable).
+    const error = await failure(connector.open(probe({ host: '192.0.2.1' }), { connectTimeoutMs: 500 }));
+    expect(['timeout', 'unreachable']).toContain(error.reason);
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it('reports a server that never answers as timeout, within the connect timeout', async () => {
+    const silent = await silentServer();
+    try {
+      const started = Date.now();
+      const error = await failure(connector.open(probe({ port: silent.port }), { connectTimeoutMs: 300 }));
+      expect(error.reason).toBe('timeout');
+      expect(error.message).toContain('300 ms');
+      expect(Date.now() - started).toBeLessThan(1_500);
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it('stops connecting at once when aborted', async () => {
+    const silent = await silentServer();
+    try {
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 100);
+      const started = Date.now();
+      await expect(
+        connector.open(probe({ port: silent.port }), { connectTimeoutMs: 30_000, signal: controller.signal }),
+      ).rejects.toMatchObject({ name: 'AbortError' });
+      expect(Date.now() - started).toBeLessThan(1_000);
+    } finally {
+      await silent.close();
+    }
+  });
+
+  // The local server runs without SSL.
+  it('fails with tls when the SSL mode requires TLS the server does not offer', async () => {
+    const error = await failure(connector.open(probe({ ssl: { mode: 'require' } }), { connectTimeoutMs: 5_000 }));
+    expect(error.reason).toBe('tls');
+    expect(error.message).toContain('does not support SSL');
+  });
+
+  it('falls back to plain TCP for prefer and uses plain TCP for allow', async () => {
+    for (const mode of ['prefer', 'allow', 'disable', '']) {
+      const session = await connector.open(probe({ ssl: { mode } }), { connectTimeoutMs: 5_000 });
+      await session.close();
+    }
+  });
+
+  it('rejects an unknown SSL mode as tls', async () => {
+    const error = await failure(connector.open(probe({ ssl: { mode: 'sometimes' } }), { connectTimeoutMs: 5_000 }));
+    expect(error.reason).toBe('tls');
+  });
+});
