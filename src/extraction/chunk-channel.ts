@@ -1,10 +1,13 @@
+type Chunk = string | Buffer;
+const sizeOf = (chunk: Chunk) => chunk.length;
+
 /**
- * A bounded FIFO of text chunks between one datasource reader and the result writer. The reader
- * waits when `capacity` characters are buffered, which pauses its database cursor: memory stays
+ * A bounded FIFO of result chunks between one datasource reader and the result writer. The reader
+ * waits when about `capacity` bytes are buffered, which pauses its database cursor: memory stays
  * bounded however far ahead of the writer a datasource is.
  */
 export class ChunkChannel {
-  private readonly chunks: string[] = [];
+  private readonly chunks: Chunk[] = [];
   private buffered = 0;
   private closed = false;
   private failure: { error: unknown } | undefined;
@@ -13,7 +16,7 @@ export class ChunkChannel {
 
   constructor(private readonly capacity: number) {}
 
-  async push(chunk: string): Promise<void> {
+  async push(chunk: Chunk): Promise<void> {
     while (this.buffered >= this.capacity && !this.failure) {
       await new Promise<void>((resolve) => {
         this.wakeWriter = resolve;
@@ -21,7 +24,7 @@ export class ChunkChannel {
     }
     if (this.failure) throw this.failure.error;
     this.chunks.push(chunk);
-    this.buffered += chunk.length;
+    this.buffered += sizeOf(chunk);
     this.notifyReader();
   }
 
@@ -37,7 +40,7 @@ export class ChunkChannel {
   }
 
   /** The next chunk, or undefined once the reader closed the channel and everything was taken. */
-  async next(): Promise<string | undefined> {
+  async next(): Promise<Chunk | undefined> {
     while (this.chunks.length === 0) {
       if (this.failure) throw this.failure.error;
       if (this.closed) return undefined;
@@ -46,8 +49,8 @@ export class ChunkChannel {
       });
     }
     if (this.failure) throw this.failure.error;
-    const chunk = this.chunks.shift() as string;
-    this.buffered -= chunk.length;
+    const chunk = this.chunks.shift() as Chunk;
+    this.buffered -= sizeOf(chunk);
     this.notifyWriter();
     return chunk;
   }

@@ -28,7 +28,7 @@ function fakeSession(gauge: { now: number; max: number }, options: FakeOptions =
           if (options.failAfter !== undefined && i >= options.failAfter) throw new Error('connection reset');
           await new Promise((done) => setTimeout(done, options.delayMs ?? 2));
           session.yielded += 1;
-          yield { json: `{"id":${i}}`, rowCount: 1 };
+          yield { json: Buffer.from(`{"id":${i}}`), rowCount: 1 };
         }
       } finally {
         gauge.now -= 1;
@@ -54,7 +54,7 @@ function plan(datasources: { name: string; tables: string[]; session: ConnectorS
 
 const collect = () => {
   const chunks: string[] = [];
-  return { chunks, writer: { write: async (text: string) => void chunks.push(text) } };
+  return { chunks, writer: { write: async (chunk: string | Buffer) => void chunks.push(chunk.toString()) } };
 };
 
 describe('executePlan', () => {
@@ -102,9 +102,11 @@ describe('executePlan', () => {
 
   it('stops every reader when the writer fails (e.g. the size limit)', async () => {
     const gauge = { now: 0, max: 0 };
-    const writer = { write: async (text: string) => {
-      if (text.includes('"id":3')) throw new Error('too large');
-    } };
+    const writer = {
+      write: async (chunk: string | Buffer) => {
+        if (chunk.toString().includes('"id":3')) throw new Error('too large');
+      },
+    };
     await expect(
       executePlan(plan([{ name: 'a', tables: ['t'], session: fakeSession(gauge, { batches: 100 }) }, { name: 'b', tables: ['t'], session: fakeSession(gauge, { batches: 100 }) }]), writer, new AbortController().signal),
     ).rejects.toThrow('too large');

@@ -6,11 +6,11 @@ import type { DatasourcePlan, ExtractionPlan } from './extraction-plan.js';
 import { ExtractionError } from './extraction.error.js';
 import { Semaphore } from './semaphore.js';
 
-/** Characters one datasource may buffer ahead of the writer before its cursor pauses. */
+/** Bytes one datasource may buffer ahead of the writer before its cursor pauses. */
 const CHANNEL_CAPACITY = 4 * 1024 * 1024;
 
 export interface ResultWriter {
-  write(text: string): Promise<void>;
+  write(chunk: string | Buffer): Promise<void>;
 }
 
 export interface ExtractionStats {
@@ -82,7 +82,8 @@ async function readDatasource(plan: DatasourcePlan, channel: ChunkChannel, signa
     try {
       for await (const batch of plan.session.readRows(request, signal)) {
         if (batch.rowCount === 0) continue;
-        await channel.push(rows > 0 ? `,${batch.json}` : batch.json);
+        if (rows > 0) await channel.push(',');
+        await channel.push(batch.json);
         rows += batch.rowCount;
       }
     } catch (error) {

@@ -52,9 +52,13 @@ export interface TableReadRequest {
   readonly filters?: Readonly<Record<string, FilterCondition>>;
 }
 
-/** Rows already rendered as JSON objects (SPEC §6 value mapping), joined with commas. */
+/**
+ * Rows already rendered as JSON objects (SPEC §6 value mapping), joined with commas, as UTF-8.
+ * Bytes rather than a string: a batch waiting in a buffer is then one object, not a rope of
+ * thousands of small strings that the garbage collector has to promote and trace.
+ */
 export interface RowBatch {
-  readonly json: string;
+  readonly json: Buffer;
   readonly rowCount: number;
 }
 
