@@ -1,9 +1,16 @@
 import 'reflect-metadata';
+import { applyDecorators } from '@nestjs/common';
 import { Transform, Type } from 'class-transformer';
 import { IsBoolean, IsEnum, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { FetcherRole } from './fetcher-role.js';
 
 export const MAX_RESULT_BYTES_CEILING = 256 * 1024 * 1024;
+
+/** A whole number in [min, max]; one message whatever rule fails, so "abc" is not called "too large". */
+function IntRange(min: number, max = Number.MAX_SAFE_INTEGER): PropertyDecorator {
+  const message = max === Number.MAX_SAFE_INTEGER ? `must be an integer of at least ${min}` : `must be an integer from ${min} to ${max}`;
+  return applyDecorators(Type(() => Number), IsInt({ message }), Min(min, { message }), Max(max, { message }));
+}
 
 const toBoolean = ({ value }: { value: unknown }) => {
   if (value === undefined || value === '') return undefined;
@@ -25,10 +32,10 @@ export class EnvironmentVariables {
   @IsOptional() @IsIn(['development', 'production', 'test'], { message: 'must be one of development, production, test' })
   NODE_ENV?: string;
 
-  @IsOptional() @Type(() => Number) @IsInt({ message: 'must be an integer' }) @Min(1) @Max(65535)
+  @IsOptional() @IntRange(1, 65535)
   PORT?: number;
 
-  @IsOptional() @Type(() => Number) @IsInt({ message: 'must be an integer' }) @Min(1) @Max(65535)
+  @IsOptional() @IntRange(1, 65535)
   WORKER_HTTP_PORT?: number;
 
   @IsOptional() @IsString() @MinLength(1)
@@ -57,7 +64,7 @@ export class EnvironmentVariables {
   @IsOptional() @IsString() @MinLength(1)
   S3_ENDPOINT?: string;
 
-  @IsOptional() @Type(() => Number) @IsInt({ message: 'must be an integer' }) @Min(1) @Max(65535)
+  @IsOptional() @IntRange(1, 65535)
   S3_PORT?: number;
 
   @IsOptional() @Transform(toBoolean) @IsBoolean({ message: 'must be true or false' })
@@ -78,7 +85,7 @@ export class EnvironmentVariables {
   @IsOptional() @IsString() @MaxLength(512)
   S3_KEY_PREFIX?: string;
 
-  @IsOptional() @Type(() => Number) @IsInt({ message: 'must be an integer' }) @Min(5) @Max(512)
+  @IsOptional() @IntRange(5, 512)
   S3_PART_SIZE_MB?: number;
 
   @IsOptional() @IsString() @MinLength(1)
@@ -90,23 +97,23 @@ export class EnvironmentVariables {
   @IsOptional() @Matches(/^[A-Za-z0-9._-]{1,32}$/, { message: 'must be 1-32 characters of [A-Za-z0-9._-]' })
   APP_ENC_KEY_VERSION?: string;
 
-  @IsOptional() @Type(() => Number) @IsInt({ message: 'must be an integer' }) @Min(1) @Max(100)
+  @IsOptional() @IntRange(1, 100)
   WORKER_CONCURRENCY?: number;
 
-  @IsOptional() @Type(() => Number) @IsInt({ message: 'must be an integer' }) @Min(1)
-  @Max(MAX_RESULT_BYTES_CEILING, { message: `must not exceed ${MAX_RESULT_BYTES_CEILING} (256 MiB)` })
+  /** Can only lower the 256 MiB ceiling. */
+  @IsOptional() @IntRange(1, MAX_RESULT_BYTES_CEILING)
   ENGINE_MAX_RESULT_BYTES?: number;
 
-  @IsOptional() @Type(() => Number) @IsInt({ message: 'must be an integer' }) @Min(0)
+  @IsOptional() @IntRange(0)
   DEDUP_WINDOW_SECONDS?: number;
 
-  @IsOptional() @Type(() => Number) @IsInt({ message: 'must be an integer' }) @Min(0)
+  @IsOptional() @IntRange(0)
   SCHEMA_CACHE_TTL_SECONDS?: number;
 
-  @IsOptional() @Type(() => Number) @IsInt({ message: 'must be an integer' }) @Min(100) @Max(60_000)
+  @IsOptional() @IntRange(100, 60_000)
   CONNECTION_TEST_TIMEOUT_MS?: number;
 
-  @IsOptional() @Type(() => Number) @IsInt({ message: 'must be an integer' }) @Min(0) @Max(600_000)
+  @IsOptional() @IntRange(0, 600_000)
   SHUTDOWN_GRACE_MS?: number;
 
   @IsOptional() @Transform(toBoolean) @IsBoolean({ message: 'must be true or false' })

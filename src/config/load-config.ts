@@ -21,7 +21,7 @@ export interface LoadConfigOptions {
 export function loadAppConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions = {}): AppConfig {
   const relevant = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
   const vars = plainToInstance(EnvironmentVariables, relevant, { enableImplicitConversion: false });
-  const errors = validateSync(vars, { whitelist: false, forbidUnknownValues: false });
+  const errors = validateSync(vars, { whitelist: false, forbidUnknownValues: false, stopAtFirstError: true });
   if (errors.length > 0) throw new ConfigError(describe(errors, relevant));
 
   const production = vars.NODE_ENV === 'production';

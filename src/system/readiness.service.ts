@@ -1,4 +1,4 @@
-import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
@@ -21,7 +21,8 @@ const CHECK_TIMEOUT_MS = 2_000;
 
 /** Probes every dependency this process uses, in parallel, each with its own deadline. */
 @Injectable()
-export class ReadinessService implements BeforeApplicationShutdown {
+export class ReadinessService implements BeforeApplicationShutdown, OnApplicationShutdown {
+  private readonly logger = new Logger('Lifecycle');
   private draining = false;
 
   constructor(
@@ -31,8 +32,14 @@ export class ReadinessService implements BeforeApplicationShutdown {
     @Inject(OBJECT_STORE) private readonly store: ObjectStore,
   ) {}
 
-  beforeApplicationShutdown(): void {
+  beforeApplicationShutdown(signal?: string): void {
     this.draining = true;
+    this.logger.log(`draining${signal ? ` on ${signal}` : ''}: readiness is now 503`);
+  }
+
+  /** Runs last, after the queue, storage and database have closed. */
+  onApplicationShutdown(signal?: string): void {
+    this.logger.log(`Fetcher stopped${signal ? ` (${signal})` : ''}`);
   }
 
   async report(): Promise<ReadinessReport> {
