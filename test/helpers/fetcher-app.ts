@@ -1,0 +1,96 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import type TestAgent from 'supertest/lib/agent.js';
+import { createFetcherApp } from '../../src/bootstrap/create-app.js';
+import type { AppConfig } from '../../src/config/app-config.js';
+import { loadAppConfig } from '../../src/config/load-config.js';
+import { ConsoleLogger } from '@nestjs/common';
+
+export const TEST_MASTER_KEY = Buffer.alloc(32, 0x2a).toString('base64');
+
+export interface EmbeddedFetcher {
+  readonly app: INestApplication;
+  readonly http: TestAgent;
+  readonly config: AppConfig;
+  readonly dataDir: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Boots Fetcher in-process in role `all` with the embedded defaults (SQLite, in-process queue,
+ * local results) in a fresh temporary data directory. `env` overrides any variable.
+ */
+export async function startEmbeddedFetcher(env: Record<string, string> = {}): Promise<EmbeddedFetcher> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'fetcher-test-'));
+  const config = loadAppConfig({ DATA_DIR: dataDir, APP_ENC_KEY: TEST_MASTER_KEY, NODE_ENV: 'test', ...env });
+  const logger = new ConsoleLogger({ logLevels: ['error'] });
+  const app = await createFetcherApp(config, logger);
+  await app.init();
+  const http = request(app.getHttpServer());
+  return {
+    app,
+    http,
+    config,
+    dataDir,
+    async close() {
+      await app.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface JobView {
+  id: string;
+  status: string;
+  resultPath?: string;
+  resultHmac?: string;
+  result?: { sizeBytes: number; rowCount: number; sha256: string; rowCounts: Record<string, Record<string, number>> };
+  error?: { code: string; message: string; details?: Array<Record<string, string>> };
+  [key: string]: unknown;
+}
+
+/** Polls GET /v1/fetcher/{id} until the job is completed or failed. */
+export async function waitForJob(http: TestAgent, jobId: string, timeoutMs = 30_000): Promise<JobView> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const response = await http.get(`/v1/fetcher/${jobId}`);
+    if (response.status !== 200) throw new Error(`GET job ${jobId}: ${response.status} ${JSON.stringify(response.body)}`);
+    const job = response.body as JobView;
+    if (job.status === 'completed' || job.status === 'failed') return job;
+    if (Date.now() > deadline) throw new Error(`job ${jobId} still ${job.status} after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export interface PgTarget {
+  readonly name: string;
+  readonly host: string;
+  readonly port: number;
+  readonly user: string;
+}
+
+/** Registers a PostgreSQL connection through the API and returns its response body. */
+export async function registerPostgres(
+  http: TestAgent,
+  db: PgTarget,
+  options: { configName: string; product: string; schema?: string; port?: number; host?: string },
+): Promise<{ id: string; configName: string }> {
+  const response = await http
+    .post('/v1/management/connections')
+    .set('X-Product-Name', options.product)
+    .send({
+      configName: options.configName,
+      type: 'POSTGRESQL',
+      host: options.host ?? db.host,
+      port: options.port ?? db.port,
+      databaseName: db.name,
+      userName: db.user,
+      password: 'not-needed-with-trust-auth',
+      ...(options.schema ? { schema: options.schema } : {}),
+    });
+  if (response.status !== 201) throw new Error(`create connection: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body as { id: string; configName: string };
+}
