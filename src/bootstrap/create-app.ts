@@ -13,7 +13,7 @@ const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose']
 export function createLogger(config: AppConfig): ConsoleLogger {
   return new ConsoleLogger({
     json: config.production,
-    colors: !config.production && process.stdout.isTTY,
+    colors: !config.production && Boolean(process.stdout.isTTY),
     logLevels: LEVELS.slice(0, LEVELS.indexOf(config.logLevel as LogLevel) + 1),
   });
 }
