@@ -1,0 +1,119 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DataSource } from 'typeorm';
+import { v7 as uuidv7 } from 'uuid';
+import { loadAppConfig } from '../../src/config/load-config.js';
+import { JOB_ENTITY, OUTBOX_EVENT_ENTITY, type JobRecord, type OutboxEventRecord } from '../../src/job/job.entity.js';
+import { JobRepository } from '../../src/job/job.repository.js';
+import { JobStatus } from '../../src/job/job-status.js';
+import { failedEvent } from '../../src/job/terminal-events.js';
+import { dataSourceOptions, openDataSource } from '../../src/persistence/persistence.module.js';
+import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
+
+function pendingJob(hash = uuidv7()): JobRecord {
+  const now = new Date();
+  return {
+    id: uuidv7(),
+    status: JobStatus.Pending,
+    requestHash: hash,
+    dedupKey: hash,
+    metadata: { source: 'reporter' },
+    mappedFields: { pg: { accounts: ['id'] } },
+    filters: null,
+    limits: null,
+    createdAt: now,
+    updatedAt: now,
+    startedAt: null,
+    completedAt: null,
+    attempts: 0,
+    workerId: null,
+    leaseExpiresAt: null,
+    resultPath: null,
+    resultHmac: null,
+    resultSha256: null,
+    resultSizeBytes: null,
+    resultRowCount: null,
+    resultRowCounts: null,
+    error: null,
+  };
+}
+
+const result = {
+  resultPath: 'external-data/x.json',
+  resultHmac: 'a'.repeat(64),
+  resultSha256: 'b'.repeat(64),
+  resultSizeBytes: 300_000_000,
+  resultRowCount: 5,
+  resultRowCounts: { pg: { accounts: 5 } },
+};
+
+describe.each(['sqlite', 'postgres'] as const)('JobRepository on %s', (kind) => {
+  let dataSource: DataSource;
+  let jobs: JobRepository;
+  let pgDatabase: TempDatabase | undefined;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'fetcher-jobs-'));
+    if (kind === 'postgres') pgDatabase = await createTempDatabase('job_repository');
+    const config = loadAppConfig({ DATA_DIR: dataDir, APP_ENC_KEY: TEST_MASTER_KEY, ...(pgDatabase ? { DATABASE_URL: pgDatabase.url } : {}) });
+    // Twice: the second boot must find the schema migrated and change nothing.
+    await (await openDataSource(dataSourceOptions(config))).destroy();
+    dataSource = await openDataSource(dataSourceOptions(config));
+    jobs = new JobRepository(dataSource);
+  });
+
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await pgDatabase?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('lets exactly one of many concurrent claims win', async () => {
+    const job = pendingJob();
+    await jobs.insertPending(job);
+    const claims = await Promise.all(Array.from({ length: 10 }, (_, i) => jobs.claim(job.id, `worker-${i}`, 60_000)));
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    const stored = (await jobs.findById(job.id)) as JobRecord;
+    expect(stored).toMatchObject({ status: JobStatus.Processing, attempts: 1 });
+    expect(stored.leaseExpiresAt?.getTime()).toBeGreaterThan(Date.now());
+  });
+
+  it('refuses a second job with the same dedup key, and frees the key when the first fails', async () => {
+    const first = pendingJob('dup-hash-' + kind);
+    expect(await jobs.insertPending(first)).toBe(true);
+    expect(await jobs.insertPending({ ...pendingJob(), requestHash: first.requestHash, dedupKey: first.dedupKey })).toBe(false);
+    const error = { code: 'FET-1060', message: 'bad' };
+    expect(await jobs.fail(first.id, error, failedEvent(first, error))).toBe(true);
+    expect(await jobs.insertPending({ ...pendingJob(), requestHash: first.requestHash, dedupKey: first.dedupKey })).toBe(true);
+  });
+
+  it('completes a job once, with its outbox event in the same transaction; terminal states never change', async () => {
+    const job = pendingJob();
+    await jobs.insertPending(job);
+    await jobs.claim(job.id, 'w1', 60_000);
+    const event = { id: `fetcher.job.completed.${job.id}`, eventType: 'job.completed', payload: { jobId: job.id } };
+    expect(await jobs.complete(job.id, 'someone-else', result, event)).toBe(false);
+    expect(await jobs.complete(job.id, 'w1', result, event)).toBe(true);
+    expect(await jobs.complete(job.id, 'w1', result, event)).toBe(false);
+    const error = { code: 'FET-0002', message: 'late failure' };
+    expect(await jobs.fail(job.id, error, failedEvent(job, error))).toBe(false);
+
+    const stored = (await jobs.findById(job.id)) as JobRecord;
+    expect(stored).toMatchObject({ status: JobStatus.Completed, ...result, error: null, leaseExpiresAt: null });
+    const outbox = await dataSource.getRepository<OutboxEventRecord>(OUTBOX_EVENT_ENTITY).findBy({ jobId: job.id });
+    expect(outbox.map((row) => row.id)).toEqual([`fetcher.job.completed.${job.id}`]);
+  });
+
+  it('gives a job back to pending only for the worker that holds it', async () => {
+    const job = pendingJob();
+    await jobs.insertPending(job);
+    await jobs.claim(job.id, 'w1', 60_000);
+    expect(await jobs.release(job.id, 'w2')).toBe(false);
+    expect(await jobs.release(job.id, 'w1')).toBe(true);
+    expect(await dataSource.getRepository<JobRecord>(JOB_ENTITY).findOneByOrFail({ id: job.id })).toMatchObject({ status: JobStatus.Pending, workerId: null });
+  });
+});
