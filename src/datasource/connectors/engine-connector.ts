@@ -63,8 +63,11 @@ export interface RowBatch {
 }
 
 export interface ConnectorSession {
-  /** Discovers the given namespaces (system schemas never appear). Engines without schemas ignore the list. */
-  discover(schemas: readonly string[]): Promise<SchemaSnapshot>;
+  /**
+   * Discovers the given namespaces, or every namespace the login can read when `schemas` is null
+   * (system schemas never appear). Engines without schemas ignore the list.
+   */
+  discover(schemas: readonly string[] | null): Promise<SchemaSnapshot>;
   /** Streams the rows of one table in primary-key order, with backpressure: the next batch is read when asked for. */
   readRows(request: TableReadRequest, signal: AbortSignal): AsyncIterable<RowBatch>;
   close(): Promise<void>;

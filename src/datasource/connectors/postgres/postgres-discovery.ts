@@ -2,7 +2,8 @@ import type { ColumnInfo, SchemaSnapshot, TableInfo } from '../engine-connector.
 import type { PostgresColumnType } from './postgres-types.js';
 
 /**
- * One catalog query for relations, columns, resolved types and primary keys of the named schemas.
+ * One catalog query for relations, columns, resolved types and primary keys of the named schemas
+ * (`$1`), or of every schema when `$1` is NULL.
  *
  * - Relations: tables, partitioned tables, views, materialized views, foreign tables; system
  *   schemas are excluded even when asked for.
@@ -38,7 +39,7 @@ cols AS (
   JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
   LEFT JOIN domain_base db ON db.oid = a.atttypid
   LEFT JOIN pg_catalog.pg_index pk ON pk.indrelid = c.oid AND pk.indisprimary
-  WHERE n.nspname = ANY($1::text[])
+  WHERE ($1::text[] IS NULL OR n.nspname = ANY($1::text[]))
     AND n.nspname NOT LIKE 'pg\\_%' AND n.nspname <> 'information_schema'
     AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
     AND pg_catalog.has_schema_privilege(n.oid, 'USAGE')

@@ -52,9 +52,9 @@ export class PostgresSession implements ConnectorSession {
     });
   }
 
-  async discover(schemas: readonly string[]): Promise<SchemaSnapshot> {
+  async discover(schemas: readonly string[] | null): Promise<SchemaSnapshot> {
     this.assertUsable();
-    const names = schemas.length > 0 ? [...schemas] : [this.ctx.defaultSchema];
+    const names = schemas === null ? null : schemas.length > 0 ? [...schemas] : [this.ctx.defaultSchema];
     try {
       const result = await this.client.query<(string | null)[]>({ text: DISCOVERY_SQL, values: [names], rowMode: 'array' });
       return toSnapshot(result.rows, this.ctx.defaultSchema);
