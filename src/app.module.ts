@@ -7,6 +7,8 @@ import { ExtractionModule } from './extraction/extraction.module.js';
 import { JobApiModule } from './job/job-api.module.js';
 import { JobQueueModule } from './job/queue/job-queue.module.js';
 import { PersistenceModule } from './persistence/persistence.module.js';
+import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
+import { RedisModule } from './common/redis/redis.module.js';
 import { SystemModule } from './system/system.module.js';
 
 /**
@@ -21,7 +23,7 @@ export class AppModule {
     if (runsWorker(config.role)) roleModules.push(ExtractionModule);
     return {
       module: AppModule,
-      imports: [AppConfigModule.forRoot(config), PersistenceModule, JobQueueModule, SystemModule, ...roleModules],
+      imports: [AppConfigModule.forRoot(config), PersistenceModule, RedisModule, RateLimitModule, JobQueueModule, SystemModule, ...roleModules],
     };
   }
 }

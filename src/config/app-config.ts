@@ -1,4 +1,5 @@
 import { FetcherRole } from './fetcher-role.js';
+import type { InternalDatasourceConfig } from './internal-datasources.config.js';
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
 
@@ -42,6 +43,10 @@ export interface AppConfig {
   readonly extraction: ExtractionCeilings;
   readonly schemaCacheTtlSeconds: number;
   readonly allowPrivateHosts: boolean;
+  /** Datasources declared by DATASOURCE_<NAME>_* variables. */
+  readonly internalDatasources: readonly InternalDatasourceConfig[];
+  /** Calls of POST /connections/{id}/test allowed per connection per minute. */
+  readonly connectionTestRateLimitPerMinute: number;
 }
 
 export const DEFAULT_CEILINGS: ExtractionCeilings = {

@@ -119,6 +119,9 @@ export class EnvironmentVariables {
   @IsOptional() @Transform(toBoolean) @IsBoolean({ message: 'must be true or false' })
   ALLOW_PRIVATE_HOSTS?: boolean;
 
+  @IsOptional() @IntRange(1, 10_000)
+  CONNECTION_TEST_RATE_LIMIT?: number;
+
   @IsOptional() @IsString()
   APP_VERSION?: string;
 }

@@ -31,6 +31,7 @@ describe('loadAppConfig', () => {
     [{ APP_ENC_KEY: Buffer.alloc(16).toString('base64') }, 'APP_ENC_KEY'],
     [{ S3_ENDPOINT: 'minio' }, 'S3_BUCKET'],
     [{ FETCHER_ROLE: 'worker' }, 'REDIS_URL'],
+    [{ DATASOURCE_MAIN_CONFIG_NAME: 'main_db', DATASOURCE_MAIN_HOST: 'db', DATASOURCE_MAIN_DATABASE: 'x' }, 'DATASOURCE_MAIN_TYPE'],
   ])('refuses %j, naming the variable', (env, variable) => {
     expect(() => loadAppConfig({ DATA_DIR: tempDir(), APP_ENC_KEY: KEY, ...env })).toThrow(ConfigError);
     expect(() => loadAppConfig({ DATA_DIR: tempDir(), APP_ENC_KEY: KEY, ...env })).toThrow(variable);

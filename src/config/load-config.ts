@@ -6,6 +6,7 @@ import { validateSync, type ValidationError } from 'class-validator';
 import { DEFAULT_CEILINGS, type AppConfig } from './app-config.js';
 import { EnvironmentVariables } from './environment.dto.js';
 import { FetcherRole } from './fetcher-role.js';
+import { parseInternalDatasources } from './internal-datasources.config.js';
 
 /** Raised at boot; its message names every offending variable and is safe to print. */
 export class ConfigError extends Error {
@@ -23,6 +24,9 @@ export function loadAppConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions
   const vars = plainToInstance(EnvironmentVariables, relevant, { enableImplicitConversion: false });
   const errors = validateSync(vars, { whitelist: false, forbidUnknownValues: false, stopAtFirstError: true });
   if (errors.length > 0) throw new ConfigError(describe(errors, relevant));
+
+  const internal = parseInternalDatasources(env);
+  if (internal.problems.length > 0) throw new ConfigError(`Invalid configuration:\n${internal.problems.map((line) => `  ${line}`).join('\n')}`);
 
   const production = vars.NODE_ENV === 'production';
   const dataDir = resolve(vars.DATA_DIR ?? './data');
@@ -74,6 +78,8 @@ export function loadAppConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions
     extraction: { ...DEFAULT_CEILINGS, maxResultBytes: vars.ENGINE_MAX_RESULT_BYTES ?? DEFAULT_CEILINGS.maxResultBytes },
     schemaCacheTtlSeconds: vars.SCHEMA_CACHE_TTL_SECONDS ?? 300,
     allowPrivateHosts: vars.ALLOW_PRIVATE_HOSTS ?? !production,
+    internalDatasources: internal.datasources,
+    connectionTestRateLimitPerMinute: vars.CONNECTION_TEST_RATE_LIMIT ?? 10,
   };
 }
 

@@ -1,46 +1,131 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { applyDecorators, Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiBody, ApiHeader, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ErrorEnvelopeDto } from '../common/http/error-envelope.dto.js';
 import { ParseIdPipe } from '../common/http/parse-id.pipe.js';
 import { ProductName } from '../common/http/product-name.decorator.js';
-import { queryValidationPipe } from '../common/http/query-validation.pipe.js';
-import { ErrorEnvelopeDto } from '../common/http/error-envelope.dto.js';
+import { ConnectionProbeService } from './connection-probe.service.js';
+import { ConnectionQueryService } from './connection-query.service.js';
 import { ConnectionService } from './connection.service.js';
 import { ConnectionPageDto, ConnectionResponseDto } from './dto/connection-response.dto.js';
 import { CreateConnectionDto } from './dto/create-connection.dto.js';
-import { ListConnectionsQuery } from './dto/list-connections.query.js';
+import { parseListQuery } from './dto/list-connections.query.js';
+import { ConnectionSchemaDto, ConnectionTestResultDto, SchemaValidationSuccessDto, ValidateSchemaDto } from './dto/schema.dto.js';
+import { UpdateConnectionDto } from './dto/update-connection.dto.js';
+
+const ID = new ParseIdPipe('connection');
+const LIST_QUERY_DOC = [
+  { name: 'page', required: false, example: 1 },
+  { name: 'limit', required: false, example: 10, description: 'At most 100.' },
+  { name: 'sortOrder', required: false, enum: ['asc', 'desc'] },
+  { name: 'type', required: false, enum: ['POSTGRESQL', 'MYSQL', 'SQL_SERVER', 'ORACLE', 'MONGODB'] },
+  { name: 'host', required: false },
+  { name: 'databaseName', required: false },
+  { name: 'startDate', required: false, example: '2026-01-01' },
+  { name: 'endDate', required: false, example: '2026-01-31', description: 'Inclusive.' },
+  { name: 'metadata.<key>', required: false, description: 'Exact match, e.g. metadata.team=finance.' },
+];
+const ListQueryDoc = () => applyDecorators(...LIST_QUERY_DOC.map((query) => ApiQuery(query)));
 
 @ApiTags('connections')
 @Controller('v1/management/connections')
 export class ConnectionController {
-  constructor(private readonly connections: ConnectionService) {}
+  constructor(
+    private readonly connections: ConnectionService,
+    private readonly queries: ConnectionQueryService,
+    private readonly probes: ConnectionProbeService,
+  ) {}
 
   @Post()
   @HttpCode(201)
   @ApiOperation({ summary: 'Register a database connection for a product' })
   @ApiHeader({ name: 'X-Product-Name', required: true, description: 'Owning product; stored lower-case.' })
   @ApiResponse({ status: 201, type: ConnectionResponseDto })
-  @ApiResponse({ status: 400, type: ErrorEnvelopeDto, description: 'FET-0001/0402 invalid body, FET-0403 header, FET-0413 SSL mode' })
-  @ApiResponse({ status: 409, type: ErrorEnvelopeDto, description: 'FET-1002 configName already in use' })
+  @ApiResponse({ status: 400, type: ErrorEnvelopeDto, description: 'FET-0001/0402 body, FET-0403 header, FET-0413 SSL mode, FET-0414 forbidden host' })
+  @ApiResponse({ status: 409, type: ErrorEnvelopeDto, description: 'FET-1002 configName in use (or reserved by an internal datasource)' })
   create(@ProductName() productName: string, @Body() body: CreateConnectionDto): Promise<ConnectionResponseDto> {
     return this.connections.create(productName, body);
   }
 
   @Get()
-  @ApiOperation({ summary: 'List connections (offset pagination)' })
+  @ApiOperation({ summary: 'List connections (offset pagination, filters)' })
   @ApiHeader({ name: 'X-Product-Name', required: false, description: 'Only this product’s connections.' })
+  @ListQueryDoc()
   @ApiResponse({ status: 200, type: ConnectionPageDto })
-  list(
-    @ProductName({ optional: true }) productName: string | undefined,
-    @Query(queryValidationPipe) query: ListConnectionsQuery,
-  ): Promise<ConnectionPageDto> {
-    return this.connections.list(productName, query);
+  @ApiResponse({ status: 400, type: ErrorEnvelopeDto, description: 'FET-0405 query, FET-0406 limit, FET-0407 sortOrder, FET-0408/0409 dates' })
+  list(@ProductName({ optional: true }) productName: string | undefined, @Query() query: Record<string, unknown>): Promise<ConnectionPageDto> {
+    return this.queries.list(productName, parseListQuery(query));
+  }
+
+  @Get('unassigned')
+  @ApiOperation({ summary: 'List connections that belong to no product' })
+  @ListQueryDoc()
+  @ApiResponse({ status: 200, type: ConnectionPageDto })
+  unassigned(@Query() query: Record<string, unknown>): Promise<ConnectionPageDto> {
+    return this.queries.unassigned(parseListQuery(query));
+  }
+
+  @Post('validate-schema')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Check that every datasource, table and field of a mappedFields exists' })
+  @ApiResponse({ status: 200, type: SchemaValidationSuccessDto })
+  @ApiResponse({ status: 422, type: ErrorEnvelopeDto, description: 'FET-1060 with every missing datasource, table and field in details' })
+  validateSchema(@Body() body: ValidateSchemaDto): Promise<SchemaValidationSuccessDto> {
+    return this.probes.validateSchema(body.mappedFields);
+  }
+
+  @Post(':id/assign')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Assign an unassigned connection to a product (once)' })
+  @ApiHeader({ name: 'X-Product-Name', required: true })
+  @ApiResponse({ status: 200, type: ConnectionResponseDto })
+  @ApiResponse({ status: 409, type: ErrorEnvelopeDto, description: 'FET-1015 already assigned' })
+  assign(@Param('id', ID) id: string, @ProductName() productName: string): Promise<ConnectionResponseDto> {
+    return this.connections.assign(id, productName);
+  }
+
+  @Post(':id/test')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Open a real connection to the database (rate-limited per connection)' })
+  @ApiResponse({ status: 200, type: ConnectionTestResultDto })
+  @ApiResponse({ status: 429, type: ErrorEnvelopeDto, description: 'FET-1070 with Retry-After' })
+  @ApiResponse({ status: 502, type: ErrorEnvelopeDto, description: 'FET-1041 with reason: auth_failed | unreachable | timeout | tls | database_not_found | unknown' })
+  test(@Param('id', ID) id: string): Promise<ConnectionTestResultDto> {
+    return this.probes.test(id);
+  }
+
+  @Get(':id/schema')
+  @ApiOperation({ summary: 'Discover the tables and fields of the database, live' })
+  @ApiResponse({ status: 200, type: ConnectionSchemaDto })
+  @ApiResponse({ status: 502, type: ErrorEnvelopeDto, description: 'FET-1041 cannot connect, FET-1042 discovery failed' })
+  schema(@Param('id', ID) id: string): Promise<ConnectionSchemaDto> {
+    return this.probes.schema(id);
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'Get one connection' })
   @ApiResponse({ status: 200, type: ConnectionResponseDto })
   @ApiResponse({ status: 404, type: ErrorEnvelopeDto })
-  get(@Param('id', new ParseIdPipe('connection')) id: string): Promise<ConnectionResponseDto> {
-    return this.connections.get(id);
+  get(@Param('id', ID) id: string): Promise<ConnectionResponseDto> {
+    return this.queries.get(id);
+  }
+
+  @Patch(':id')
+  @ApiOperation({ summary: 'Change a connection (merge)' })
+  @ApiBody({ type: UpdateConnectionDto })
+  @ApiResponse({ status: 200, type: ConnectionResponseDto })
+  @ApiResponse({ status: 403, type: ErrorEnvelopeDto, description: 'FET-1023 internal datasource' })
+  @ApiResponse({ status: 409, type: ErrorEnvelopeDto, description: 'FET-1021 a pending or processing job uses it; FET-1002 name in use' })
+  update(@Param('id', ID) id: string, @Body() body: UpdateConnectionDto): Promise<ConnectionResponseDto> {
+    return this.connections.update(id, body);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a connection (soft; its name becomes free)' })
+  @ApiResponse({ status: 204 })
+  @ApiResponse({ status: 403, type: ErrorEnvelopeDto, description: 'FET-1023 internal datasource' })
+  @ApiResponse({ status: 409, type: ErrorEnvelopeDto, description: 'FET-1021 a pending or processing job uses it' })
+  async remove(@Param('id', ID) id: string): Promise<void> {
+    await this.connections.remove(id);
   }
 }

@@ -1,27 +1,40 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, In, IsNull, type FindOptionsWhere, type QueryDeepPartialEntity, type Repository } from 'typeorm';
+import { DataSource, In, IsNull, type QueryDeepPartialEntity, type Repository, type SelectQueryBuilder } from 'typeorm';
 import { CONNECTION_ENTITY, type ConnectionRecord } from './connection.entity.js';
 import type { DatasourceType } from './datasource-type.js';
 
 export interface ConnectionListFilter {
+  /** Only this product's connections. */
   readonly productName?: string;
+  /** Only connections without a product. */
+  readonly unassigned?: boolean;
   readonly type?: DatasourceType;
+  readonly host?: string;
+  readonly databaseName?: string;
+  /** created_at ≥ from */
+  readonly createdFrom?: Date;
+  /** created_at < before */
+  readonly createdBefore?: Date;
+  /** metadata[key] equals value (string comparison) */
+  readonly metadata?: Readonly<Record<string, string>>;
 }
 
-export interface PageRequest {
-  readonly page: number;
-  readonly limit: number;
-  readonly sortOrder: 'ASC' | 'DESC';
+export interface PageWindow {
+  readonly skip: number;
+  readonly take: number;
+  readonly order: 'ASC' | 'DESC';
 }
 
 /** Live (not soft-deleted) connection records. */
 @Injectable()
 export class ConnectionRepository {
   private readonly repository: Repository<ConnectionRecord>;
+  private readonly postgres: boolean;
 
   constructor(@InjectDataSource() dataSource: DataSource) {
     this.repository = dataSource.getRepository<ConnectionRecord>(CONNECTION_ENTITY);
+    this.postgres = dataSource.options.type === 'postgres';
   }
 
   async insert(record: ConnectionRecord): Promise<void> {
@@ -38,16 +51,62 @@ export class ConnectionRepository {
     return this.repository.findBy({ configName: In([...configNames]), deletedAt: IsNull() });
   }
 
-  async list(filter: ConnectionListFilter, page: PageRequest): Promise<{ items: ConnectionRecord[]; total: number }> {
-    const where: FindOptionsWhere<ConnectionRecord> = { deletedAt: IsNull() };
-    if (filter.productName !== undefined) where.productName = filter.productName;
-    if (filter.type !== undefined) where.type = filter.type;
-    const [items, total] = await this.repository.findAndCount({
-      where,
-      order: { createdAt: page.sortOrder, id: page.sortOrder },
-      skip: (page.page - 1) * page.limit,
-      take: page.limit,
-    });
+  /** Counts every match; returns the rows of one window, oldest or newest first. */
+  async list(filter: ConnectionListFilter, window: PageWindow): Promise<{ items: ConnectionRecord[]; total: number }> {
+    const query = this.filtered(filter)
+      .orderBy('c.created_at', window.order)
+      .addOrderBy('c.id', window.order)
+      .skip(window.skip)
+      .take(window.take);
+    const [items, total] = await query.getManyAndCount();
     return { items, total };
+  }
+
+  /** Writes `changes` if the row is still live; false when it is not. */
+  async update(id: string, changes: Partial<ConnectionRecord>): Promise<boolean> {
+    const { id: _id, ...columns } = changes;
+    void _id;
+    const result = await this.repository
+      .createQueryBuilder()
+      .update()
+      .set(columns as QueryDeepPartialEntity<ConnectionRecord>)
+      .where('id = :id AND deleted_at IS NULL', { id })
+      .execute();
+    return (result.affected ?? 0) === 1;
+  }
+
+  /** One-time assignment: only a live connection without a product changes. */
+  async assignProduct(id: string, productName: string, at: Date): Promise<boolean> {
+    const result = await this.repository
+      .createQueryBuilder()
+      .update()
+      .set({ productName, updatedAt: at })
+      .where("id = :id AND deleted_at IS NULL AND (product_name IS NULL OR product_name = '')", { id })
+      .execute();
+    return (result.affected ?? 0) === 1;
+  }
+
+  async softDelete(id: string, at: Date): Promise<boolean> {
+    return this.update(id, { deletedAt: at, updatedAt: at });
+  }
+
+  private filtered(filter: ConnectionListFilter): SelectQueryBuilder<ConnectionRecord> {
+    const query = this.repository.createQueryBuilder('c').where('c.deleted_at IS NULL');
+    if (filter.productName !== undefined) query.andWhere('c.product_name = :productName', { productName: filter.productName });
+    if (filter.unassigned) query.andWhere("(c.product_name IS NULL OR c.product_name = '')");
+    if (filter.type !== undefined) query.andWhere('c.type = :type', { type: filter.type });
+    if (filter.host !== undefined) query.andWhere('c.host = :host', { host: filter.host });
+    if (filter.databaseName !== undefined) query.andWhere('c.database_name = :databaseName', { databaseName: filter.databaseName });
+    if (filter.createdFrom) query.andWhere('c.created_at >= :createdFrom', { createdFrom: filter.createdFrom });
+    if (filter.createdBefore) query.andWhere('c.created_at < :createdBefore', { createdBefore: filter.createdBefore });
+    Object.entries(filter.metadata ?? {}).forEach(([key, value], index) => {
+      // Keys are bound as parameters (never spliced into SQL); only string values match.
+      const path = this.postgres ? `c.metadata ->> :metaKey${index}` : `CAST(json_extract(c.metadata, :metaKey${index}) AS TEXT)`;
+      query.andWhere(`${path} = :metaValue${index}`, {
+        [`metaKey${index}`]: this.postgres ? key : `$."${key.replace(/["\\]/g, '')}"`,
+        [`metaValue${index}`]: value,
+      });
+    });
+    return query;
   }
 }

@@ -1,31 +1,43 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { v7 as uuidv7 } from 'uuid';
 import { FetCode } from '../common/errors/fet-code.js';
 import { isUniqueViolation } from '../persistence/unique-violation.js';
-import { CredentialCipher } from './credential-cipher.service.js';
+import { ACTIVE_JOBS, type ActiveJobs } from './active-jobs.port.js';
 import type { ConnectionRecord } from './connection.entity.js';
+import { ConnectionQueryService } from './connection-query.service.js';
 import { ConnectionRepository } from './connection.repository.js';
-import { DatasourceError } from './datasource.error.js';
+import { CredentialCipher } from './credential-cipher.service.js';
+import { DatasourceError, notFound } from './datasource.error.js';
 import { DatasourceType } from './datasource-type.js';
-import { ConnectionPageDto, ConnectionResponseDto } from './dto/connection-response.dto.js';
+import { ConnectionResponseDto } from './dto/connection-response.dto.js';
 import type { CreateConnectionDto } from './dto/create-connection.dto.js';
-import type { ListConnectionsQuery } from './dto/list-connections.query.js';
+import type { UpdateConnectionDto } from './dto/update-connection.dto.js';
+import { InternalDatasources } from './internal/internal-datasources.service.js';
 import { isValidSslMode, SSL_MODES } from './ssl-modes.js';
+import { HostGuard } from './ssrf/host-guard.service.js';
 
+/** Creating, changing, assigning and deleting stored connections. */
 @Injectable()
 export class ConnectionService {
   constructor(
     private readonly connections: ConnectionRepository,
+    private readonly queries: ConnectionQueryService,
+    private readonly internal: InternalDatasources,
     private readonly cipher: CredentialCipher,
+    private readonly guard: HostGuard,
+    @Inject(ACTIVE_JOBS) private readonly activeJobs: ActiveJobs,
   ) {}
 
   async create(productName: string, dto: CreateConnectionDto): Promise<ConnectionResponseDto> {
-    this.assertEngineRules(dto);
+    const configName = dto.configName.trim();
+    this.assertNotReserved(configName);
+    assertEngineRules(dto.type, dto.ssl?.mode ?? null, dto.metadata ?? null);
+    await this.guard.assertAllowed(dto.host);
     const now = new Date();
     const record: ConnectionRecord = {
       id: uuidv7(),
       productName,
-      configName: dto.configName.trim(),
+      configName,
       type: dto.type,
       host: dto.host.trim(),
       port: dto.port,
@@ -46,51 +58,120 @@ export class ConnectionService {
     try {
       await this.connections.insert(record);
     } catch (error) {
-      if (isUniqueViolation(error)) {
-        throw new DatasourceError(
-          FetCode.DuplicateConfigName,
-          'An entity of type connection with the same unique attributes already exists. Please use different values to avoid conflicts and review the data provided in the request.',
-          { fields: { configName: `a connection named '${record.configName}' already exists` } },
-        );
-      }
-      throw error;
+      throw isUniqueViolation(error) ? duplicateName(configName) : error;
     }
     return ConnectionResponseDto.from(record);
   }
 
-  async get(id: string): Promise<ConnectionResponseDto> {
-    const record = await this.connections.findById(id);
-    if (!record) throw notFound();
-    return ConnectionResponseDto.from(record);
+  /**
+   * Merge update (see UpdateConnectionDto). Secrets present in the body are re-encrypted with the
+   * current key version; existing ones are re-encrypted too so a row never mixes versions.
+   */
+  async update(id: string, dto: UpdateConnectionDto): Promise<ConnectionResponseDto> {
+    if (Object.values(dto).every((value) => value === undefined)) {
+      throw new DatasourceError(FetCode.BadRequest, 'empty request body: send at least one field to change');
+    }
+    const current = await this.loadStored(id, 'modified');
+    await this.assertNoActiveJobs(current.configName, 'update');
+    const next = this.merge(current, dto);
+    if (next.configName !== current.configName) this.assertNotReserved(next.configName);
+    assertEngineRules(next.type, next.sslMode, next.metadata);
+    if (dto.host !== undefined) await this.guard.assertAllowed(next.host);
+
+    try {
+      if (!(await this.connections.update(id, next))) throw notFound();
+    } catch (error) {
+      throw isUniqueViolation(error) ? duplicateName(next.configName) : error;
+    }
+    return ConnectionResponseDto.from(next);
   }
 
-  async list(productName: string | undefined, query: ListConnectionsQuery): Promise<ConnectionPageDto> {
-    const page = query.page ?? 1;
-    const limit = query.limit ?? 10;
-    const sortOrder = query.sortOrder?.toUpperCase() === 'ASC' ? 'ASC' : 'DESC';
-    const { items, total } = await this.connections.list({ productName, type: query.type }, { page, limit, sortOrder });
-    return { items: items.map((item) => ConnectionResponseDto.from(item)), page, limit, total };
+  async remove(id: string): Promise<void> {
+    const current = await this.loadStored(id, 'deleted');
+    await this.assertNoActiveJobs(current.configName, 'delete');
+    if (!(await this.connections.softDelete(id, new Date()))) throw notFound();
   }
 
-  private assertEngineRules(dto: CreateConnectionDto): void {
-    if (!isValidSslMode(dto.type, dto.ssl?.mode)) {
+  async assign(id: string, productName: string): Promise<ConnectionResponseDto> {
+    await this.loadStored(id, 'assigned');
+    if (!(await this.connections.assignProduct(id, productName, new Date()))) {
+      const now = await this.connections.findById(id);
+      if (!now) throw notFound();
+      throw new DatasourceError(FetCode.AlreadyAssigned, 'The connection is already assigned to a product and cannot be reassigned.');
+    }
+    return ConnectionResponseDto.from((await this.connections.findById(id)) as ConnectionRecord);
+  }
+
+  private async loadStored(id: string, action: string): Promise<ConnectionRecord> {
+    const loaded = await this.queries.load(id);
+    if (loaded.internal) {
       throw new DatasourceError(
-        FetCode.InvalidSslMode,
-        `Invalid SSL mode. The provided SSL mode '${dto.ssl?.mode}' is not supported for ${dto.type}; use one of: ${SSL_MODES[dto.type].join(', ')}.`,
-        { fields: { 'ssl.mode': `must be one of ${SSL_MODES[dto.type].join(', ')}` } },
+        FetCode.InternalDatasource,
+        `'${loaded.datasource.configName}' is an internal datasource declared by DATASOURCE_${loaded.datasource.envName}_* variables; it cannot be ${action} through the API`,
       );
     }
-    if (dto.type === DatasourceType.Oracle && typeof dto.metadata?.serviceName !== 'string') {
-      throw new DatasourceError(FetCode.MissingFields, 'Oracle connections need metadata.serviceName', {
-        fields: { 'metadata.serviceName': 'metadata.serviceName is a required field for ORACLE' },
+    return loaded.record;
+  }
+
+  private async assertNoActiveJobs(configName: string, verb: 'update' | 'delete'): Promise<void> {
+    if (await this.activeJobs.usesConnection(configName)) {
+      throw new DatasourceError(FetCode.JobInProgress, `cannot ${verb} connection with active jobs`);
+    }
+  }
+
+  private assertNotReserved(configName: string): void {
+    if (this.internal.findByConfigName(configName)) {
+      throw new DatasourceError(FetCode.DuplicateConfigName, `'${configName}' is the name of an internal datasource`, {
+        fields: { configName: `'${configName}' is reserved by an internal datasource` },
       });
     }
   }
+
+  private merge(current: ConnectionRecord, dto: UpdateConnectionDto): ConnectionRecord {
+    const version = current.encryptionKeyVersion;
+    const reseal = (incoming: string | null | undefined, stored: string | null) =>
+      incoming === undefined ? (stored === null ? null : this.cipher.encrypt(this.cipher.decrypt(stored, version))) : this.cipher.encryptOptional(incoming);
+    const ssl = dto.ssl === null ? { mode: null, ca: null, cert: null, key: null } : (dto.ssl ?? {});
+    return {
+      ...current,
+      configName: dto.configName?.trim() ?? current.configName,
+      type: dto.type ?? current.type,
+      host: dto.host?.trim() ?? current.host,
+      port: dto.port ?? current.port,
+      databaseName: dto.databaseName?.trim() ?? current.databaseName,
+      schemaName: dto.schema === undefined ? current.schemaName : dto.schema?.trim() || null,
+      userName: dto.userName?.trim() ?? current.userName,
+      passwordEncrypted: dto.password === undefined ? this.cipher.encrypt(this.cipher.decrypt(current.passwordEncrypted, version)) : this.cipher.encrypt(dto.password),
+      sslMode: ssl.mode === undefined ? current.sslMode : ssl.mode || null,
+      sslCaEncrypted: reseal(ssl.ca, current.sslCaEncrypted),
+      sslCertEncrypted: reseal(ssl.cert, current.sslCertEncrypted),
+      sslKeyEncrypted: reseal(ssl.key, current.sslKeyEncrypted),
+      encryptionKeyVersion: this.cipher.keyVersion,
+      metadata: dto.metadata === undefined ? current.metadata : dto.metadata,
+      updatedAt: new Date(Math.max(Date.now(), current.updatedAt.getTime() + 1)),
+    };
+  }
 }
 
-export function notFound(entity: 'connection' | 'job' = 'connection'): DatasourceError {
+function assertEngineRules(type: DatasourceType, sslMode: string | null, metadata: Record<string, unknown> | null): void {
+  if (!isValidSslMode(type, sslMode)) {
+    throw new DatasourceError(
+      FetCode.InvalidSslMode,
+      `Invalid SSL mode. The provided SSL mode '${sslMode}' is not supported for ${type}; use one of: ${SSL_MODES[type].join(', ')}.`,
+      { fields: { 'ssl.mode': `must be one of ${SSL_MODES[type].join(', ')}` } },
+    );
+  }
+  if (type === DatasourceType.Oracle && typeof metadata?.serviceName !== 'string') {
+    throw new DatasourceError(FetCode.MissingFields, 'Oracle connections need metadata.serviceName', {
+      fields: { 'metadata.serviceName': 'metadata.serviceName is a required field for ORACLE' },
+    });
+  }
+}
+
+function duplicateName(configName: string): DatasourceError {
   return new DatasourceError(
-    FetCode.NotFound,
-    `It was not possible to find the ${entity} entity during the requested flow. Please review the data provided in the request.`,
+    FetCode.DuplicateConfigName,
+    'An entity of type connection with the same unique attributes already exists. Please use different values to avoid conflicts and review the data provided in the request.',
+    { fields: { configName: `a connection named '${configName}' already exists` } },
   );
 }

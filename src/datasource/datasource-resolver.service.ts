@@ -3,22 +3,30 @@ import type { ConnectionRecord } from './connection.entity.js';
 import { ConnectionRepository } from './connection.repository.js';
 import type { ResolvedDatasource } from './connectors/engine-connector.js';
 import { CredentialCipher } from './credential-cipher.service.js';
+import { InternalDatasources } from './internal/internal-datasources.service.js';
 
-/** Turns config names into ready-to-connect datasources (secrets decrypted in memory only). */
+/** Turns config names or ids into ready-to-connect datasources (secrets decrypted in memory only). */
 @Injectable()
 export class DatasourceResolver {
   constructor(
     private readonly connections: ConnectionRepository,
+    private readonly internal: InternalDatasources,
     private readonly cipher: CredentialCipher,
   ) {}
 
-  /** Every name that resolves, keyed by config name; names that do not resolve are absent. */
+  /** Every name that resolves, keyed by config name; internal datasources first (their names are reserved). */
   async resolve(configNames: readonly string[]): Promise<Map<string, ResolvedDatasource>> {
-    const records = await this.connections.findByConfigNames(configNames);
-    return new Map(records.map((record) => [record.configName, this.toResolved(record)]));
+    const resolved = new Map<string, ResolvedDatasource>();
+    for (const name of configNames) {
+      const internal = this.internal.findByConfigName(name);
+      if (internal) resolved.set(name, InternalDatasources.resolved(internal));
+    }
+    const external = configNames.filter((name) => !resolved.has(name));
+    for (const record of await this.connections.findByConfigNames(external)) resolved.set(record.configName, this.fromRecord(record));
+    return resolved;
   }
 
-  private toResolved(record: ConnectionRecord): ResolvedDatasource {
+  fromRecord(record: ConnectionRecord): ResolvedDatasource {
     const version = record.encryptionKeyVersion;
     return {
       id: record.id,

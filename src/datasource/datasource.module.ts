@@ -1,25 +1,51 @@
 import { Module } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { REDIS_CLIENT } from '../common/redis/redis.module.js';
 import { ConnectionRepository } from './connection.repository.js';
-import { ConnectionService } from './connection.service.js';
 import { ConnectionTester } from './connection-tester.service.js';
 import { ConnectorRegistry } from './connectors/connector-registry.js';
 import { ENGINE_CONNECTORS } from './connectors/engine-connector.js';
 import { PostgresConnector } from './connectors/postgres/postgres.connector.js';
 import { CredentialCipher } from './credential-cipher.service.js';
 import { DatasourceResolver } from './datasource-resolver.service.js';
+import { DatasourceSessions } from './datasource-sessions.service.js';
+import { InternalDatasources } from './internal/internal-datasources.service.js';
+import { MemorySchemaCache, RedisSchemaCache, SCHEMA_CACHE } from './schema/schema-cache.js';
+import { SchemaService } from './schema/schema.service.js';
+import { HostGuard } from './ssrf/host-guard.service.js';
 
-/** Connection records, credential protection and the engine connectors. Shared by both roles. */
+/**
+ * Connection records, credential protection, internal datasources, the engine connectors and the
+ * SSRF guard in front of them. Shared by both roles.
+ */
 @Module({
   providers: [
     ConnectionRepository,
-    ConnectionService,
     CredentialCipher,
+    InternalDatasources,
     DatasourceResolver,
+    DatasourceSessions,
     ConnectionTester,
     ConnectorRegistry,
+    HostGuard,
+    SchemaService,
     PostgresConnector,
     { provide: ENGINE_CONNECTORS, useFactory: (pg: PostgresConnector) => [pg], inject: [PostgresConnector] },
+    {
+      provide: SCHEMA_CACHE,
+      inject: [REDIS_CLIENT],
+      useFactory: (redis: Redis | null) => (redis ? new RedisSchemaCache(redis) : new MemorySchemaCache()),
+    },
   ],
-  exports: [ConnectionService, ConnectionRepository, DatasourceResolver, ConnectionTester, ConnectorRegistry],
+  exports: [
+    ConnectionRepository,
+    CredentialCipher,
+    InternalDatasources,
+    DatasourceResolver,
+    DatasourceSessions,
+    ConnectionTester,
+    HostGuard,
+    SchemaService,
+  ],
 })
 export class DatasourceModule {}

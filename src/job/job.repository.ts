@@ -37,6 +37,20 @@ export class JobRepository {
     this.jobs = dataSource.getRepository<JobRecord>(JOB_ENTITY);
   }
 
+  /** Whether a pending or processing job reads the connection named `configName`. */
+  async usesConnection(configName: string): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `SELECT 1 FROM job_datasources d JOIN jobs j ON j.id = d.job_id
+       WHERE d.config_name = ${this.placeholder(1)} AND j.status IN ('pending', 'processing') LIMIT 1`,
+      [configName],
+    );
+    return rows.length > 0;
+  }
+
+  private placeholder(index: number): string {
+    return this.dataSource.options.type === 'postgres' ? `$${index}` : '?';
+  }
+
   findById(id: string): Promise<JobRecord | null> {
     return this.jobs.findOneBy({ id });
   }

@@ -4,7 +4,7 @@ import { FetCode } from '../common/errors/fet-code.js';
 import { ServiceUnavailableError } from '../common/errors/fetcher.error.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ConnectionTester } from '../datasource/connection-tester.service.js';
-import { notFound } from '../datasource/connection.service.js';
+import { notFound } from '../datasource/datasource.error.js';
 import type { ResolvedDatasource } from '../datasource/connectors/engine-connector.js';
 import { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
 import { validateDataRequest } from './data-request.validator.js';

@@ -9,6 +9,7 @@ export interface FetEnvelope {
   message: string;
   fields?: Record<string, string>;
   details?: readonly ErrorDetail[];
+  [extra: string]: unknown;
 }
 
 /** Errors thrown by body-parser carry an HTTP status and a `type`; they never reach a controller. */
@@ -30,7 +31,9 @@ export class FetExceptionFilter implements ExceptionFilter {
     const response = host.switchToHttp().getResponse<Response>();
     const { status, body, headers } = this.render(exception);
     if (status >= 500) {
-      this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
+      // A FetcherError is an expected outcome (a database that is down); anything else is a bug.
+      if (exception instanceof FetcherError) this.logger.warn(`${exception.code} ${exception.message}`);
+      else this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     }
     for (const [name, value] of Object.entries(headers ?? {})) response.setHeader(name, value);
     response.status(status).json(body);
@@ -47,6 +50,7 @@ export class FetExceptionFilter implements ExceptionFilter {
           message: exception.message,
           fields: exception.fields,
           details: exception.details,
+          ...exception.extra,
         }),
       };
     }
@@ -78,9 +82,11 @@ function envelope(code: FetCode, message: string) {
   return { status, body: { code, title, message } };
 }
 
+/** Drops empty `fields`/`details` and undefined extras. */
 function compact(body: FetEnvelope): FetEnvelope {
-  const out: FetEnvelope = { code: body.code, title: body.title, message: body.message };
-  if (body.fields && Object.keys(body.fields).length > 0) out.fields = body.fields;
-  if (body.details && body.details.length > 0) out.details = body.details;
+  const { fields, details, ...rest } = body;
+  const out = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined)) as FetEnvelope;
+  if (fields && Object.keys(fields).length > 0) out.fields = fields;
+  if (details && details.length > 0) out.details = details;
   return out;
 }

@@ -17,6 +17,8 @@ export interface FetcherErrorOptions {
   readonly details?: readonly ErrorDetail[];
   /** Extra response headers, e.g. Retry-After. */
   readonly headers?: Record<string, string>;
+  /** Extra top-level envelope members, e.g. `reason` of a failed connection test. */
+  readonly extra?: Record<string, string | number>;
   readonly cause?: unknown;
 }
 
@@ -28,6 +30,7 @@ export abstract class FetcherError extends Error {
   readonly fields?: Record<string, string>;
   readonly details?: readonly ErrorDetail[];
   readonly headers?: Record<string, string>;
+  readonly extra?: Record<string, string | number>;
 
   protected constructor(
     readonly code: FetCode,
@@ -39,6 +42,7 @@ export abstract class FetcherError extends Error {
     this.fields = options.fields;
     this.details = options.details;
     this.headers = options.headers;
+    this.extra = options.extra;
   }
 
   get status(): number {

@@ -1,6 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { DatasourceType } from '../datasource-type.js';
+import type { InternalDatasourceConfig } from '../../config/internal-datasources.config.js';
 import type { ConnectionRecord } from '../connection.entity.js';
+
+/** Internal datasources have no creation time; they sort as the oldest connections. */
+export const INTERNAL_CREATED_AT = new Date(0);
 
 export class SslModeDto {
   @ApiProperty({ example: 'require' })
@@ -21,6 +25,8 @@ export class ConnectionResponseDto {
   @ApiPropertyOptional({ type: SslModeDto, description: 'Only the mode; CA, certificate and key are never returned.' })
   ssl?: SslModeDto;
   @ApiPropertyOptional({ example: { team: 'finance' } }) metadata?: Record<string, unknown>;
+  @ApiPropertyOptional({ example: true, description: 'Declared by DATASOURCE_<NAME>_* variables: read-only, no product.' })
+  internal?: boolean;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
 
@@ -40,6 +46,25 @@ export class ConnectionResponseDto {
     if (record.metadata && Object.keys(record.metadata).length > 0) dto.metadata = record.metadata;
     dto.createdAt = record.createdAt.toISOString();
     dto.updatedAt = record.updatedAt.toISOString();
+    return dto;
+  }
+
+  static fromInternal(datasource: InternalDatasourceConfig): ConnectionResponseDto {
+    const dto = new ConnectionResponseDto();
+    dto.id = datasource.id;
+    dto.configName = datasource.configName;
+    dto.type = datasource.type;
+    dto.host = datasource.host;
+    dto.port = datasource.port;
+    dto.databaseName = datasource.databaseName;
+    if (datasource.schemaName) dto.schema = datasource.schemaName;
+    dto.userName = datasource.userName;
+    dto.hasPassword = datasource.password.length > 0;
+    if (datasource.ssl.mode) dto.ssl = { mode: datasource.ssl.mode };
+    if (Object.keys(datasource.metadata).length > 0) dto.metadata = { ...datasource.metadata };
+    dto.internal = true;
+    dto.createdAt = INTERNAL_CREATED_AT.toISOString();
+    dto.updatedAt = INTERNAL_CREATED_AT.toISOString();
     return dto;
   }
 }

@@ -18,7 +18,7 @@ import {
 import { DATASOURCE_TYPES, DatasourceType } from '../datasource-type.js';
 
 export const CONFIG_NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
-const HOST_PATTERN = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._:-]+)$/;
+export const HOST_PATTERN = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._:-]+)$/;
 
 export class SslOptionsDto {
   @ApiPropertyOptional({ example: 'require', description: 'Engine-specific SSL mode (see the connection guide).' })
@@ -54,7 +54,7 @@ export class CreateConnectionDto {
   host!: string;
 
   @ApiProperty({ example: 5432, minimum: 1, maximum: 65535 })
-  @IsDefined() @Type(() => Number) @IsInt({ message: 'port must be an integer' })
+  @IsDefined() @IsInt({ message: 'port must be an integer' })
   @Min(1, { message: 'port must be between 1 and 65535' }) @Max(65535, { message: 'port must be between 1 and 65535' })
   port!: number;
 

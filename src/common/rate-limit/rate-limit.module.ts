@@ -1,0 +1,40 @@
+import { Global, Logger, Module } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { REDIS_CLIENT } from '../redis/redis.module.js';
+import { MemoryRateLimiter, RATE_LIMITER, RedisRateLimiter, type RateLimiter } from './rate-limiter.js';
+
+/**
+ * Shared limits through Redis when there is one, so replicas count together; memory otherwise.
+ * A Redis failure lets the call through (logged): an unavailable limiter must not take the API down.
+ */
+class FailOpenRateLimiter implements RateLimiter {
+  private readonly logger = new Logger('RateLimiter');
+
+  constructor(
+    private readonly shared: RateLimiter,
+    private readonly fallback: RateLimiter,
+  ) {}
+
+  async consume(key: string, limit: number, windowMs: number) {
+    try {
+      return await this.shared.consume(key, limit, windowMs);
+    } catch (error) {
+      this.logger.warn(`shared rate limit unavailable, using this process's count: ${(error as Error).message}`);
+      return this.fallback.consume(key, limit, windowMs);
+    }
+  }
+}
+
+@Global()
+@Module({
+  providers: [
+    {
+      provide: RATE_LIMITER,
+      inject: [REDIS_CLIENT],
+      useFactory: (redis: Redis | null): RateLimiter =>
+        redis ? new FailOpenRateLimiter(new RedisRateLimiter(redis), new MemoryRateLimiter()) : new MemoryRateLimiter(),
+    },
+  ],
+  exports: [RATE_LIMITER],
+})
+export class RateLimitModule {}

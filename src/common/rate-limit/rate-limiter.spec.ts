@@ -1,0 +1,35 @@
+import { Redis } from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './rate-limiter.js';
+
+describe('MemoryRateLimiter', () => {
+  it('allows `limit` calls per window, then says how long to wait', async () => {
+    let now = 1_000_000;
+    const limiter = new MemoryRateLimiter(() => now);
+    for (let i = 0; i < 10; i += 1) {
+      expect((await limiter.consume('c1', 10, 60_000)).allowed).toBe(true);
+      now += 1_000;
+    }
+    expect(await limiter.consume('c1', 10, 60_000)).toEqual({ allowed: false, retryAfterSeconds: 50 });
+    expect((await limiter.consume('c2', 10, 60_000)).allowed).toBe(true);
+    now += 50_000;
+    expect((await limiter.consume('c1', 10, 60_000)).allowed).toBe(true);
+  });
+});
+
+describe('RedisRateLimiter (shared by every replica)', () => {
+  const redis = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
+  afterAll(() => redis.disconnect());
+
+  it('shares one window between two limiters, as two processes would', async () => {
+    const key = `test-${randomUUID()}`;
+    const replicas: RateLimiter[] = [new RedisRateLimiter(redis, 'fetcher-test:'), new RedisRateLimiter(redis, 'fetcher-test:')];
+    const outcomes = [];
+    for (let i = 0; i < 11; i += 1) outcomes.push(await replicas[i % 2].consume(key, 10, 60_000));
+    expect(outcomes.slice(0, 10).every((outcome) => outcome.allowed)).toBe(true);
+    expect(outcomes[10].allowed).toBe(false);
+    expect(outcomes[10].retryAfterSeconds).toBeGreaterThanOrEqual(59);
+    expect(await redis.pttl(`fetcher-test:${key}`)).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+export interface RateLimitDecision {
+  readonly allowed: boolean;
+  /** Whole seconds until the next call would be allowed (0 when allowed). */
+  readonly retryAfterSeconds: number;
+}
+
+/** At most `limit` calls per `windowMs` per key, over a sliding window. */
+export interface RateLimiter {
+  consume(key: string, limit: number, windowMs: number): Promise<RateLimitDecision>;
+}
+
+export const RATE_LIMITER = Symbol('RATE_LIMITER');
+
+const decision = (allowed: boolean, waitMs: number): RateLimitDecision => ({
+  allowed,
+  retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil(waitMs / 1000)),
+});
+
+/** One process's memory: right for the embedded mode, where there is one process. */
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly calls = new Map<string, number[]>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  async consume(key: string, limit: number, windowMs: number): Promise<RateLimitDecision> {
+    const now = this.now();
+    const recent = (this.calls.get(key) ?? []).filter((at) => at > now - windowMs);
+    const allowed = recent.length < limit;
+    if (allowed) recent.push(now);
+    this.calls.set(key, recent);
+    return decision(allowed, recent[0] + windowMs - now);
+  }
+}
+
+/** Sliding log in a sorted set, checked and recorded in one script so replicas share the limit. */
+const SLIDING_WINDOW = `
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local limit = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local count = redis.call('ZCARD', KEYS[1])
+local allowed = 0
+if count < limit then
+  redis.call('ZADD', KEYS[1], now, ARGV[4])
+  allowed = 1
+end
+redis.call('PEXPIRE', KEYS[1], window)
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return {allowed, tonumber(oldest[2] or now)}
+`;
+
+export class RedisRateLimiter implements RateLimiter {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix = 'fetcher:ratelimit:',
+  ) {}
+
+  async consume(key: string, limit: number, windowMs: number): Promise<RateLimitDecision> {
+    const now = Date.now();
+    const member = `${now}:${randomUUID()}`;
+    const [allowed, oldest] = (await this.redis.eval(SLIDING_WINDOW, 1, this.prefix + key, now, windowMs, limit, member)) as [number, number];
+    return decision(allowed === 1, oldest + windowMs - now);
+  }
+}

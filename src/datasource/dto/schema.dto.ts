@@ -1,0 +1,36 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsDefined, IsObject } from 'class-validator';
+import { DatasourceType } from '../datasource-type.js';
+import type { MappedFields } from '../../job/data-request.js';
+
+export class SchemaTableDto {
+  @ApiProperty({ example: 'accounting.invoices', description: 'Default-schema tables unqualified, others schema.table.' })
+  name!: string;
+  @ApiProperty({ example: ['id', 'account_id', 'amount'], description: 'In column order.' })
+  fields!: string[];
+}
+
+export class ConnectionSchemaDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ example: 'pg_main' }) configName!: string;
+  @ApiProperty({ example: 'ledger' }) databaseName!: string;
+  @ApiProperty({ enum: DatasourceType }) type!: DatasourceType;
+  @ApiProperty({ type: [SchemaTableDto], description: 'Sorted by name.' }) tables!: SchemaTableDto[];
+}
+
+export class ConnectionTestResultDto {
+  @ApiProperty({ example: 'success' }) status!: 'success';
+  @ApiProperty({ example: 'Connection successful' }) message!: string;
+  @ApiProperty({ example: 12, description: 'Milliseconds to open the connection.' }) latencyMs!: number;
+}
+
+export class ValidateSchemaDto {
+  @ApiProperty({ example: { pg_main: { accounts: ['id', 'email'], 'accounting.invoices': ['*'] } } })
+  @IsDefined() @IsObject()
+  mappedFields!: MappedFields;
+}
+
+export class SchemaValidationSuccessDto {
+  @ApiProperty({ example: 'success' }) status!: 'success';
+  @ApiProperty({ example: 'Schema validated successfully. All datasources, tables, and fields exist.' }) message!: string;
+}

@@ -1,0 +1,49 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
+import type { InternalDatasourceConfig } from '../../config/internal-datasources.config.js';
+import type { ResolvedDatasource } from '../connectors/engine-connector.js';
+
+/**
+ * Datasources declared by DATASOURCE_<NAME>_* variables: read-only through the API, no product,
+ * exempt from the SSRF guard and from the connection test at job creation (SPEC §3.6).
+ */
+@Injectable()
+export class InternalDatasources {
+  private readonly byId: ReadonlyMap<string, InternalDatasourceConfig>;
+  private readonly byName: ReadonlyMap<string, InternalDatasourceConfig>;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.byId = new Map(config.internalDatasources.map((datasource) => [datasource.id, datasource]));
+    this.byName = new Map(config.internalDatasources.map((datasource) => [datasource.configName, datasource]));
+  }
+
+  all(): InternalDatasourceConfig[] {
+    return [...this.byName.values()];
+  }
+
+  findById(id: string): InternalDatasourceConfig | undefined {
+    return this.byId.get(id);
+  }
+
+  findByConfigName(configName: string): InternalDatasourceConfig | undefined {
+    return this.byName.get(configName);
+  }
+
+  static resolved(datasource: InternalDatasourceConfig): ResolvedDatasource {
+    return {
+      id: datasource.id,
+      configName: datasource.configName,
+      type: datasource.type,
+      host: datasource.host,
+      port: datasource.port,
+      databaseName: datasource.databaseName,
+      schemaName: datasource.schemaName,
+      userName: datasource.userName,
+      password: datasource.password,
+      ssl: datasource.ssl,
+      metadata: datasource.metadata,
+      productName: null,
+      internal: true,
+    };
+  }
+}
