@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakePgAuthServer } from '../helpers/fake-pg-auth-server.js';
 import { registerPostgres, startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { createTestCertificates } from '../helpers/test-certificates.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 
 /** The endpoints that reach the database: {id}/test, {id}/schema, validate-schema. */
@@ -79,6 +80,41 @@ describe('connections API: test, schema, validate-schema', () => {
       expect(Number(eleventh.headers['retry-after'])).toBeLessThanOrEqual(60);
       // The limit is per connection.
       expect((await fetcher.http.post(`/v1/management/connections/${other.id}/test`)).status).toBe(502);
+    });
+
+    describe('with TLS: the stored CA, certificate and key are what the driver uses', () => {
+      const certs = createTestCertificates();
+      let tlsServer: Awaited<ReturnType<typeof startFakePgAuthServer>>;
+      beforeAll(async () => {
+        tlsServer = await startFakePgAuthServer({ cert: certs.serverCert, key: certs.serverKey, clientCa: certs.ca });
+      });
+      afterAll(async () => tlsServer?.close());
+
+      const testWith = async (ssl: Record<string, string>) => {
+        const created = await fetcher.http
+          .post('/v1/management/connections')
+          .set('X-Product-Name', 'reporter')
+          .send({ configName: `tls_${randomUUID().slice(0, 8)}`, type: 'POSTGRESQL', host: '127.0.0.1', port: tlsServer.port, databaseName: 'd', userName: 'u', password: 'p', ssl });
+        expect(created.status).toBe(201);
+        return fetcher.http.post(`/v1/management/connections/${created.body.id}/test`);
+      };
+
+      it('verify-full with the right CA passes the handshake and presents the client certificate', async () => {
+        const response = await testWith({ mode: 'verify-full', ca: certs.ca, cert: certs.clientCert, key: certs.clientKey });
+        // The handshake succeeded: the failure is the (fake) server refusing the password after it.
+        expect(response.body).toMatchObject({ code: 'FET-1041', reason: 'auth_failed' });
+        expect(tlsServer.clientCertificates).toContain('fetcher-test-client');
+      });
+
+      it('verify-full with another CA fails as tls', async () => {
+        const response = await testWith({ mode: 'verify-full', ca: certs.otherCa });
+        expect(response.status).toBe(502);
+        expect(response.body.reason).toBe('tls');
+      });
+
+      it('verify-ca without any CA fails as tls (the server certificate is not trusted)', async () => {
+        expect((await testWith({ mode: 'verify-ca' })).body.reason).toBe('tls');
+      });
     });
 
     it('answers 404 for an unknown connection', async () => {

@@ -1,26 +1,58 @@
 import { createServer, type Server, type Socket } from 'node:net';
+import { TLSSocket, createSecureContext } from 'node:tls';
+
+export interface FakePgTls {
+  readonly cert: string;
+  readonly key: string;
+  /** When given, the server asks for a client certificate signed by this CA. */
+  readonly clientCa?: string;
+}
+
+export interface FakePgServer {
+  readonly port: number;
+  /** Subjects (CN) of the client certificates presented over TLS, in order. */
+  readonly clientCertificates: string[];
+  close(): Promise<void>;
+}
 
 /**
  * A PostgreSQL wire-protocol peer that asks for a password and refuses it with SQLSTATE 28P01,
  * as a server with password authentication does. The local test server trusts every login, so
- * this is how a wrong password is provoked over a real socket.
+ * this is how a wrong password is provoked over a real socket. With `tls`, it accepts the
+ * SSLRequest and upgrades the socket, so certificate handling is exercised for real.
  */
-export async function startFakePgAuthServer(): Promise<{ port: number; close(): Promise<void> }> {
+export async function startFakePgAuthServer(tls?: FakePgTls): Promise<FakePgServer> {
   const sockets = new Set<Socket>();
-  const server: Server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
+  const clientCertificates: string[] = [];
+  const context = tls && createSecureContext({ cert: tls.cert, key: tls.key, ca: tls.clientCa });
+  const server: Server = createServer((raw) => {
+    sockets.add(raw);
+    raw.on('close', () => sockets.delete(raw));
+    raw.on('error', () => undefined);
+    let socket: Socket = raw;
     let stage: 'startup' | 'password' = 'startup';
     let buffered = Buffer.alloc(0);
-    socket.on('data', (chunk) => {
+    const onData = (chunk: Buffer) => {
       buffered = Buffer.concat([buffered, chunk]);
       if (stage === 'startup' && buffered.length >= 8) {
         const length = buffered.readInt32BE(0);
         if (buffered.length < length) return;
         if (buffered.readInt32BE(4) === 80877103) {
-          // SSLRequest: not supported here.
-          socket.write('N');
           buffered = buffered.subarray(length);
+          if (!context) {
+            socket.write('N');
+            return;
+          }
+          socket.write('S');
+          socket.removeListener('data', onData);
+          const secure = new TLSSocket(socket, { isServer: true, secureContext: context, requestCert: Boolean(tls?.clientCa), rejectUnauthorized: false });
+          secure.on('error', () => undefined);
+          secure.on('secure', () => {
+            const subject = secure.getPeerCertificate()?.subject?.CN;
+            if (subject) clientCertificates.push(String(subject));
+          });
+          secure.on('data', onData);
+          socket = secure;
           return;
         }
         buffered = buffered.subarray(length);
@@ -42,12 +74,14 @@ export async function startFakePgAuthServer(): Promise<{ port: number; close(): 
         header.writeInt32BE(body.length + 4, 1);
         socket.end(Buffer.concat([header, body]));
       }
-    });
+    };
+    raw.on('data', onData);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   return {
     port: typeof address === 'object' && address ? address.port : 0,
+    clientCertificates,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
