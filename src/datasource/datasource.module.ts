@@ -4,7 +4,8 @@ import { REDIS_CLIENT } from '../common/redis/redis.module.js';
 import { ConnectionRepository } from './connection.repository.js';
 import { ConnectionTester } from './connection-tester.service.js';
 import { ConnectorRegistry } from './connectors/connector-registry.js';
-import { ENGINE_CONNECTORS } from './connectors/engine-connector.js';
+import { ENGINE_CONNECTORS, type EngineConnector } from './connectors/engine-connector.js';
+import { MySqlConnector } from './connectors/mysql/mysql.connector.js';
 import { PostgresConnector } from './connectors/postgres/postgres.connector.js';
 import { CredentialCipher } from './credential-cipher.service.js';
 import { DatasourceResolver } from './datasource-resolver.service.js';
@@ -30,7 +31,12 @@ import { HostGuard } from './ssrf/host-guard.service.js';
     HostGuard,
     SchemaService,
     PostgresConnector,
-    { provide: ENGINE_CONNECTORS, useFactory: (pg: PostgresConnector) => [pg], inject: [PostgresConnector] },
+    MySqlConnector,
+    {
+      provide: ENGINE_CONNECTORS,
+      useFactory: (...connectors: EngineConnector[]) => connectors,
+      inject: [PostgresConnector, MySqlConnector],
+    },
     {
       provide: SCHEMA_CACHE,
       inject: [REDIS_CLIENT],

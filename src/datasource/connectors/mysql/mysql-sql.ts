@@ -1,0 +1,89 @@
+import mysql from 'mysql2';
+import type { FilterScalar } from '../../../job/data-request.js';
+import type { ColumnInfo, TableReadRequest } from '../engine-connector.js';
+import { buildWhere } from './mysql-filter.js';
+import { qualifiedName, quoteIdent } from './mysql-identifier.js';
+import { kindOfColumn } from './mysql-types.js';
+
+export interface SqlStatement {
+  /** SQL with `?` placeholders, for people and tests. */
+  readonly text: string;
+  readonly values: readonly FilterScalar[];
+  /**
+   * `text` cut at its placeholders (`text === fragments.join('?')`). Values are spliced in at
+   * these cuts, never by searching the text for `?`, which a quoted identifier may contain.
+   */
+  readonly fragments: readonly string[];
+}
+
+/** Accumulates SQL text and bound values in order. */
+export class SqlBuilder {
+  private readonly fragments: string[] = [''];
+  private readonly values: FilterScalar[] = [];
+
+  append(sql: string): this {
+    this.fragments[this.fragments.length - 1] += sql;
+    return this;
+  }
+
+  /** A `?` placeholder for `value`, optionally wrapped in `CAST(? AS type)`. */
+  bind(value: FilterScalar, castType?: string): this {
+    if (castType !== undefined) this.append('CAST(');
+    this.values.push(value);
+    this.fragments.push('');
+    if (castType !== undefined) this.append(` AS ${castType})`);
+    return this;
+  }
+
+  build(): SqlStatement {
+    return { text: this.fragments.join('?'), values: [...this.values], fragments: [...this.fragments] };
+  }
+}
+
+/**
+ * The statement as sent: the text protocol has no server-side parameters, so values are
+ * escaped by mysql2 (quotes and backslashes escaped, numbers and booleans as literals, null as
+ * NULL). The session clears NO_BACKSLASH_ESCAPES so that escaping is the server's reading too.
+ */
+export function renderSql(statement: SqlStatement): string {
+  const { fragments, values } = statement;
+  let sql = fragments[0];
+  for (let i = 0; i < values.length; i++) sql += mysql.escape(values[i]) + fragments[i + 1];
+  return sql;
+}
+
+/**
+ * Columns whose wire form would lose fidelity are read as server text under their own name:
+ * DOUBLE as its shortest round-trip text (mysql2's own float parsing can be off by one unit in
+ * the last place), FLOAT widened to DOUBLE first (the server prints FLOAT with 6 digits, so
+ * 1234567 would read as 1234570), spatial values as WKT instead of a binary blob.
+ */
+function projection(column: ColumnInfo): string {
+  const quoted = quoteIdent(column.name);
+  switch (kindOfColumn(column)) {
+    case 'double':
+      return `CAST(${quoted} AS CHAR) AS ${quoted}`;
+    case 'float':
+      return `CAST(${quoted} + 0e0 AS CHAR) AS ${quoted}`;
+    case 'spatial':
+      return `ST_AsText(${quoted}) AS ${quoted}`;
+    default:
+      return quoted;
+  }
+}
+
+/**
+ * `SELECT <columns> FROM `db`.`table` [WHERE …] [ORDER BY <primary key>]`, values as `?`.
+ * ORDER BY names the table's columns fully qualified: a bare name would resolve to the
+ * select-list alias first, i.e. to the text projection of a DOUBLE key.
+ */
+export function buildSelect(request: TableReadRequest): SqlStatement {
+  const { table, columns, filters } = request;
+  const from = qualifiedName(table);
+  // MySQL has no empty select list; the renderer ignores the value.
+  const list = columns.length === 0 ? '1' : columns.map(projection).join(', ');
+  const sql = new SqlBuilder().append(`SELECT ${list} FROM ${from}`);
+  if (filters !== undefined) buildWhere(filters, table.columns, sql);
+  if (table.primaryKey.length > 0) sql.append(' ORDER BY ' + table.primaryKey.map((c) => `${from}.${quoteIdent(c)}`).join(', '));
+  return sql.build();
+}

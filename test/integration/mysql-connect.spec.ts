@@ -1,0 +1,168 @@
+import { createServer, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DatasourceConnectError } from '../../src/datasource/datasource.error.js';
+import { MySqlConnector } from '../../src/datasource/connectors/mysql/mysql.connector.js';
+import { createTempMariaDatabase, resolvedMySqlDatasource, type TempMariaDatabase, withMariaAdmin } from '../helpers/mariadb-database.js';
+
+/** A port nothing listens on: bind an ephemeral port, then release it. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A server that accepts connections and never says a word: a hung MySQL. */
+async function silentServer(): Promise<{ port: number; close: () => Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const PASSWORD = 'Sup3r-Secret-pw';
+const USER = 'fetcher_probe_user';
+const OUTSIDER = 'fetcher_probe_outsider';
+
+describe('MySqlConnector connect failures', () => {
+  const connector = new MySqlConnector();
+  let db: TempMariaDatabase;
+
+  beforeAll(async () => {
+    db = await createTempMariaDatabase('my_connect');
+    await withMariaAdmin((admin) =>
+      admin.query(`
+        DROP USER IF EXISTS '${USER}'@'%', '${OUTSIDER}'@'%';
+        CREATE USER '${USER}'@'%' IDENTIFIED BY '${PASSWORD}';
+        GRANT SELECT ON \`${db.name}\`.* TO '${USER}'@'%';
+        CREATE USER '${OUTSIDER}'@'%' IDENTIFIED BY '${PASSWORD}';
+      `),
+    );
+  });
+
+  afterAll(async () => {
+    await db?.drop();
+    await withMariaAdmin((admin) => admin.query(`DROP USER IF EXISTS '${USER}'@'%', '${OUTSIDER}'@'%'`));
+  });
+
+  const failure = async (promise: Promise<unknown>): Promise<DatasourceConnectError> => {
+    const error = await promise.then(
+      () => {
+        throw new Error('expected the connection to fail');
+      },
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(DatasourceConnectError);
+    const connectError = error as DatasourceConnectError;
+    expect(connectError.configName).toBe('my_probe');
+    expect(connectError.message).toMatch(/^Cannot connect to MySQL datasource "my_probe": /);
+    expect(connectError.message).not.toContain(PASSWORD);
+    expect(connectError.message).not.toContain('fetcher_probe');
+    expect(connectError.message).not.toMatch(/mysql:\/\//);
+    return connectError;
+  };
+
+  const probe = (overrides: Parameters<typeof resolvedMySqlDatasource>[1]) =>
+    resolvedMySqlDatasource(db, { configName: 'my_probe', userName: USER, password: PASSWORD, ...overrides });
+
+  it('connects with a valid record and answers', async () => {
+    const session = await connector.open(probe({}), { connectTimeoutMs: 5_000 });
+    await expect(session.discover(null)).resolves.toBeDefined();
+    await session.close();
+  });
+
+  it('reports a wrong password as auth_failed, without naming the user', async () => {
+    const error = await failure(connector.open(probe({ password: 'wrong-password' }), { connectTimeoutMs: 5_000 }));
+    expect(error.reason).toBe('auth_failed');
+  });
+
+  it('reports an unknown user as auth_failed', async () => {
+    const error = await failure(connector.open(probe({ userName: `${USER}_missing` }), { connectTimeoutMs: 5_000 }));
+    expect(error.reason).toBe('auth_failed');
+  });
+
+  it('reports a login without rights on the database as auth_failed (ER_DBACCESS_DENIED_ERROR)', async () => {
+    const error = await failure(connector.open(probe({ userName: OUTSIDER }), { connectTimeoutMs: 5_000 }));
+    expect(error.reason).toBe('auth_failed');
+    expect(error.message).toContain(`may not use database "${db.name}"`);
+  });
+
+  it('reports a closed port as unreachable', async () => {
+    const error = await failure(connector.open(probe({ port: await closedPort() }), { connectTimeoutMs: 5_000 }));
+    expect(error.reason).toBe('unreachable');
+    expect(error.message).toContain('connection refused');
+  });
+
+  it('reports an unknown database as database_not_found', async () => {
+    // root: a login without global rights is told "access denied" instead, so as not to reveal names.
+    const error = await failure(
+      connector.open(resolvedMySqlDatasource(db, { configName: 'my_probe', databaseName: `${db.name}_missing` }), { connectTimeoutMs: 5_000 }),
+    );
+    expect(error.reason).toBe('database_not_found');
+    expect(error.message).toContain(`${db.name}_missing`);
+  });
+
+  it('reports an unresolvable host name as unreachable', async () => {
+    const error = await failure(connector.open(probe({ host: 'no-such-host.invalid' }), { connectTimeoutMs: 5_000 }));
+    expect(error.reason).toBe('unreachable');
+  });
+
+  it('reports a server that never answers as timeout, within the connect timeout', async () => {
+    const silent = await silentServer();
+    try {
+      const started = Date.now();
+      const error = await failure(connector.open(probe({ port: silent.port }), { connectTimeoutMs: 300 }));
+      expect(error.reason).toBe('timeout');
+      expect(error.message).toContain('300 ms');
+      expect(Date.now() - started).toBeLessThan(1_500);
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it('stops connecting at once when aborted', async () => {
+    const silent = await silentServer();
+    try {
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 100);
+      const started = Date.now();
+      await expect(
+        connector.open(probe({ port: silent.port }), { connectTimeoutMs: 30_000, signal: controller.signal }),
+      ).rejects.toMatchObject({ name: 'AbortError' });
+      expect(Date.now() - started).toBeLessThan(1_000);
+    } finally {
+      await silent.close();
+    }
+  });
+
+  // The local server runs without SSL.
+  it.each(['true', 'skip-verify'])('fails with tls when SSL mode %s requires TLS the server does not offer', async (mode) => {
+    const error = await failure(connector.open(probe({ ssl: { mode } }), { connectTimeoutMs: 5_000 }));
+    expect(error.reason).toBe('tls');
+    expect(error.message).toContain('does not support SSL');
+  });
+
+  it('uses plain TCP for false/empty modes and falls back to it for preferred when the server has no TLS', async () => {
+    for (const mode of ['preferred', 'false', '', null]) {
+      const session = await connector.open(probe({ ssl: { mode } }), { connectTimeoutMs: 5_000 });
+      await session.close();
+    }
+  });
+
+  it('rejects an unknown SSL mode as tls', async () => {
+    const error = await failure(connector.open(probe({ ssl: { mode: 'sometimes' } }), { connectTimeoutMs: 5_000 }));
+    expect(error.reason).toBe('tls');
+  });
+});
