@@ -1,15 +1,17 @@
 #!/usr/bin/env node
-// End-to-end extraction benchmark (SPEC §10): a 1M-row, 8-column PostgreSQL table, extracted by a
-// real Fetcher process (POST → completed, encrypted object stored), compared with
-// `psql -c "COPY (…) TO STDOUT" > /dev/null` on the same table in the same run.
-// Reports rows/s, MiB/s, the ratio to COPY and the worker's peak RSS (VmHWM).
-//   npm run bench -- [--rows 1000000] [--keep] [--profile DIR]
+// End-to-end extraction benchmark (SPEC §10): a 1M-row, 8-column table, extracted by a real
+// Fetcher process (POST → completed, encrypted object stored), compared with the engine's own
+// client streaming the same query to /dev/null in the same run (`psql -c "COPY (…) TO STDOUT"`,
+// `mariadb --quick -N -B -e "SELECT …"`). Reports rows/s, MiB/s, the ratio and the worker's peak
+// RSS (VmHWM).
+//   npm run bench -- [--engine postgres|mariadb] [--rows 1000000] [--keep] [--profile DIR]
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import mysql from 'mysql2/promise';
 import pg from 'pg';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
@@ -19,7 +21,10 @@ const option = (name, fallback) => {
   return index >= 0 ? argv[index + 1] : fallback;
 };
 const ROWS = Number(option('rows', '1000000'));
+const ENGINE = option('engine', 'postgres');
 const PG = { host: process.env.PGHOST ?? '127.0.0.1', port: Number(process.env.PGPORT ?? 5432), user: process.env.PGUSER ?? 'postgres' };
+const MARIA = { host: '127.0.0.1', port: 3306, user: 'root' };
+if (!['postgres', 'mariadb'].includes(ENGINE)) throw new Error('--engine must be postgres or mariadb');
 const database = `fetcher_bench_${Date.now()}`;
 const PROJECTION = 'id, uid, name, amount, qty, active, created_at, note';
 
@@ -61,6 +66,35 @@ async function seed() {
   });
 }
 
+async function seedMaria() {
+  const admin = await mysql.createConnection({ ...MARIA, multipleStatements: true });
+  try {
+    await admin.query(`CREATE DATABASE ${database} CHARACTER SET utf8mb4`);
+    await admin.query(`USE ${database};
+      CREATE TABLE bench_rows (
+        id BIGINT PRIMARY KEY, uid CHAR(36) NOT NULL, name VARCHAR(32) NOT NULL, amount DECIMAL(12,2) NOT NULL,
+        qty INT NOT NULL, active TINYINT(1) NOT NULL, created_at DATETIME(6) NOT NULL, note VARCHAR(64) NULL);
+      INSERT INTO bench_rows
+        SELECT seq, UUID(), CONCAT('name-', seq), (seq % 100000) / 100, seq % 1000, seq % 2 = 0,
+               TIMESTAMP '2026-01-01 00:00:00' + INTERVAL seq * 1000123 MICROSECOND,
+               IF(seq % 10 = 0, NULL, CONCAT('note "', seq, '" with \\\\ backslash'))
+        FROM seq_1_to_${ROWS};
+      ANALYZE TABLE bench_rows;`);
+  } finally {
+    await admin.end();
+  }
+}
+
+function clientReference() {
+  if (ENGINE === 'mariadb') {
+    const started = process.hrtime.bigint();
+    const result = spawnSync('bash', ['-c', `mariadb -h ${MARIA.host} -P ${MARIA.port} -u ${MARIA.user} --quick -N -B -e "SELECT ${PROJECTION} FROM ${database}.bench_rows" > /dev/null`]);
+    if (result.status !== 0) throw new Error(`mariadb client failed: ${result.stderr}`);
+    return Number(process.hrtime.bigint() - started) / 1e9;
+  }
+  return copyReference();
+}
+
 function copyReference() {
   const started = process.hrtime.bigint();
   const result = spawnSync('bash', ['-c', `psql -h ${PG.host} -p ${PG.port} -U ${PG.user} -d ${database} -X -q -c "COPY (SELECT ${PROJECTION} FROM bench_rows) TO STDOUT" > /dev/null`]);
@@ -79,10 +113,10 @@ async function main() {
   const port = await freePort();
   let child;
   try {
-    log(`seeding ${ROWS} rows into ${database}…`);
-    await seed();
-    copyReference(); // warm the cache so both sides read from memory
-    const copySeconds = copyReference();
+    log(`seeding ${ROWS} rows into ${ENGINE} database ${database}…`);
+    await (ENGINE === 'mariadb' ? seedMaria() : seed());
+    clientReference(); // warm the cache so both sides read from memory
+    const copySeconds = clientReference();
 
     // --profile DIR writes a V8 CPU profile of the Fetcher process there.
     const profile = option('profile') ? ['--cpu-prof', `--cpu-prof-dir=${resolve(option('profile'))}`] : [];
@@ -109,7 +143,11 @@ async function main() {
     const created = await fetch(`${base}/v1/management/connections`, {
       method: 'POST',
       headers: { ...json, 'X-Product-Name': 'bench' },
-      body: JSON.stringify({ configName: 'bench_pg', type: 'POSTGRESQL', host: PG.host, port: PG.port, databaseName: database, userName: PG.user, password: 'unused' }),
+      body: JSON.stringify(
+        ENGINE === 'mariadb'
+          ? { configName: 'bench_db', type: 'MYSQL', host: MARIA.host, port: MARIA.port, databaseName: database, userName: MARIA.user, password: '' }
+          : { configName: 'bench_db', type: 'POSTGRESQL', host: PG.host, port: PG.port, databaseName: database, userName: PG.user, password: 'unused' },
+      ),
     });
     if (created.status !== 201) throw new Error(`create connection: ${created.status} ${await created.text()}`);
 
@@ -117,7 +155,7 @@ async function main() {
     const submitted = await fetch(`${base}/v1/fetcher`, {
       method: 'POST',
       headers: json,
-      body: JSON.stringify({ dataRequest: { mappedFields: { bench_pg: { bench_rows: PROJECTION.split(', ') } } }, metadata: { source: 'bench', run: String(Date.now()) } }),
+      body: JSON.stringify({ dataRequest: { mappedFields: { bench_db: { bench_rows: PROJECTION.split(', ') } } }, metadata: { source: 'bench', run: String(Date.now()) } }),
     });
     const { jobId } = await submitted.json();
     let job;
@@ -134,11 +172,11 @@ async function main() {
     const copyRowsPerSecond = ROWS / copySeconds;
     log('');
     log(`node ${process.version}, ${ROWS} rows × 8 columns, result ${mib(job.result.sizeBytes).toFixed(1)} MiB plaintext`);
-    log(`psql COPY … TO STDOUT  ${copySeconds.toFixed(2)} s   ${Math.round(copyRowsPerSecond).toLocaleString('en-US')} rows/s`);
+    log(`${ENGINE === 'mariadb' ? 'mariadb --quick -B    ' : 'psql COPY … TO STDOUT '} ${copySeconds.toFixed(2)} s   ${Math.round(copyRowsPerSecond).toLocaleString('en-US')} rows/s`);
     log(`fetcher POST→completed ${seconds.toFixed(2)} s   ${Math.round(rowsPerSecond).toLocaleString('en-US')} rows/s   ${(mib(job.result.sizeBytes) / seconds).toFixed(1)} MiB/s`);
     const workerSeconds = (Date.parse(job.completedAt) - Date.parse(job.startedAt)) / 1000;
     log(`  of which in worker   ${workerSeconds.toFixed(2)} s (claim → completed), queued ${((Date.parse(job.startedAt) - Date.parse(job.createdAt)) / 1000).toFixed(2)} s`);
-    log(`ratio to COPY          ${((rowsPerSecond / copyRowsPerSecond) * 100).toFixed(1)} %`);
+    log(`ratio to the client    ${((rowsPerSecond / copyRowsPerSecond) * 100).toFixed(1)} %`);
     log(`worker peak RSS        ${mib(peak).toFixed(1)} MiB (idle after boot: ${mib(idleRss).toFixed(1)} MiB)`);
     if (peak > 300 * 1024 * 1024) {
       log('FAIL: peak RSS above 300 MiB');
@@ -151,7 +189,13 @@ async function main() {
     }
     rmSync(dataDir, { recursive: true, force: true });
     if (!argv.includes('--keep')) {
-      await withClient('postgres', (c) => c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)).catch(() => undefined);
+      if (ENGINE === 'mariadb') {
+        const admin = await mysql.createConnection(MARIA);
+        await admin.query(`DROP DATABASE IF EXISTS ${database}`).catch(() => undefined);
+        await admin.end();
+      } else {
+        await withClient('postgres', (c) => c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)).catch(() => undefined);
+      }
     }
   }
 }
