@@ -76,7 +76,12 @@ export class ConnectionProbeService {
       configNames.map(async (configName) => {
         const datasource = resolved.get(configName);
         if (!datasource) return void details.push({ type: 'datasource_not_found', datasource: configName });
-        const requested = collectRequestedTables(mappedFields[configName], undefined, this.sessions.defaultSchema(datasource));
+        const requested = collectRequestedTables(
+          mappedFields[configName],
+          undefined,
+          this.sessions.defaultSchema(datasource),
+          this.sessions.canonicalName(datasource),
+        );
         try {
           const snapshot = await this.schemas.discoverCached(datasource, versions.get(configName) ?? 0, schemasOf(requested));
           details.push(...matchRequestedTables(configName, requested, snapshot).details);

@@ -20,6 +20,12 @@ export class DatasourceSessions {
     return this.connectors.find(datasource.type)?.defaultSchema(datasource) ?? null;
   }
 
+  /** The engine's name folding (identity for engines that match names exactly). */
+  canonicalName(datasource: ResolvedDatasource): (name: string) => string {
+    const connector = this.connectors.find(datasource.type);
+    return connector?.canonicalName ? (name) => connector.canonicalName!(name) : (name) => name;
+  }
+
   async open(datasource: ResolvedDatasource, options: OpenSessionOptions): Promise<ConnectorSession> {
     const connector = this.connectors.find(datasource.type);
     if (!connector) {

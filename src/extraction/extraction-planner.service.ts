@@ -72,7 +72,12 @@ export class ExtractionPlanner {
     signal: AbortSignal,
   ): Promise<PlanOutcome> {
     const configName = datasource.configName;
-    const requested = collectRequestedTables(mapped, filters?.[configName], this.sessions.defaultSchema(datasource));
+    const requested = collectRequestedTables(
+      mapped,
+      filters?.[configName],
+      this.sessions.defaultSchema(datasource),
+      this.sessions.canonicalName(datasource),
+    );
     let session: ConnectorSession;
     try {
       session = await this.sessions.open(datasource, { connectTimeoutMs: CONNECT_TIMEOUT_MS, signal });

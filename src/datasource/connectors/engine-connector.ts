@@ -83,6 +83,11 @@ export interface EngineConnector {
   readonly type: DatasourceType;
   /** Namespace of unqualified table names (`public`), or null when names are never qualified. */
   defaultSchema(datasource: ResolvedDatasource): string | null;
+  /**
+   * How the engine folds a requested schema, table or field name before it is matched against the
+   * discovered schema (Oracle: upper case). Absent: names are matched exactly.
+   */
+  canonicalName?(name: string): string;
   /** Opens a real connection (and checks it answers). Throws DatasourceConnectError on failure. */
   open(datasource: ResolvedDatasource, options: OpenSessionOptions): Promise<ConnectorSession>;
 }

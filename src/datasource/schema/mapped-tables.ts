@@ -22,10 +22,13 @@ export function collectRequestedTables(
   mapped: Readonly<Record<string, readonly string[]>>,
   filters: Readonly<Record<string, Readonly<Record<string, FilterCondition>>>> | undefined,
   defaultSchema: string | null,
+  canonical: (name: string) => string = (name) => name,
 ): RequestedTable[] {
   const tables = new Map<string, { schema: string | null; name: string; key: string; fields: string[]; filters: Record<string, FilterCondition> }>();
-  for (const [requestedName, fields] of Object.entries(mapped)) {
-    const ref = parseTableReference(requestedName, defaultSchema);
+  const fold = (names: readonly string[]) => names.map((name) => (name === WILDCARD ? name : canonical(name)));
+  for (const [requestedName, requestedFields] of Object.entries(mapped)) {
+    const ref = parseTableReference(requestedName, defaultSchema, canonical);
+    const fields = fold(requestedFields);
     const existing = tables.get(ref.key);
     if (!existing) {
       tables.set(ref.key, { schema: ref.schema, name: ref.name, key: ref.key, fields: [...fields], filters: {} });
@@ -36,8 +39,9 @@ export function collectRequestedTables(
     }
   }
   for (const [requestedName, conditions] of Object.entries(filters ?? {})) {
-    const table = tables.get(parseTableReference(requestedName, defaultSchema).key);
-    if (table) Object.assign(table.filters, conditions);
+    const table = tables.get(parseTableReference(requestedName, defaultSchema, canonical).key);
+    if (!table) continue;
+    for (const [field, condition] of Object.entries(conditions)) table.filters[canonical(field)] = condition;
   }
   return [...tables.values()].sort((a, b) => compareKeys(a.key, b.key));
 }

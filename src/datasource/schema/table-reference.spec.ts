@@ -26,3 +26,13 @@ describe('parseTableReference', () => {
     expect(parseTableReference('events.2026', null)).toMatchObject({ schema: null, name: 'events.2026', key: 'events.2026' });
   });
 });
+
+describe('parseTableReference with a folding engine (Oracle)', () => {
+  const upper = (name: string) => name.toUpperCase();
+
+  it('folds owner and table, and drops the login owner from the key', () => {
+    expect(parseTableReference('accounts', 'APP', upper)).toMatchObject({ schema: 'APP', name: 'ACCOUNTS', key: 'ACCOUNTS' });
+    expect(parseTableReference('app.accounts', 'APP', upper)).toMatchObject({ schema: 'APP', key: 'ACCOUNTS' });
+    expect(parseTableReference('hr.employees', 'APP', upper)).toMatchObject({ schema: 'HR', name: 'EMPLOYEES', key: 'HR.EMPLOYEES' });
+  });
+});

@@ -12,13 +12,21 @@ export interface TableReference {
  * `accounting.invoices` → schema `accounting`; `accounts` and `public.accounts` → the default
  * schema, key `accounts`. Engines without schemas (defaultSchema null) keep the name whole.
  */
-export function parseTableReference(requested: string, defaultSchema: string | null): TableReference {
-  if (defaultSchema === null) return { requested, schema: null, name: requested, key: requested };
+export function parseTableReference(
+  requested: string,
+  defaultSchema: string | null,
+  canonical: (name: string) => string = (name) => name,
+): TableReference {
+  if (defaultSchema === null) {
+    const name = canonical(requested);
+    return { requested, schema: null, name, key: name };
+  }
   const dot = requested.indexOf('.');
   if (dot <= 0 || dot === requested.length - 1) {
-    return { requested, schema: defaultSchema, name: requested, key: requested };
+    const name = canonical(requested);
+    return { requested, schema: defaultSchema, name, key: name };
   }
-  const schema = requested.slice(0, dot);
-  const name = requested.slice(dot + 1);
+  const schema = canonical(requested.slice(0, dot));
+  const name = canonical(requested.slice(dot + 1));
   return { requested, schema, name, key: schema === defaultSchema ? name : `${schema}.${name}` };
 }
