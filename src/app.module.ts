@@ -10,6 +10,9 @@ import { PersistenceModule } from './persistence/persistence.module.js';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
 import { RedisModule } from './common/redis/redis.module.js';
 import { SystemModule } from './system/system.module.js';
+import { EventsModule } from './events/events.module.js';
+import { ShutdownCoordinator } from './bootstrap/shutdown-coordinator.js';
+import { StorageModule } from './storage/storage.module.js';
 
 /**
  * The role decides the graph: the manager gets the HTTP API and the queue producer, the worker
@@ -23,7 +26,8 @@ export class AppModule {
     if (runsWorker(config.role)) roleModules.push(ExtractionModule);
     return {
       module: AppModule,
-      imports: [AppConfigModule.forRoot(config), PersistenceModule, RedisModule, RateLimitModule, JobQueueModule, SystemModule, ...roleModules],
+      imports: [AppConfigModule.forRoot(config), PersistenceModule, RedisModule, RateLimitModule, JobQueueModule, EventsModule, StorageModule, SystemModule, ...roleModules],
+      providers: [ShutdownCoordinator],
     };
   }
 }

@@ -39,6 +39,10 @@ export interface AppConfig {
   readonly storage: { readonly kind: 's3'; readonly s3: S3Config } | { readonly kind: 'local'; readonly resultsDir: string };
   readonly encryption: { readonly masterKey: Buffer; readonly keyVersion: string; readonly generated: boolean };
   readonly worker: { readonly concurrency: number; readonly shutdownGraceMs: number };
+  /** Claims expire after leaseMs without renewal; the recovery loop re-queues them, failing a job after maxAttempts. */
+  readonly leases: { readonly leaseMs: number; readonly recoveryIntervalMs: number; readonly maxAttempts: number };
+  /** Terminal events: always written to the outbox; relayed to RabbitMQ when transport is rmq. */
+  readonly events: { readonly transport: 'none' | 'rmq'; readonly url?: string; readonly exchange: string; readonly relayIntervalMs: number };
   readonly jobs: { readonly dedupWindowSeconds: number; readonly connectionTestTimeoutMs: number };
   readonly extraction: ExtractionCeilings;
   readonly schemaCacheTtlSeconds: number;

@@ -116,6 +116,27 @@ export class EnvironmentVariables {
   @IsOptional() @IntRange(0, 600_000)
   SHUTDOWN_GRACE_MS?: number;
 
+  @IsOptional() @IntRange(1_000, 3_600_000)
+  JOB_LEASE_MS?: number;
+
+  @IsOptional() @IntRange(100, 3_600_000)
+  JOB_RECOVERY_INTERVAL_MS?: number;
+
+  @IsOptional() @IntRange(1, 100)
+  JOB_MAX_ATTEMPTS?: number;
+
+  @IsOptional() @IsIn(['none', 'rmq'], { message: 'must be one of none, rmq' })
+  EVENTS_TRANSPORT?: string;
+
+  @IsOptional() @Matches(/^amqps?:\/\/.+/, { message: 'must be an amqp:// or amqps:// URL' })
+  EVENTS_URL?: string;
+
+  @IsOptional() @Matches(/^[A-Za-z0-9_.:-]{1,255}$/, { message: 'must be 1-255 characters of [A-Za-z0-9_.:-]' })
+  EVENTS_EXCHANGE?: string;
+
+  @IsOptional() @IntRange(50, 600_000)
+  EVENTS_RELAY_INTERVAL_MS?: number;
+
   @IsOptional() @Transform(toBoolean) @IsBoolean({ message: 'must be true or false' })
   ALLOW_PRIVATE_HOSTS?: boolean;
 

@@ -34,6 +34,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions
 
   const s3Configured = [vars.S3_ENDPOINT, vars.S3_BUCKET].filter(Boolean).length;
   if (s3Configured === 1) throw new ConfigError('S3_ENDPOINT and S3_BUCKET must be set together');
+  if (vars.EVENTS_TRANSPORT === 'rmq' && !vars.EVENTS_URL) throw new ConfigError('Invalid configuration:\n  EVENTS_URL: is required when EVENTS_TRANSPORT=rmq');
   const role = vars.FETCHER_ROLE ?? FetcherRole.All;
   if (role !== FetcherRole.All && (!vars.DATABASE_URL || !vars.REDIS_URL)) {
     throw new ConfigError(
@@ -71,6 +72,17 @@ export function loadAppConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions
       : { kind: 'local', resultsDir: resolve(vars.RESULTS_DIR ?? join(dataDir, 'results')) },
     encryption,
     worker: { concurrency: vars.WORKER_CONCURRENCY ?? 5, shutdownGraceMs: vars.SHUTDOWN_GRACE_MS ?? 25_000 },
+    leases: {
+      leaseMs: vars.JOB_LEASE_MS ?? 60_000,
+      recoveryIntervalMs: vars.JOB_RECOVERY_INTERVAL_MS ?? 10_000,
+      maxAttempts: vars.JOB_MAX_ATTEMPTS ?? 3,
+    },
+    events: {
+      transport: (vars.EVENTS_TRANSPORT as 'none' | 'rmq' | undefined) ?? 'none',
+      url: vars.EVENTS_URL,
+      exchange: vars.EVENTS_EXCHANGE ?? 'fetcher.job.events',
+      relayIntervalMs: vars.EVENTS_RELAY_INTERVAL_MS ?? 1_000,
+    },
     jobs: {
       dedupWindowSeconds: vars.DEDUP_WINDOW_SECONDS ?? 300,
       connectionTestTimeoutMs: vars.CONNECTION_TEST_TIMEOUT_MS ?? 5_000,

@@ -5,11 +5,12 @@ import { StorageModule } from '../storage/storage.module.js';
 import { ExtractionPlanner } from './extraction-planner.service.js';
 import { ExtractionProcessor } from './extraction.processor.js';
 import { ExtractionService } from './extraction.service.js';
+import { JobRecovery } from './job-recovery.service.js';
 
 /** Planning, execution and the queue processor (worker role only). */
 @Module({
   imports: [DatasourceModule, JobModule, StorageModule],
-  providers: [ExtractionPlanner, ExtractionService, ExtractionProcessor],
+  providers: [ExtractionPlanner, ExtractionService, JobRecovery, ExtractionProcessor],
   exports: [ExtractionService],
 })
 export class ExtractionModule {}

@@ -5,8 +5,9 @@ import { JobStatus } from '../job/job-status.js';
 import { JOB_CONSUMER, JOB_QUEUE, type JobConsumer, type JobQueue } from '../job/queue/job-queue.port.js';
 import { MetricsService } from '../system/metrics.service.js';
 import { ExtractionService } from './extraction.service.js';
+import { JobRecovery } from './job-recovery.service.js';
 
-/** The queue consumer. Only the worker role imports the module that declares it. */
+/** The queue consumer and the recovery sweep. Only the worker role imports the module that declares it. */
 @Injectable()
 export class ExtractionProcessor implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(ExtractionProcessor.name);
@@ -17,18 +18,27 @@ export class ExtractionProcessor implements OnApplicationBootstrap, BeforeApplic
     @Inject(JOB_QUEUE) private readonly queue: JobQueue,
     private readonly jobs: JobRepository,
     private readonly extraction: ExtractionService,
+    private readonly recovery: JobRecovery,
     private readonly metrics: MetricsService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    const embedded = this.queue.kind === 'in-process';
     await this.consumer.start((jobId, signal) => this.handle(jobId, signal), this.config.worker.concurrency);
-    if (this.queue.kind === 'in-process') {
+    if (embedded) {
       // The embedded queue lives in memory: jobs accepted before a restart are still pending in the store.
       const pending = await this.jobs.findIdsByStatus(JobStatus.Pending);
       for (const jobId of pending) await this.queue.enqueue(jobId);
       if (pending.length > 0) this.logger.log(`re-queued ${pending.length} pending job(s) from the store`);
     }
+    await this.recovery.start(embedded);
     this.logger.log(`worker ${this.extraction.workerId} consuming (${this.queue.kind}, concurrency ${this.config.worker.concurrency})`);
+  }
+
+  /** Stop taking jobs; running ones get SHUTDOWN_GRACE_MS, then are handed back to pending. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.consumer.stop(this.config.worker.shutdownGraceMs);
+    await this.recovery.stop();
   }
 
   private async handle(jobId: string, signal: AbortSignal): Promise<void> {
@@ -38,9 +48,5 @@ export class ExtractionProcessor implements OnApplicationBootstrap, BeforeApplic
       stopTimer();
       this.metrics.jobsFinished.inc({ outcome });
     }
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.consumer.stop(this.config.worker.shutdownGraceMs);
   }
 }

@@ -13,11 +13,7 @@ import { executePlan } from './extraction-executor.js';
 import type { ExtractionPlan } from './extraction-plan.js';
 import { ExtractionPlanner } from './extraction-planner.service.js';
 
-/** How long a claim is valid without renewal; a dead worker's jobs become recoverable after it. */
-export const LEASE_MS = 60_000;
-const LEASE_RENEW_MS = 15_000;
-
-export type ExtractionOutcome = 'completed' | 'failed' | 'skipped' | 'released';
+export type ExtractionOutcome = 'completed' | 'failed' | 'skipped' | 'released' | 'lost';
 
 /** Runs one job: claim → plan → stream to storage → record the terminal status and event. */
 @Injectable()
@@ -32,16 +28,22 @@ export class ExtractionService {
     private readonly storage: ResultStorageService,
   ) {}
 
+  /** Throws only when the job store itself fails; the job is then recovered by the sweep. */
   async process(jobId: string, shutdown: AbortSignal): Promise<ExtractionOutcome> {
-    if (!(await this.jobs.claim(jobId, this.workerId, LEASE_MS))) return 'skipped';
+    const { leaseMs } = this.config.leases;
+    if (!(await this.jobs.claim(jobId, this.workerId, leaseMs))) return 'skipped';
     const job = (await this.jobs.findById(jobId)) as JobRecord;
     const started = Date.now();
     const limits = effectiveLimits(this.config.extraction, job.limits);
     const timeout = AbortSignal.timeout(limits.timeoutMs);
-    const signal = AbortSignal.any([timeout, shutdown]);
+    const leaseLost = new AbortController();
+    const signal = AbortSignal.any([timeout, shutdown, leaseLost.signal]);
     const renewal = setInterval(() => {
-      void this.jobs.renewLease(jobId, this.workerId, LEASE_MS).catch((error: unknown) => this.logger.warn(`lease renewal of ${jobId}: ${String(error)}`));
-    }, LEASE_RENEW_MS);
+      this.jobs.renewLease(jobId, this.workerId, leaseMs).then(
+        (held) => held || leaseLost.abort(new Error('the job lease was lost')),
+        (error: unknown) => this.logger.warn(`lease renewal of ${jobId} failed: ${String(error)}`),
+      );
+    }, Math.max(250, Math.floor(leaseMs / 4)));
 
     let plan: ExtractionPlan | undefined;
     let sink: ResultSink | undefined;
@@ -49,6 +51,9 @@ export class ExtractionService {
       plan = await this.planner.plan(job, signal);
       sink = await this.storage.openSink(jobId, limits.maxResultBytes);
       const stats = await executePlan(plan, sink, signal);
+      // Last check before the object becomes visible: a worker whose lease ran out must not publish.
+      if (!(await this.jobs.renewLease(jobId, this.workerId, leaseMs))) leaseLost.abort(new Error('the job lease was lost'));
+      signal.throwIfAborted();
       const sealed = await sink.finish();
       const completedAt = new Date();
       const result = {
@@ -59,19 +64,26 @@ export class ExtractionService {
         resultRowCount: stats.rowCount,
         resultRowCounts: stats.rowCounts,
       };
-      await this.jobs.complete(jobId, this.workerId, result, completedEvent(job, result, completedAt.getTime() - started, completedAt));
+      if (!(await this.jobs.complete(jobId, this.workerId, result, completedEvent(job, result, completedAt.getTime() - started, completedAt)))) {
+        this.logger.warn(`job ${jobId} finished here but is no longer held by this worker; its status was left alone`);
+        return 'lost';
+      }
       this.logger.log(`job ${jobId} completed: ${stats.rowCount} rows, ${sealed.sizeBytes} bytes in ${Date.now() - started} ms`);
       return 'completed';
     } catch (error) {
       await sink?.abort();
+      if (leaseLost.signal.aborted) {
+        this.logger.warn(`job ${jobId} stopped: its lease was lost to another worker`);
+        return 'lost';
+      }
       if (shutdown.aborted && !timeout.aborted) {
-        await this.jobs.release(jobId, this.workerId);
+        await this.jobs.release(jobId, this.workerId, 'worker shutting down');
         this.logger.warn(`job ${jobId} handed back to pending: worker is shutting down`);
         return 'released';
       }
       const info = describeFailure(error, timeout.aborted, limits.timeoutMs);
       if (info.code === FetCode.Internal) this.logger.error(`job ${jobId} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      await this.jobs.fail(jobId, info, failedEvent(job, info), this.workerId);
+      await this.jobs.fail(jobId, info, failedEvent(job, info), { workerId: this.workerId });
       this.logger.warn(`job ${jobId} failed: ${info.code} ${info.message}`);
       return 'failed';
     } finally {

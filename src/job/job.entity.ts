@@ -51,11 +51,25 @@ export interface OutboxEventRecord {
   attempts: number;
   nextAttemptAt: Date | null;
   lastError: string | null;
+  claimedBy: string | null;
+  claimedUntil: Date | null;
+}
+
+/** One status change of a job, in the same transaction as the change itself. */
+export interface JobTransitionRecord {
+  id: string;
+  jobId: string;
+  fromStatus: string | null;
+  toStatus: string;
+  workerId: string | null;
+  reason: string | null;
+  at: Date;
 }
 
 export const JOB_ENTITY = 'Job';
 export const JOB_DATASOURCE_ENTITY = 'JobDatasource';
 export const OUTBOX_EVENT_ENTITY = 'OutboxEvent';
+export const JOB_TRANSITION_ENTITY = 'JobTransition';
 
 export function jobEntities(kind: DatabaseKind): EntitySchema[] {
   const types = columnTypes(kind);
@@ -109,7 +123,22 @@ export function jobEntities(kind: DatabaseKind): EntitySchema[] {
       attempts: { type: 'integer', default: 0 },
       nextAttemptAt: nullableTimestamp('next_attempt_at'),
       lastError: { type: 'text', name: 'last_error', nullable: true },
+      claimedBy: { type: 'varchar', length: 128, name: 'claimed_by', nullable: true },
+      claimedUntil: nullableTimestamp('claimed_until'),
     },
   });
-  return [job, jobDatasource, outbox];
+  const transition = new EntitySchema<JobTransitionRecord>({
+    name: JOB_TRANSITION_ENTITY,
+    tableName: 'job_transitions',
+    columns: {
+      id: { type: 'varchar', length: 36, primary: true },
+      jobId: { type: 'varchar', length: 36, name: 'job_id' },
+      fromStatus: { type: 'varchar', length: 16, name: 'from_status', nullable: true },
+      toStatus: { type: 'varchar', length: 16, name: 'to_status' },
+      workerId: { type: 'varchar', length: 128, name: 'worker_id', nullable: true },
+      reason: { type: 'varchar', length: 255, nullable: true },
+      at: { type: types.timestamp },
+    },
+  });
+  return [job, jobDatasource, outbox, transition];
 }

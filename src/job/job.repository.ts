@@ -1,14 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, MoreThanOrEqual, type EntityManager, type QueryDeepPartialEntity, type Repository } from 'typeorm';
+import { DataSource, LessThan, MoreThanOrEqual, type EntityManager, type QueryDeepPartialEntity, type Repository } from 'typeorm';
+import { v7 as uuidv7 } from 'uuid';
+import { inTransaction } from '../persistence/transactions.js';
 import { isUniqueViolation } from '../persistence/unique-violation.js';
 import {
   JOB_DATASOURCE_ENTITY,
   JOB_ENTITY,
+  JOB_TRANSITION_ENTITY,
   OUTBOX_EVENT_ENTITY,
   type JobDatasourceRecord,
   type JobErrorInfo,
   type JobRecord,
+  type JobTransitionRecord,
   type OutboxEventRecord,
 } from './job.entity.js';
 import { JobStatus } from './job-status.js';
@@ -28,13 +32,55 @@ export interface TerminalEvent {
   readonly payload: Record<string, unknown>;
 }
 
-/** Job rows and their status machine. Every transition is one conditional update. */
+/** Guards of a status change: the statuses it may leave, and optionally who must hold the job. */
+interface TransitionGuard {
+  readonly from: readonly JobStatus[];
+  readonly workerId?: string;
+  /** Only when the lease ran out before this instant. */
+  readonly leaseExpiredBefore?: Date;
+}
+
+/**
+ * Job rows and their status machine. Every transition is one conditional update, recorded in
+ * job_transitions in the same transaction; terminal ones also write their outbox event there.
+ */
 @Injectable()
 export class JobRepository {
   private readonly jobs: Repository<JobRecord>;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     this.jobs = dataSource.getRepository<JobRecord>(JOB_ENTITY);
+  }
+
+  findById(id: string): Promise<JobRecord | null> {
+    return this.jobs.findOneBy({ id });
+  }
+
+  /** The newest job with this hash created since `since`, whatever its status. */
+  findNewestByHash(requestHash: string, since: Date): Promise<JobRecord | null> {
+    return this.jobs.findOne({ where: { requestHash, createdAt: MoreThanOrEqual(since) }, order: { createdAt: 'DESC' } });
+  }
+
+  findByDedupKey(dedupKey: string): Promise<JobRecord | null> {
+    return this.jobs.findOneBy({ dedupKey });
+  }
+
+  findIdsByStatus(status: JobStatus): Promise<string[]> {
+    return this.jobs.find({ select: { id: true }, where: { status }, order: { createdAt: 'ASC' } }).then((rows) => rows.map((row) => row.id));
+  }
+
+  /** Processing jobs whose worker stopped renewing its lease before `now`. */
+  findExpiredLeases(now: Date, limit: number): Promise<JobRecord[]> {
+    return this.jobs.find({ where: { status: JobStatus.Processing, leaseExpiresAt: LessThan(now) }, order: { leaseExpiresAt: 'ASC' }, take: limit });
+  }
+
+  /** Pending jobs untouched since `before`: possibly missing from the queue (lost delivery, handed back). */
+  findStalePending(before: Date, limit: number): Promise<JobRecord[]> {
+    return this.jobs.find({ where: { status: JobStatus.Pending, updatedAt: LessThan(before) }, order: { updatedAt: 'ASC' }, take: limit });
+  }
+
+  transitionsOf(jobId: string): Promise<JobTransitionRecord[]> {
+    return this.dataSource.getRepository<JobTransitionRecord>(JOB_TRANSITION_ENTITY).find({ where: { jobId }, order: { at: 'ASC', id: 'ASC' } });
   }
 
   /** Whether a pending or processing job reads the connection named `configName`. */
@@ -47,24 +93,23 @@ export class JobRepository {
     return rows.length > 0;
   }
 
-  private placeholder(index: number): string {
-    return this.dataSource.options.type === 'postgres' ? `$${index}` : '?';
-  }
-
-  findById(id: string): Promise<JobRecord | null> {
-    return this.jobs.findOneBy({ id });
-  }
-
-  /** The newest job with this hash created since `since`, whatever its status. */
-  findNewestByHash(requestHash: string, since: Date): Promise<JobRecord | null> {
-    return this.jobs.findOne({
-      where: { requestHash, createdAt: MoreThanOrEqual(since) },
-      order: { createdAt: 'DESC' },
-    });
-  }
-
-  findByDedupKey(dedupKey: string): Promise<JobRecord | null> {
-    return this.jobs.findOneBy({ dedupKey });
+  /**
+   * Inserts a pending job and the datasources it reads. Returns false when another job holds the
+   * same dedup key (the unique index decides, so concurrent twins cannot both win).
+   */
+  async insertPending(job: JobRecord): Promise<boolean> {
+    try {
+      await inTransaction(this.dataSource, async (manager) => {
+        await manager.getRepository<JobRecord>(JOB_ENTITY).insert(job as QueryDeepPartialEntity<JobRecord>);
+        const datasources: JobDatasourceRecord[] = Object.keys(job.mappedFields).map((configName) => ({ jobId: job.id, configName }));
+        await manager.getRepository<JobDatasourceRecord>(JOB_DATASOURCE_ENTITY).insert(datasources);
+        await this.record(manager, job.id, null, JobStatus.Pending, null, 'accepted', job.createdAt);
+      });
+      return true;
+    } catch (error) {
+      if (isUniqueViolation(error)) return false;
+      throw error;
+    }
   }
 
   /**
@@ -76,54 +121,19 @@ export class JobRepository {
       .createQueryBuilder()
       .update()
       .set({ dedupKey: null })
-      .where('id = :id AND dedup_key = :dedupKey AND status = :status AND created_at < :before', {
-        id,
-        dedupKey,
-        status: JobStatus.Completed,
-        before,
-      })
+      .where('id = :id AND dedup_key = :dedupKey AND status = :status AND created_at < :before', { id, dedupKey, status: JobStatus.Completed, before })
       .execute();
-  }
-
-  findIdsByStatus(status: JobStatus): Promise<string[]> {
-    return this.jobs.find({ select: { id: true }, where: { status }, order: { createdAt: 'ASC' } }).then((rows) => rows.map((row) => row.id));
-  }
-
-  /**
-   * Inserts a pending job and the datasources it reads. Returns false when another job holds the
-   * same dedup key (the unique index decides, so concurrent twins cannot both win).
-   */
-  async insertPending(job: JobRecord): Promise<boolean> {
-    try {
-      await this.dataSource.transaction(async (manager) => {
-        await manager.getRepository<JobRecord>(JOB_ENTITY).insert(job as QueryDeepPartialEntity<JobRecord>);
-        const datasources: JobDatasourceRecord[] = Object.keys(job.mappedFields).map((configName) => ({ jobId: job.id, configName }));
-        await manager.getRepository<JobDatasourceRecord>(JOB_DATASOURCE_ENTITY).insert(datasources);
-      });
-      return true;
-    } catch (error) {
-      if (isUniqueViolation(error)) return false;
-      throw error;
-    }
   }
 
   /** pending → processing, only if still pending. False means another delivery got there first. */
-  async claim(id: string, workerId: string, leaseMs: number): Promise<boolean> {
+  claim(id: string, workerId: string, leaseMs: number): Promise<boolean> {
     const now = new Date();
-    const result = await this.jobs
-      .createQueryBuilder()
-      .update()
-      .set({
-        status: JobStatus.Processing,
-        startedAt: now,
-        updatedAt: now,
-        workerId,
-        leaseExpiresAt: new Date(now.getTime() + leaseMs),
-        attempts: () => 'attempts + 1',
-      })
-      .where('id = :id AND status = :status', { id, status: JobStatus.Pending })
-      .execute();
-    return (result.affected ?? 0) === 1;
+    return this.change(id, { from: [JobStatus.Pending] }, JobStatus.Processing, workerId, 'claimed', {
+      startedAt: now,
+      workerId,
+      leaseExpiresAt: new Date(now.getTime() + leaseMs),
+      attempts: () => 'attempts + 1',
+    });
   }
 
   /** Extends the lease of a job this worker holds. False when the job is no longer ours. */
@@ -137,58 +147,101 @@ export class JobRepository {
     return (result.affected ?? 0) === 1;
   }
 
-  /** processing → pending, for a job this worker gives back (shutdown); it will be claimed again. */
-  async release(id: string, workerId: string): Promise<boolean> {
-    const result = await this.jobs
-      .createQueryBuilder()
-      .update()
-      .set({ status: JobStatus.Pending, workerId: null, leaseExpiresAt: null, startedAt: null, updatedAt: new Date() })
-      .where('id = :id AND status = :status AND worker_id = :workerId', { id, status: JobStatus.Processing, workerId })
-      .execute();
-    return (result.affected ?? 0) === 1;
+  /** processing → pending for a job its worker gives back (shutdown); it will be claimed again. */
+  release(id: string, workerId: string, reason: string): Promise<boolean> {
+    return this.change(id, { from: [JobStatus.Processing], workerId }, JobStatus.Pending, workerId, reason, releasedColumns());
+  }
+
+  /** processing → pending for a job whose worker stopped renewing its lease. */
+  requeueExpired(job: JobRecord, now: Date): Promise<boolean> {
+    return this.change(
+      job.id,
+      { from: [JobStatus.Processing], workerId: job.workerId ?? undefined, leaseExpiredBefore: now },
+      JobStatus.Pending,
+      job.workerId,
+      `lease expired (attempt ${job.attempts})`,
+      releasedColumns(),
+    );
+  }
+
+  /** Marks a pending job as just re-queued, so the next sweep leaves it alone for a while. */
+  async touchPending(id: string): Promise<void> {
+    await this.jobs.createQueryBuilder().update().set({ updatedAt: new Date() }).where('id = :id AND status = :status', { id, status: JobStatus.Pending }).execute();
   }
 
   /** processing → completed and its terminal event, in one transaction. */
   complete(id: string, workerId: string, result: CompletedResult, event: TerminalEvent): Promise<boolean> {
-    return this.finish(id, [JobStatus.Processing], workerId, { status: JobStatus.Completed, ...result }, event);
+    return this.change(id, { from: [JobStatus.Processing], workerId }, JobStatus.Completed, workerId, 'completed', { ...result, leaseExpiresAt: null, completedAt: new Date() }, event);
   }
 
-  /** pending|processing → failed and its terminal event, in one transaction. */
-  fail(id: string, error: JobErrorInfo, event: TerminalEvent, workerId?: string): Promise<boolean> {
-    return this.finish(id, [JobStatus.Pending, JobStatus.Processing], workerId, { status: JobStatus.Failed, error, dedupKey: null }, event);
+  /** pending|processing → failed and its terminal event, in one transaction; frees the dedup key. */
+  fail(id: string, error: JobErrorInfo, event: TerminalEvent, guard: Partial<TransitionGuard> = {}): Promise<boolean> {
+    return this.change(
+      id,
+      { from: guard.from ?? [JobStatus.Pending, JobStatus.Processing], workerId: guard.workerId, leaseExpiredBefore: guard.leaseExpiredBefore },
+      JobStatus.Failed,
+      guard.workerId ?? null,
+      error.code,
+      { error, dedupKey: null, leaseExpiresAt: null, completedAt: new Date() },
+      event,
+    );
   }
 
-  private async finish(
+  private async change(
     id: string,
-    from: JobStatus[],
-    workerId: string | undefined,
-    changes: Partial<JobRecord>,
-    event: TerminalEvent,
+    guard: TransitionGuard,
+    to: JobStatus,
+    workerId: string | null,
+    reason: string,
+    columns: QueryDeepPartialEntity<JobRecord>,
+    event?: TerminalEvent,
   ): Promise<boolean> {
-    return this.dataSource.transaction(async (manager: EntityManager) => {
+    return inTransaction(this.dataSource, async (manager) => {
       const now = new Date();
+      const current = await manager.getRepository<JobRecord>(JOB_ENTITY).findOne({ select: { id: true, status: true }, where: { id } });
+      if (!current || !guard.from.includes(current.status)) return false;
       const query = manager
         .getRepository<JobRecord>(JOB_ENTITY)
         .createQueryBuilder()
         .update()
-        .set({ ...changes, completedAt: now, updatedAt: now, leaseExpiresAt: null } as QueryDeepPartialEntity<JobRecord>)
-        .where('id = :id AND status IN (:...from)', { id, from });
-      if (workerId !== undefined) query.andWhere('worker_id = :workerId', { workerId });
-      const result = await query.execute();
-      if ((result.affected ?? 0) !== 1) return false;
-      const outbox: OutboxEventRecord = {
-        id: event.id,
-        jobId: id,
-        eventType: event.eventType,
-        payload: event.payload,
-        createdAt: now,
-        publishedAt: null,
-        attempts: 0,
-        nextAttemptAt: now,
-        lastError: null,
-      };
-      await manager.getRepository<OutboxEventRecord>(OUTBOX_EVENT_ENTITY).insert(outbox as QueryDeepPartialEntity<OutboxEventRecord>);
+        .set({ ...columns, status: to, updatedAt: now } as QueryDeepPartialEntity<JobRecord>)
+        .where('id = :id AND status = :from', { id, from: current.status });
+      if (guard.workerId !== undefined) query.andWhere('worker_id = :workerId', { workerId: guard.workerId });
+      if (guard.leaseExpiredBefore) query.andWhere('lease_expires_at < :expiredBefore', { expiredBefore: guard.leaseExpiredBefore });
+      if (((await query.execute()).affected ?? 0) !== 1) return false;
+      await this.record(manager, id, current.status, to, workerId, reason, now);
+      if (event) await this.outbox(manager, id, event, now);
       return true;
     });
   }
+
+  private async record(manager: EntityManager, jobId: string, from: JobStatus | null, to: JobStatus, workerId: string | null, reason: string, at: Date): Promise<void> {
+    const row: JobTransitionRecord = { id: uuidv7(), jobId, fromStatus: from, toStatus: to, workerId, reason: reason.slice(0, 255), at };
+    await manager.getRepository<JobTransitionRecord>(JOB_TRANSITION_ENTITY).insert(row);
+  }
+
+  private async outbox(manager: EntityManager, jobId: string, event: TerminalEvent, now: Date): Promise<void> {
+    const row: OutboxEventRecord = {
+      id: event.id,
+      jobId,
+      eventType: event.eventType,
+      payload: event.payload,
+      createdAt: now,
+      publishedAt: null,
+      attempts: 0,
+      nextAttemptAt: now,
+      lastError: null,
+      claimedBy: null,
+      claimedUntil: null,
+    };
+    await manager.getRepository<OutboxEventRecord>(OUTBOX_EVENT_ENTITY).insert(row as QueryDeepPartialEntity<OutboxEventRecord>);
+  }
+
+  private placeholder(index: number): string {
+    return this.dataSource.options.type === 'postgres' ? `$${index}` : '?';
+  }
+}
+
+function releasedColumns(): QueryDeepPartialEntity<JobRecord> {
+  return { workerId: null, leaseExpiresAt: null, startedAt: null };
 }

@@ -1,9 +1,12 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { JOB_QUEUE, type JobQueue } from '../job/queue/job-queue.port.js';
 import { OBJECT_STORE, type ObjectStore } from '../storage/object-store.port.js';
+import { REDIS_CLIENT } from '../common/redis/redis.module.js';
+import { EVENT_PUBLISHER, type EventPublisher } from '../events/event-publisher.port.js';
+import type { Redis } from 'ioredis';
 
 export interface DependencyCheck {
   status: 'up' | 'down';
@@ -21,8 +24,7 @@ const CHECK_TIMEOUT_MS = 2_000;
 
 /** Probes every dependency this process uses, in parallel, each with its own deadline. */
 @Injectable()
-export class ReadinessService implements BeforeApplicationShutdown, OnApplicationShutdown {
-  private readonly logger = new Logger('Lifecycle');
+export class ReadinessService {
   private draining = false;
 
   constructor(
@@ -30,16 +32,12 @@ export class ReadinessService implements BeforeApplicationShutdown, OnApplicatio
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(JOB_QUEUE) private readonly queue: JobQueue,
     @Inject(OBJECT_STORE) private readonly store: ObjectStore,
+    @Optional() @Inject(EVENT_PUBLISHER) private readonly publisher?: EventPublisher | null,
+    @Optional() @Inject(REDIS_CLIENT) private readonly redis?: Redis | null,
   ) {}
 
-  beforeApplicationShutdown(signal?: string): void {
+  markDraining(): void {
     this.draining = true;
-    this.logger.log(`draining${signal ? ` on ${signal}` : ''}: readiness is now 503`);
-  }
-
-  /** Runs last, after the queue, storage and database have closed. */
-  onApplicationShutdown(signal?: string): void {
-    this.logger.log(`Fetcher stopped${signal ? ` (${signal})` : ''}`);
   }
 
   async report(): Promise<ReadinessReport> {
@@ -53,6 +51,16 @@ export class ReadinessService implements BeforeApplicationShutdown, OnApplicatio
       queue: this.queue.kind,
       storage: this.store.kind,
     };
+    const redis = this.redis;
+    if (redis) {
+      probes.redis = () => redis.ping();
+      kinds.redis = 'redis';
+    }
+    const publisher = this.publisher;
+    if (publisher) {
+      probes.broker = () => publisher.ping();
+      kinds.broker = publisher.kind;
+    }
     const entries = await Promise.all(
       Object.entries(probes).map(async ([name, probe]) => [name, { ...(await timed(probe)), kind: kinds[name] }] as const),
     );

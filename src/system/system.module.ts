@@ -10,6 +10,6 @@ import { SystemController } from './system.controller.js';
   imports: [StorageModule],
   controllers: [SystemController],
   providers: [ReadinessService, MetricsService],
-  exports: [MetricsService],
+  exports: [MetricsService, ReadinessService],
 })
 export class SystemModule {}

@@ -112,8 +112,8 @@ describe.each(['sqlite', 'postgres'] as const)('JobRepository on %s', (kind) => 
     const job = pendingJob();
     await jobs.insertPending(job);
     await jobs.claim(job.id, 'w1', 60_000);
-    expect(await jobs.release(job.id, 'w2')).toBe(false);
-    expect(await jobs.release(job.id, 'w1')).toBe(true);
+    expect(await jobs.release(job.id, 'w2', 'test')).toBe(false);
+    expect(await jobs.release(job.id, 'w1', 'test')).toBe(true);
     expect(await dataSource.getRepository<JobRecord>(JOB_ENTITY).findOneByOrFail({ id: job.id })).toMatchObject({ status: JobStatus.Pending, workerId: null });
   });
 });

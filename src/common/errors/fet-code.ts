@@ -40,6 +40,7 @@ export enum FetCode {
   DatasourceQueryFailed = 'FET-1103',
   StorageFailed = 'FET-1104',
   ExtractionCancelled = 'FET-1105',
+  JobAbandoned = 'FET-1106',
 }
 
 export interface FetCodeInfo {
@@ -82,4 +83,5 @@ export const FET_CATALOGUE: Readonly<Record<FetCode, FetCodeInfo>> = {
   [FetCode.DatasourceQueryFailed]: { status: HttpStatus.BAD_GATEWAY, title: 'Datasource Query Failed' },
   [FetCode.StorageFailed]: { status: HttpStatus.BAD_GATEWAY, title: 'Result Storage Failed' },
   [FetCode.ExtractionCancelled]: { status: HttpStatus.SERVICE_UNAVAILABLE, title: 'Extraction Cancelled' },
+  [FetCode.JobAbandoned]: { status: HttpStatus.INTERNAL_SERVER_ERROR, title: 'Job Abandoned' },
 };

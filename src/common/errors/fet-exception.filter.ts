@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logge
 import type { Response } from 'express';
 import { FET_CATALOGUE, FetCode } from './fet-code.js';
 import { FetcherError, type ErrorDetail } from './fetcher.error.js';
+import { isStoreUnavailable } from '../../persistence/store-unavailable.js';
 
 export interface FetEnvelope {
   code: string;
@@ -69,6 +70,9 @@ export class FetExceptionFilter implements ExceptionFilter {
       if (status < 500) {
         return { status, body: { code: FetCode.BadRequest, title: exception.name, message: exception.message } };
       }
+    }
+    if (isStoreUnavailable(exception)) {
+      return envelope(FetCode.ServiceUnavailable, 'the job store is unavailable right now; please retry shortly');
     }
     return envelope(
       FetCode.Internal,

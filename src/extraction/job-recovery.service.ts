@@ -1,0 +1,75 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { FetCode } from '../common/errors/fet-code.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { JobRepository } from '../job/job.repository.js';
+import { JOB_QUEUE, type JobQueue } from '../job/queue/job-queue.port.js';
+import { failedEvent } from '../job/terminal-events.js';
+
+const BATCH = 100;
+
+/**
+ * No job stays processing or pending forever (SPEC §5.3, §9): a processing job whose lease ran out
+ * (its worker died) goes back to pending and is re-queued, or fails once it has used all its
+ * attempts; a pending job nobody picked up for a lease period is queued again (enqueue is
+ * idempotent, so a job still waiting in the queue is not duplicated). Every worker runs the sweep;
+ * each change is conditional, so two sweeps never both act on one job.
+ */
+@Injectable()
+export class JobRecovery {
+  private readonly logger = new Logger(JobRecovery.name);
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly jobs: JobRepository,
+    @Inject(JOB_QUEUE) private readonly queue: JobQueue,
+  ) {}
+
+  /**
+   * Starts the periodic sweep. `orphansAreDead`: this is the only process using the store (the
+   * embedded mode), so a job left processing by an earlier run is recovered at once.
+   */
+  async start(orphansAreDead: boolean): Promise<void> {
+    this.stopped = false;
+    await this.sweep(orphansAreDead ? new Date(8.64e15) : new Date()).catch((error: unknown) => this.logger.warn(`recovery sweep failed: ${String(error)}`));
+    const tick = () => {
+      this.running = this.sweep(new Date())
+        .catch((error: unknown) => this.logger.warn(`recovery sweep failed: ${String(error)}`))
+        .finally(() => {
+          if (!this.stopped) this.timer = setTimeout(tick, this.config.leases.recoveryIntervalMs);
+        });
+    };
+    this.timer = setTimeout(tick, this.config.leases.recoveryIntervalMs);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** `expiredBefore`: leases that ran out before this instant are recovered. */
+  async sweep(expiredBefore: Date): Promise<void> {
+    const { maxAttempts, leaseMs } = this.config.leases;
+    for (const job of await this.jobs.findExpiredLeases(expiredBefore, BATCH)) {
+      if (job.attempts >= maxAttempts) {
+        const error = {
+          code: FetCode.JobAbandoned,
+          message: `the job was abandoned: its worker stopped responding ${job.attempts} times (the limit is ${maxAttempts} attempts); nothing was stored`,
+        };
+        if (await this.jobs.fail(job.id, error, failedEvent(job, error), { workerId: job.workerId ?? undefined, leaseExpiredBefore: expiredBefore })) {
+          this.logger.warn(`job ${job.id} failed after ${job.attempts} abandoned attempts`);
+        }
+      } else if (await this.jobs.requeueExpired(job, expiredBefore)) {
+        this.logger.warn(`job ${job.id}: worker ${job.workerId} lost its lease; re-queued (attempt ${job.attempts} of ${maxAttempts})`);
+        await this.queue.enqueue(job.id);
+      }
+    }
+    for (const job of await this.jobs.findStalePending(new Date(Date.now() - leaseMs), BATCH)) {
+      await this.queue.enqueue(job.id);
+      await this.jobs.touchPending(job.id);
+    }
+  }
+}
