@@ -64,7 +64,7 @@ export class JobRecovery {
         }
       } else if (await this.jobs.requeueExpired(job, expiredBefore)) {
         this.logger.warn(`job ${job.id}: worker ${job.workerId} lost its lease; re-queued (attempt ${job.attempts} of ${maxAttempts})`);
-        await this.queue.enqueue(job.id);
+        await this.queue.enqueue(job.id, `r${job.attempts}`);
       }
     }
     for (const job of await this.jobs.findStalePending(new Date(Date.now() - leaseMs), BATCH)) {

@@ -29,9 +29,10 @@ export class BullMqJobQueue implements JobQueue, JobConsumer {
     this.queue.on('error', (error) => this.logger.warn(`queue: ${error.message}`));
   }
 
-  async enqueue(jobId: string): Promise<void> {
+  async enqueue(jobId: string, deliveryKey?: string): Promise<void> {
+    const bullId = deliveryKey ? `${jobId}-${deliveryKey}` : jobId;
     await withTimeout(
-      this.queue.add('extract', { jobId }, { jobId, removeOnComplete: true, removeOnFail: true, attempts: 1 }),
+      this.queue.add('extract', { jobId }, { jobId: bullId, removeOnComplete: true, removeOnFail: true, attempts: 1 }),
       ENQUEUE_TIMEOUT_MS,
       'enqueue timed out',
     );

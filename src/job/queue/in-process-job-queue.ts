@@ -16,7 +16,7 @@ export class InProcessJobQueue implements JobQueue, JobConsumer {
   private concurrency = 1;
   private stopping = false;
 
-  async enqueue(jobId: string): Promise<void> {
+  async enqueue(jobId: string, _deliveryKey?: string): Promise<void> {
     if (this.queued.has(jobId)) return;
     this.queued.add(jobId);
     this.waiting.push(jobId);

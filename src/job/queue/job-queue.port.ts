@@ -1,7 +1,12 @@
 /** Puts a job id on the queue. The job row is the source of truth; the queue only carries ids. */
 export interface JobQueue {
   readonly kind: 'bullmq' | 'in-process';
-  enqueue(jobId: string): Promise<void>;
+  /**
+   * Idempotent per (jobId, deliveryKey): the first delivery of a job has no key; a re-delivery
+   * after a lost worker passes one, so it is not mistaken for the dead worker's delivery, which the
+   * queue may still hold as running.
+   */
+  enqueue(jobId: string, deliveryKey?: string): Promise<void>;
   /** Readiness probe: throws when jobs cannot be enqueued. */
   ping(): Promise<void>;
 }
