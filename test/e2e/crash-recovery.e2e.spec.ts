@@ -104,3 +104,40 @@ describe('workers that die or stop in the middle of a job', () => {
     expect(transitions[2].reason).toBe('worker shutting down');
   }, 120_000);
 });
+
+describe('the embedded mode (SQLite, in-process queue) restarting after a crash', () => {
+  it('finishes, after a restart, the job the killed process was running', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { freePort, startFetcherProcess } = await import('../helpers/fetcher-process.js');
+    const { TEST_MASTER_KEY } = await import('../helpers/fetcher-app.js');
+    const source = await createTempDatabase('embedded_crash');
+    await source.query(`CREATE TABLE slow_source (id int PRIMARY KEY); INSERT INTO slow_source SELECT g FROM generate_series(1, 15) g;
+      CREATE VIEW slow_rows AS SELECT id, pg_sleep(0.2)::text AS waited FROM slow_source;`);
+    const dataDir = mkdtempSync(join(tmpdir(), 'fetcher-embedded-crash-'));
+    const port = await freePort();
+    const env = { DATA_DIR: dataDir, APP_ENC_KEY: TEST_MASTER_KEY, PORT: String(port), LOG_LEVEL: 'log' };
+    const api = (path: string, init: RequestInit = {}) => fetch(`http://127.0.0.1:${port}${path}`, { ...init, headers: { 'Content-Type': 'application/json', ...(init.headers ?? {}) } });
+    let fetcher = await startFetcherProcess(env, port);
+    try {
+      await api('/v1/management/connections', {
+        method: 'POST',
+        headers: { 'X-Product-Name': 'reporter' },
+        body: JSON.stringify({ configName: 'pg_source', type: 'POSTGRESQL', host: source.host, port: source.port, databaseName: source.name, userName: source.user, password: 'x' }),
+      });
+      const { jobId } = (await (await api('/v1/fetcher', { method: 'POST', body: JSON.stringify({ dataRequest: { mappedFields: { pg_source: { slow_rows: ['id'] } } }, metadata: { source: 'reporter' } }) })).json()) as { jobId: string };
+      await waitUntil(async () => ((await (await api(`/v1/fetcher/${jobId}`)).json()) as { status: string }).status === 'processing', 15_000, 'processing');
+      fetcher.child.kill('SIGKILL');
+      await new Promise((resolve) => fetcher.child.once('exit', resolve));
+
+      fetcher = await startFetcherProcess(env, port);
+      await waitUntil(async () => ((await (await api(`/v1/fetcher/${jobId}`)).json()) as { status: string }).status === 'completed', 30_000, 'completed after restart');
+      expect(fetcher.output()).toContain('re-queued (attempt 1 of 3)');
+    } finally {
+      await fetcher.stop(5_000);
+      rmSync(dataDir, { recursive: true, force: true });
+      await source.drop();
+    }
+  }, 90_000);
+});

@@ -33,6 +33,13 @@ describe('terminal events on RabbitMQ', () => {
 
   const eventsOf = (jobId: string): ReceivedEvent[] => consumer.received.filter((event) => event.body.jobId === jobId);
 
+  it('reports every dependency, broker and Redis included, in /readyz', async () => {
+    const readiness = (await (await cluster.api('/readyz')).json()) as { status: string; checks: Record<string, { status: string; latencyMs: number }> };
+    expect(readiness.status).toBe('ready');
+    expect(Object.keys(readiness.checks).sort()).toEqual(['broker', 'database', 'queue', 'redis', 'storage']);
+    expect(Object.values(readiness.checks).every((check) => check.status === 'up' && typeof check.latencyMs === 'number')).toBe(true);
+  });
+
   it('delivers exactly one job.completed and one job.failed with the original payloads', async () => {
     const completedId = await cluster.submit({ pg_source: { accounts: ['*'] } });
     const failedId = await cluster.submit({ pg_source: { ghosts: ['id'] } });

@@ -18,6 +18,8 @@ export interface ClusterOptions {
   readonly env?: Record<string, string>;
   /** DATABASE_URL of the store per role, e.g. through a TCP proxy; default: the store directly. */
   readonly storeUrl?: (role: 'manager' | 'worker', direct: string) => string;
+  /** Per-role environment overrides, applied last (e.g. a REDIS_URL or S3_PORT through a proxy). */
+  readonly roleEnv?: (role: 'manager' | 'worker', s3Port: number) => Record<string, string>;
 }
 
 /**
@@ -53,14 +55,20 @@ export class Cluster {
       ...this.options.env,
     };
     const port = await freePort();
-    this.manager = await startFetcherProcess({ ...this.env, FETCHER_ROLE: 'manager', PORT: String(port), DATABASE_URL: this.storeUrl('manager') }, port);
+    this.manager = await startFetcherProcess(
+      { ...this.env, FETCHER_ROLE: 'manager', PORT: String(port), DATABASE_URL: this.storeUrl('manager'), ...this.options.roleEnv?.('manager', this.s3.port) },
+      port,
+    );
     for (let i = 0; i < workerCount; i += 1) await this.addWorker();
     return this;
   }
 
   async addWorker(env: Record<string, string> = {}): Promise<FetcherProcess> {
     const port = await freePort();
-    const worker = await startFetcherProcess({ ...this.env, FETCHER_ROLE: 'worker', WORKER_HTTP_PORT: String(port), DATABASE_URL: this.storeUrl('worker'), ...env }, port);
+    const worker = await startFetcherProcess(
+      { ...this.env, FETCHER_ROLE: 'worker', WORKER_HTTP_PORT: String(port), DATABASE_URL: this.storeUrl('worker'), ...this.options.roleEnv?.('worker', this.s3.port), ...env },
+      port,
+    );
     this.workers.push(worker);
     return worker;
   }
