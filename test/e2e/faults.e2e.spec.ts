@@ -29,7 +29,8 @@ describe('dependency faults', () => {
     cluster = new Cluster({
       env: { JOB_LEASE_MS: '2000', JOB_RECOVERY_INTERVAL_MS: '500' },
       storeUrl: (role, direct) => direct.replace(':5432/', `:${(role === 'manager' ? proxies.managerStore : proxies.workerStore).port}/`),
-      roleEnv: (role) => (role === 'manager' ? { REDIS_URL: `redis://127.0.0.1:${proxies.managerRedis.port}` } : { S3_PORT: String(proxies.workerS3.port) }),
+      roleEnv: (role): Record<string, string> =>
+        role === 'manager' ? { REDIS_URL: `redis://127.0.0.1:${proxies.managerRedis.port}` } : { S3_PORT: String(proxies.workerS3.port) },
     });
     // The S3 proxy needs the S3 server's port, known once the cluster started it: start without workers first.
     await cluster.start(0);
