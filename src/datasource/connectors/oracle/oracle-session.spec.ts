@@ -1,0 +1,239 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ColumnInfo, RowBatch, TableInfo } from '../engine-connector.js';
+import { oracleDriver, type OracleBindValue, type OracleConnection, type OracleExecuteOptions } from './oracle-driver.js';
+import { BATCH_ROWS, describeError, LARGE_VALUE_BATCH_ROWS, OracleSession } from './oracle-session.js';
+import { describeColumnType } from './oracle-types.js';
+
+const driver = oracleDriver();
+
+const col = (name: string, dataType: string, precision: number | null = null, scale: number | null = null): ColumnInfo => ({
+  name,
+  dataType,
+  engineType: describeColumnType({ dataType, precision, scale, charLength: null }),
+});
+const ID = col('ID', 'NUMBER', 10, 0);
+const CODE = col('CODE', 'CHAR');
+const NOTE = col('NOTE', 'CLOB');
+const TABLE: TableInfo = { schema: 'FETCHER', name: 'ITEMS', key: 'ITEMS', columns: [ID, CODE, NOTE], primaryKey: ['ID'] };
+
+const ids = (from: number, count: number): unknown[][] => Array.from({ length: count }, (_, i) => [String(from + i)]);
+
+/** A scripted node-oracledb connection: each getRows answers the next scripted batch (or a pending promise). */
+function fakeConnection(batches: (unknown[][] | Promise<unknown[][]>)[] = []) {
+  const calls: { sql: string; binds?: readonly OracleBindValue[]; options?: OracleExecuteOptions }[] = [];
+  const resultSet = {
+    getRows: vi.fn(async (_n: number) => (batches.length > 0 ? await batches.shift()! : [])),
+    close: vi.fn(async () => undefined),
+  };
+  let healthy = true;
+  const connection = {
+    execute: vi.fn(async (sql: string, binds?: readonly OracleBindValue[], options?: OracleExecuteOptions) => {
+      calls.push({ sql, binds, options });
+      if (options?.resultSet) return { resultSet };
+      if (sql.includes('ALL_TAB_COLUMNS')) return { rows: [['FETCHER', 'ITEMS', 'ID', 'NUMBER', 10, 0, 0, 22, null]] };
+      return { rows: [['FETCHER', 'ITEMS', 'ID']] };
+    }),
+    break: vi.fn(async (): Promise<void> => undefined),
+    close: vi.fn(async (): Promise<void> => undefined),
+    isHealthy: () => healthy,
+  } satisfies OracleConnection;
+  return { connection, resultSet, calls, kill: () => (healthy = false) };
+}
+
+const session = (connection: OracleConnection) => new OracleSession(connection, driver, { configName: 'ora', defaultSchema: 'FETCHER' });
+
+async function collect(batches: AsyncIterable<RowBatch>): Promise<string> {
+  const parts: string[] = [];
+  for await (const batch of batches) parts.push(batch.json.toString('utf8'));
+  return parts.join(',');
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('Oracle session: discovery', () => {
+  it('runs the two catalog statements with the owners bound and builds the snapshot', async () => {
+    const fake = fakeConnection();
+    const snapshot = await session(fake.connection).discover(['fetcher', 'hr']);
+    expect(fake.calls.map((c) => c.binds)).toEqual([['FETCHER', 'HR'], ['FETCHER', 'HR']]);
+    expect(fake.calls[0].options).toMatchObject({ outFormat: driver.OUT_FORMAT_ARRAY });
+    expect(snapshot.tables.get('ITEMS')).toMatchObject({ schema: 'FETCHER', primaryKey: ['ID'] });
+  });
+
+  it('reports a failure with the first line of the server message only', async () => {
+    const fake = fakeConnection();
+    fake.connection.execute.mockRejectedValueOnce(
+      Object.assign(new Error('ORA-00942: table or view "SYS"."ALL_USERS" does not exist\nHelp: https://docs.oracle.com/error-help/db/ora-00942/'), { code: 'ORA-00942' }),
+    );
+    await expect(session(fake.connection).discover(null)).rejects.toMatchObject({
+      name: 'DatasourceQueryError',
+      configName: 'ora',
+      message: 'Schema discovery failed: ORA-00942: table or view "SYS"."ALL_USERS" does not exist',
+    });
+  });
+});
+
+describe('Oracle session: reading rows', () => {
+  it('executes the SELECT with typed CHAR binds and exact fetch types, then fetches one batch per request', async () => {
+    const fake = fakeConnection([ids(1, BATCH_ROWS), ids(BATCH_ROWS + 1, 5)]);
+    const rows = session(fake.connection).readRows({ table: TABLE, columns: [ID], filters: { CODE: { eq: ['ab'] } } }, new AbortController().signal);
+    const iterator = rows[Symbol.asyncIterator]();
+    const first = await iterator.next();
+    expect(first.done).toBe(false);
+    const [call] = fake.calls;
+    expect(call.sql).toBe('SELECT "ID" FROM "FETCHER"."ITEMS" t WHERE "CODE" = :1 ORDER BY t."ID"');
+    expect(call.binds).toEqual([{ val: 'ab', type: driver.DB_TYPE_CHAR }]);
+    expect(call.options).toMatchObject({ resultSet: true, outFormat: driver.OUT_FORMAT_ARRAY, fetchArraySize: 1000, prefetchRows: 1000 });
+    expect(call.options?.fetchTypeHandler?.({ name: 'ID', dbType: driver.DB_TYPE_NUMBER })).toEqual({ type: driver.STRING });
+    // Backpressure: the second batch is not fetched while the consumer is still on the first.
+    expect(fake.resultSet.getRows).toHaveBeenCalledTimes(1);
+    expect(fake.resultSet.getRows).toHaveBeenCalledWith(BATCH_ROWS);
+    let rest = 0;
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) rest += next.value.rowCount;
+    expect(first.value!.rowCount + rest).toBe(BATCH_ROWS + 5);
+    // A short batch ends the read without another round trip; the cursor is closed.
+    expect(fake.resultSet.getRows).toHaveBeenCalledTimes(2);
+    expect(fake.resultSet.close).toHaveBeenCalledTimes(1);
+  });
+
+  it('renders values and asks once more after an exactly full batch', async () => {
+    const fake = fakeConnection([ids(1, BATCH_ROWS)]);
+    const json = await collect(session(fake.connection).readRows({ table: TABLE, columns: [ID] }, new AbortController().signal));
+    expect(json.startsWith('{"ID":1},{"ID":2}')).toBe(true);
+    expect(fake.resultSet.getRows).toHaveBeenCalledTimes(2);
+  });
+
+  it('reads in small batches when a LOB is projected (LOBs are fetched inline)', async () => {
+    const fake = fakeConnection([[['1', 'x']]]);
+    expect(await collect(session(fake.connection).readRows({ table: TABLE, columns: [ID, NOTE] }, new AbortController().signal))).toBe('{"ID":1,"NOTE":"x"}');
+    expect(fake.resultSet.getRows).toHaveBeenCalledWith(LARGE_VALUE_BATCH_ROWS);
+    expect(fake.calls[0].options).toMatchObject({ fetchArraySize: LARGE_VALUE_BATCH_ROWS, prefetchRows: LARGE_VALUE_BATCH_ROWS });
+  });
+
+  it('closes the cursor when the consumer stops early, without interrupting anything', async () => {
+    const fake = fakeConnection([ids(1, BATCH_ROWS), ids(BATCH_ROWS + 1, BATCH_ROWS)]);
+    for await (const batch of session(fake.connection).readRows({ table: TABLE, columns: [ID] }, new AbortController().signal)) {
+      expect(batch.rowCount).toBeGreaterThan(0);
+      break;
+    }
+    expect(fake.resultSet.close).toHaveBeenCalledTimes(1);
+    expect(fake.connection.break).not.toHaveBeenCalled();
+  });
+
+  it('breaks a running fetch on abort, rejects with the abort reason, and stays usable', async () => {
+    let fail: (error: Error) => void = () => undefined;
+    const stuck = new Promise<unknown[][]>((_, reject) => {
+      fail = reject;
+    });
+    const fake = fakeConnection([stuck]);
+    fake.connection.break.mockImplementation(async () => {
+      fail(Object.assign(new Error('ORA-01013: user requested cancel of current operation'), { code: 'ORA-01013' }));
+    });
+    const s = session(fake.connection);
+    const controller = new AbortController();
+    const reading = collect(s.readRows({ table: TABLE, columns: [ID] }, controller.signal));
+    await vi.waitFor(() => expect(fake.resultSet.getRows).toHaveBeenCalled());
+    controller.abort(new Error('job timed out'));
+    await expect(reading).rejects.toThrow('job timed out');
+    expect(fake.connection.break).toHaveBeenCalledTimes(1);
+    expect(fake.resultSet.close).toHaveBeenCalledTimes(1);
+    // The session is still usable.
+    fake.resultSet.getRows.mockResolvedValueOnce([['7']]);
+    expect(await collect(s.readRows({ table: TABLE, columns: [ID] }, new AbortController().signal))).toBe('{"ID":7}');
+  });
+
+  it('closes the cursor of a statement that completes just after the abort', async () => {
+    const fake = fakeConnection();
+    const controller = new AbortController();
+    fake.connection.execute.mockImplementationOnce(
+      () => new Promise((resolve) => controller.signal.addEventListener('abort', () => setTimeout(() => resolve({ resultSet: fake.resultSet }), 5))),
+    );
+    const reading = collect(session(fake.connection).readRows({ table: TABLE, columns: [ID] }, controller.signal));
+    await vi.waitFor(() => expect(fake.connection.execute).toHaveBeenCalled());
+    controller.abort(new Error('stop'));
+    await expect(reading).rejects.toThrow('stop');
+    await vi.waitFor(() => expect(fake.resultSet.close).toHaveBeenCalledTimes(1));
+    expect(fake.resultSet.getRows).not.toHaveBeenCalled();
+  });
+
+  it('cuts the connection when a broken call does not end, and reports it lost afterwards', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const fake = fakeConnection([new Promise<never>(() => undefined)]);
+    const s = session(fake.connection);
+    const controller = new AbortController();
+    const reading = collect(s.readRows({ table: TABLE, columns: [ID] }, controller.signal));
+    await vi.waitFor(() => expect(fake.resultSet.getRows).toHaveBeenCalled());
+    controller.abort(new Error('stop'));
+    const settled = expect(reading).rejects.toThrow('stop');
+    await vi.advanceTimersByTimeAsync(2_100);
+    await settled;
+    await expect(s.discover(null)).rejects.toMatchObject({ message: 'Connection lost: statement could not be interrupted; connection closed' });
+  });
+
+  it('does not start when the signal is already aborted', async () => {
+    const fake = fakeConnection();
+    const controller = new AbortController();
+    controller.abort(new Error('already'));
+    await expect(collect(session(fake.connection).readRows({ table: TABLE, columns: [ID] }, controller.signal))).rejects.toThrow('already');
+    expect(fake.connection.execute).not.toHaveBeenCalled();
+  });
+
+  it('reports a failing statement as DatasourceQueryError naming the table, without SQL or values', async () => {
+    const fake = fakeConnection();
+    fake.connection.execute.mockRejectedValueOnce(
+      Object.assign(new Error('ORA-00942: table or view "FETCHER"."ITEMS" does not exist\nHelp: https://docs.oracle.com/error-help/db/ora-00942/'), { code: 'ORA-00942' }),
+    );
+    await expect(collect(session(fake.connection).readRows({ table: TABLE, columns: [ID], filters: { CODE: { eq: ['secret'] } } }, new AbortController().signal))).rejects.toMatchObject({
+      name: 'DatasourceQueryError',
+      table: 'ITEMS',
+      message: 'Reading table "ITEMS" failed: ORA-00942: table or view "FETCHER"."ITEMS" does not exist',
+    });
+  });
+
+  it('refuses a filter value the column type cannot read before sending anything', async () => {
+    const fake = fakeConnection();
+    const table: TableInfo = { ...TABLE, columns: [ID, col('DAY', 'DATE')] };
+    await expect(collect(session(fake.connection).readRows({ table, columns: [ID], filters: { DAY: { gt: ['yesterday'] } } }, new AbortController().signal))).rejects.toMatchObject({
+      name: 'DatasourceQueryError',
+      message: expect.stringMatching(/^Reading table "ITEMS" failed: filter value "yesterday" for DATE column "DAY" is not an ISO-8601 date/),
+    });
+    expect(fake.connection.execute).not.toHaveBeenCalled();
+  });
+});
+
+describe('Oracle session: closing and lost connections', () => {
+  it('closes once, however often it is called, and refuses work afterwards', async () => {
+    const fake = fakeConnection();
+    const s = session(fake.connection);
+    await s.close();
+    await expect(s.close()).resolves.toBeUndefined();
+    expect(fake.connection.close).toHaveBeenCalledTimes(1);
+    await expect(s.discover(null)).rejects.toMatchObject({ name: 'DatasourceQueryError', message: 'Session is closed' });
+  });
+
+  it('breaks a running fetch when closed under a consumer', async () => {
+    let fail: (error: Error) => void = () => undefined;
+    const fake = fakeConnection([new Promise<unknown[][]>((_, reject) => (fail = reject))]);
+    fake.connection.break.mockImplementation(async () => fail(new Error('ORA-01013: user requested cancel of current operation')));
+    const s = session(fake.connection);
+    const reading = collect(s.readRows({ table: TABLE, columns: [ID] }, new AbortController().signal));
+    await vi.waitFor(() => expect(fake.resultSet.getRows).toHaveBeenCalled());
+    await s.close();
+    await expect(reading).rejects.toMatchObject({ name: 'DatasourceQueryError', message: expect.stringContaining('ORA-01013') });
+    expect(fake.connection.break).toHaveBeenCalledTimes(1);
+    expect(fake.connection.close).toHaveBeenCalledTimes(1);
+  });
+
+  it('notices a dead connection through the driver health check', async () => {
+    const fake = fakeConnection();
+    fake.kill();
+    await expect(session(fake.connection).discover(null)).rejects.toMatchObject({ message: 'Connection lost: connection to Oracle Database was closed or broken' });
+  });
+
+  it('describes errors by their first line only', () => {
+    expect(describeError(new Error('NJS-500: connection to Oracle Database was closed or broken\nNJS-521: (CONNECTION_ID=x)'))).toBe('NJS-500: connection to Oracle Database was closed or broken');
+    expect(describeError('boom')).toBe('unknown error');
+    expect(describeError(new Error('x'.repeat(1000)))).toHaveLength(300);
+  });
+});

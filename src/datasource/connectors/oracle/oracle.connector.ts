@@ -1,0 +1,75 @@
+import { Injectable } from '@nestjs/common';
+import { DatasourceType } from '../../datasource-type.js';
+import type { ConnectorSession, EngineConnector, OpenSessionOptions, ResolvedDatasource } from '../engine-connector.js';
+import { connectOptions, connectOracle, connectTarget, type ConnectTarget } from './oracle-client.js';
+import { toConnectError } from './oracle-connect-error.js';
+import { oracleDriver, type OracleConnection, type OracleDriver } from './oracle-driver.js';
+import { OracleSession } from './oracle-session.js';
+import { probeServerChain, tlsPlan, walletFor, type OracleTlsPlan } from './oracle-ssl.js';
+
+/**
+ * The login's schema from a user name: upper-cased (Oracle folds unquoted names), and for proxy
+ * authentication (`proxy_user[client_user]`) the client user, whose session it is.
+ */
+export function loginSchema(userName: string): string {
+  const proxied = /^[^[\]]*\[([^[\]]+)\]$/.exec(userName.trim());
+  return (proxied === null ? userName.trim() : proxied[1].trim()).toUpperCase();
+}
+
+/**
+ * Oracle Database through node-oracledb in thin mode (pure JavaScript, no Instant Client).
+ * Unqualified table names read the login's schema (SPEC §4.2); result keys and column names are
+ * Oracle's own, i.e. upper-case for every name created without quotes.
+ */
+@Injectable()
+export class OracleConnector implements EngineConnector {
+  readonly type = DatasourceType.Oracle;
+
+  /** node-oracledb, loaded when first needed (no constructor parameter: Nest injects this class). */
+  private get driver(): OracleDriver {
+    return oracleDriver();
+  }
+
+  /**
+   * Unquoted Oracle names are upper-case: `accounts`, `Accounts` and `ACCOUNTS` are one table.
+   * (An object created with a quoted mixed-case name cannot be requested through the API.)
+   */
+  canonicalName(name: string): string {
+    return name.toUpperCase();
+  }
+
+  /** The login user's schema, or the record's `schema` when set; upper-case. */
+  defaultSchema(datasource: ResolvedDatasource): string {
+    return datasource.schemaName ? datasource.schemaName.trim().toUpperCase() : loginSchema(datasource.userName);
+  }
+
+  async open(datasource: ResolvedDatasource, options: OpenSessionOptions): Promise<ConnectorSession> {
+    const { connectTimeoutMs, signal } = options;
+    signal?.throwIfAborted();
+    let target: ConnectTarget;
+    let tls: OracleTlsPlan;
+    try {
+      target = connectTarget(datasource);
+      tls = tlsPlan(datasource.ssl, datasource.metadata);
+    } catch (error) {
+      throw toConnectError(error, datasource, connectTimeoutMs);
+    }
+
+    let connection: OracleConnection;
+    const started = Date.now();
+    try {
+      let wallet: string | undefined;
+      if (tls.trustPresentedChain) {
+        const chain = await probeServerChain(target.host, target.port, connectTimeoutMs, signal);
+        wallet = walletFor(datasource.ssl, chain);
+      }
+      // The probe's time counts against the same deadline.
+      const remaining = connectTimeoutMs > 0 ? Math.max(1, connectTimeoutMs - (Date.now() - started)) : connectTimeoutMs;
+      connection = await connectOracle(this.driver, connectOptions(datasource, target, tls, remaining, wallet), remaining, signal);
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      throw toConnectError(error, datasource, connectTimeoutMs);
+    }
+    return new OracleSession(connection, this.driver, { configName: datasource.configName, defaultSchema: this.defaultSchema(datasource) });
+  }
+}

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ConnectorSession, RowBatch, TableInfo } from '../../src/datasource/connectors/engine-connector.js';
+import { OracleConnector } from '../../src/datasource/connectors/oracle/oracle.connector.js';
+import { createTempOracleSchema, ORACLE_SKIP_REASON, parseOracleUrl, resolvedOracleDatasource, TEST_ORACLE_URL, type TempOracleSchema } from '../helpers/oracle-database.js';
+
+/** Streaming with backpressure, early stop, and abort of a running statement (connection.break()). */
+
+async function collect(batches: AsyncIterable<RowBatch>): Promise<{ json: string; rowCount: number }> {
+  const parts: string[] = [];
+  let rowCount = 0;
+  for await (const batch of batches) {
+    parts.push(batch.json.toString('utf8'));
+    rowCount += batch.rowCount;
+  }
+  return { json: parts.join(','), rowCount };
+}
+
+const suite = TEST_ORACLE_URL ? describe : describe.skip;
+if (!TEST_ORACLE_URL) process.stdout.write(`\n[oracle-streaming] SKIPPED — ${ORACLE_SKIP_REASON}\n`);
+
+suite(`OracleConnector streaming and abort${TEST_ORACLE_URL ? '' : ` — SKIPPED: ${ORACLE_SKIP_REASON}`}`, () => {
+  const ROWS = 50_000;
+  const connector = new OracleConnector();
+  let db: TempOracleSchema;
+  let session: ConnectorSession;
+  let big: TableInfo;
+  let slow: TableInfo;
+
+  beforeAll(async () => {
+    db = await createTempOracleSchema(parseOracleUrl(TEST_ORACLE_URL!));
+    await db.execute(`CREATE TABLE "${db.name('BIG')}" ("ID" NUMBER(10) PRIMARY KEY, "LABEL" VARCHAR2(200))`);
+    // Inserted in reverse key order: reads must come back ordered.
+    await db.execute(`INSERT INTO "${db.name('BIG')}" SELECT ${ROWS + 1} - LEVEL, RPAD('x', 150, 'y') FROM DUAL CONNECT BY LEVEL <= ${ROWS}`);
+    await db.execute(`CREATE TABLE "${db.name('SMALL')}" ("ID" NUMBER(10) PRIMARY KEY)`);
+    await db.execute(`INSERT INTO "${db.name('SMALL')}" SELECT LEVEL FROM DUAL CONNECT BY LEVEL <= 2`);
+    // A view that takes 30 s per row: DBMS_SESSION.SLEEP (18c+) in a function, else a huge cross join.
+    let sleeper = false;
+    try {
+      await db.execute(`CREATE FUNCTION "${db.name('SLEEPY')}" RETURN NUMBER IS BEGIN DBMS_SESSION.SLEEP(30); RETURN 1; END;`);
+      const status = await db.execute('SELECT STATUS FROM USER_OBJECTS WHERE OBJECT_NAME = :1', [db.name('SLEEPY')]);
+      sleeper = status[0]?.[0] === 'VALID';
+    } catch {
+      sleeper = false;
+    }
+    await db.execute(
+      sleeper
+        ? `CREATE VIEW "${db.name('SLOW')}" AS SELECT "${db.name('SLEEPY')}"() AS "N" FROM DUAL`
+        : `CREATE VIEW "${db.name('SLOW')}" AS SELECT COUNT(*) AS "N" FROM ALL_OBJECTS a, ALL_OBJECTS b, ALL_OBJECTS c`,
+    );
+    session = await connector.open(resolvedOracleDatasource(db.server), { connectTimeoutMs: 15_000 });
+    const tables = (await session.discover([])).tables;
+    big = tables.get(db.name('BIG'))!;
+    slow = tables.get(db.name('SLOW'))!;
+  }, 180_000);
+
+  afterAll(async () => {
+    await session?.close();
+    await db?.drop();
+  });
+
+  const readSmall = async (s: ConnectorSession = session): Promise<number> => {
+    const small = (await s.discover([])).tables.get(db.name('SMALL'))!;
+    return (await collect(s.readRows({ table: small, columns: small.columns }, new AbortController().signal))).rowCount;
+  };
+
+  it('streams a large table in many bounded batches, in key order', async () => {
+    let rows = 0;
+    let batches = 0;
+    let largest = 0;
+    let expectedId = 1;
+    for await (const batch of session.readRows({ table: big, columns: big.columns }, new AbortController().signal)) {
+      batches++;
+      rows += batch.rowCount;
+      largest = Math.max(largest, batch.rowCount);
+      const ids = (JSON.parse('[' + batch.json.toString('utf8') + ']') as { ID: number }[]).map((r) => r.ID);
+      expect(ids[0]).toBe(expectedId);
+      expectedId = ids[ids.length - 1] + 1;
+    }
+    expect(rows).toBe(ROWS);
+    expect(batches).toBeGreaterThanOrEqual(25);
+    expect(largest).toBeLessThanOrEqual(2_000);
+  });
+
+  it('lets the consumer stop early; the cursor closes and the session stays usable', async () => {
+    let seen = 0;
+    for await (const batch of session.readRows({ table: big, columns: big.columns }, new AbortController().signal)) {
+      seen += batch.rowCount;
+      break;
+    }
+    expect(seen).toBeGreaterThan(0);
+    expect(seen).toBeLessThan(ROWS);
+    expect(await readSmall()).toBe(2);
+  });
+
+  it('aborts a long-running statement on the server (break), promptly, and stays usable', async () => {
+    const controller = new AbortController();
+    const started = Date.now();
+    setTimeout(() => controller.abort(new Error('job timed out')), 500);
+    await expect(collect(session.readRows({ table: slow, columns: slow.columns }, controller.signal))).rejects.toThrow('job timed out');
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(await readSmall()).toBe(2);
+  });
+
+  it('closing a session while a statement runs breaks it instead of waiting', async () => {
+    const other = await connector.open(resolvedOracleDatasource(db.server), { connectTimeoutMs: 15_000 });
+    const reading = collect(other.readRows({ table: slow, columns: slow.columns }, new AbortController().signal));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const started = Date.now();
+    await other.close();
+    await expect(reading).rejects.toMatchObject({ name: 'DatasourceQueryError' });
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
