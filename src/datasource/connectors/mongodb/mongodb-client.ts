@@ -1,0 +1,138 @@
+import { isIPv6 } from 'node:net';
+import { MongoClient, type MongoClientOptions } from 'mongodb';
+import type { ResolvedDatasource } from '../engine-connector.js';
+import { tlsOptions } from './mongodb-ssl.js';
+import { BSON_READ_OPTIONS } from './mongodb-values.js';
+
+/** Our own connect deadline, a backstop after the driver's server selection timeout. */
+export class ConnectTimeoutError extends Error {
+  override readonly name = 'ConnectTimeoutError';
+  readonly code = 'FETCHER_CONNECT_TIMEOUT';
+}
+
+/** A connection record the driver must not be given (bad host, port or database name). */
+export class InvalidMongoSettingError extends Error {
+  override readonly name = 'InvalidMongoSettingError';
+
+  constructor(
+    readonly code: 'FETCHER_MONGO_HOST' | 'FETCHER_MONGO_DATABASE',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The driver's server selection gets the connect timeout; our deadline fires this much later. */
+const DEADLINE_GRACE_MS = 1_000;
+/** Enough for discovery's parallel sampling plus a read; the pool grows only on demand. */
+const MAX_POOL_SIZE = 8;
+
+export interface MongoClientSettings {
+  /** `mongodb://host:port/`: built from validated parts only, never credentials or options. */
+  readonly url: string;
+  readonly options: MongoClientOptions;
+}
+
+/** A DNS name, IPv4 address (underscores allowed: container names) or IPv6 literal. */
+const HOST_NAME = /^[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?)*\.?$/;
+
+/** `host:port` for the URI, with nothing in it that the URI parser could read as syntax. */
+export function hostAddress(host: string, port: number): string {
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new InvalidMongoSettingError('FETCHER_MONGO_HOST', 'invalid port');
+  const bare = host.trim().replace(/^\[(.*)\]$/, '$1');
+  if (isIPv6(bare)) return `[${bare}]:${port}`;
+  if (bare.length > 253 || !HOST_NAME.test(bare)) throw new InvalidMongoSettingError('FETCHER_MONGO_HOST', 'invalid host name');
+  return `${bare}:${port}`;
+}
+
+/** MongoDB's rules for database names (the driver would throw later, with less context). */
+export function checkDatabaseName(name: string): void {
+  if (name === '' || Buffer.byteLength(name) > 63 || /[/\\. "$*<>:|?\u0000]/.test(name)) {
+    throw new InvalidMongoSettingError('FETCHER_MONGO_DATABASE', 'invalid database name');
+  }
+}
+
+function metadataFlag(value: unknown): boolean {
+  return value === true || (typeof value === 'string' && value.trim().toLowerCase() === 'true');
+}
+
+/** `metadata.authSource`, else `admin` (where MongoDB keeps users by default). */
+export function authSourceOf(ds: ResolvedDatasource): string {
+  const value = ds.metadata.authSource;
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : 'admin';
+}
+
+/**
+ * Structured client options (SPEC §7): the URI carries only the validated host and port; user
+ * and password go in `auth`, so no escaping rule can mangle them and no URI string holds the
+ * password. Without a user name the client does not authenticate.
+ */
+export function mongoClientSettings(ds: ResolvedDatasource, connectTimeoutMs: number): MongoClientSettings {
+  const url = `mongodb://${hostAddress(ds.host, ds.port)}/`;
+  checkDatabaseName(ds.databaseName);
+  const options: MongoClientOptions = {
+    appName: 'fetcher',
+    ...tlsOptions(ds.ssl),
+    ...BSON_READ_OPTIONS,
+    maxPoolSize: MAX_POOL_SIZE,
+    // Fetcher only reads.
+    retryWrites: false,
+  };
+  if (ds.userName !== '') {
+    options.auth = { username: ds.userName, password: ds.password };
+    options.authSource = authSourceOf(ds);
+  }
+  // Without it the driver discovers the replica set and then dials members by the names in the
+  // set's config, which may not resolve from here (containers, private networks).
+  if (metadataFlag(ds.metadata.directConnection)) options.directConnection = true;
+  if (connectTimeoutMs > 0) {
+    options.serverSelectionTimeoutMS = connectTimeoutMs;
+    options.connectTimeoutMS = connectTimeoutMs;
+  }
+  return { url, options };
+}
+
+/**
+ * Connects, pings and checks access to the database within the timeout. An abort closes the client and rethrows
+ * the signal's reason; other failures are thrown raw, for the caller to classify.
+ */
+export async function connectMongo(
+  settings: MongoClientSettings,
+  databaseName: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<MongoClient> {
+  signal?.throwIfAborted();
+  const client = new MongoClient(settings.url, settings.options);
+  const work = (async () => {
+    await client.connect();
+    const db = client.db(databaseName);
+    await db.command({ ping: 1 });
+    // ping needs no privilege: this proves the login may read the database (a user without
+    // any right on it, or no credentials on a server with access control, fails here with
+    // Unauthorized rather than at discovery). The filter matches nothing: no cursor is left.
+    await db.command({ listCollections: 1, filter: { name: '' }, nameOnly: true, authorizedCollections: true });
+  })();
+  // Whatever settles second is ignored, never reported as unhandled.
+  work.catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const interrupted = new Promise<never>((_, reject) => {
+    if (timeoutMs > 0) timer = setTimeout(() => reject(new ConnectTimeoutError('connect timeout')), timeoutMs + DEADLINE_GRACE_MS);
+    onAbort = () => reject(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  interrupted.catch(() => undefined);
+  try {
+    await Promise.race([work, interrupted]);
+    return client;
+  } catch (error) {
+    // Not awaited: an abort must return at once; closing only stops monitors and sockets.
+    void client.close().catch(() => undefined);
+    if (signal?.aborted) throw signal.reason;
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
+  }
+}
