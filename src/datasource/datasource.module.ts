@@ -5,7 +5,9 @@ import { ConnectionRepository } from './connection.repository.js';
 import { ConnectionTester } from './connection-tester.service.js';
 import { ConnectorRegistry } from './connectors/connector-registry.js';
 import { ENGINE_CONNECTORS, type EngineConnector } from './connectors/engine-connector.js';
+import { MongoDbConnector } from './connectors/mongodb/mongodb.connector.js';
 import { MySqlConnector } from './connectors/mysql/mysql.connector.js';
+import { OracleConnector } from './connectors/oracle/oracle.connector.js';
 import { PostgresConnector } from './connectors/postgres/postgres.connector.js';
 import { CredentialCipher } from './credential-cipher.service.js';
 import { DatasourceResolver } from './datasource-resolver.service.js';
@@ -32,10 +34,12 @@ import { HostGuard } from './ssrf/host-guard.service.js';
     SchemaService,
     PostgresConnector,
     MySqlConnector,
+    OracleConnector,
+    MongoDbConnector,
     {
       provide: ENGINE_CONNECTORS,
       useFactory: (...connectors: EngineConnector[]) => connectors,
-      inject: [PostgresConnector, MySqlConnector],
+      inject: [PostgresConnector, MySqlConnector, OracleConnector, MongoDbConnector],
     },
     {
       provide: SCHEMA_CACHE,
