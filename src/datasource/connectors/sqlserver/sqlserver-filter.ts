@@ -1,0 +1,235 @@
+import type { FilterCondition, FilterOperator, FilterScalar } from '../../../job/data-request.js';
+import type { ColumnInfo } from '../engine-connector.js';
+import { textExpression } from './sqlserver-expressions.js';
+import { quoteIdent } from './sqlserver-identifier.js';
+import { sqlServerColumnType, type SqlServerColumnType, type SqlServerValueKind } from './sqlserver-types.js';
+
+/** The parameter types this connector binds (mssql `NVarChar(MAX)`, `Bit`, `Float`, `VarBinary(MAX)`). */
+export type SqlParamType = 'nvarchar' | 'bit' | 'float' | 'varbinary';
+
+/** One `@pN` parameter, always declared with its type (never inferred by the driver). */
+export interface SqlParam {
+  readonly name: string;
+  readonly type: SqlParamType;
+  readonly value: string | number | boolean | Buffer | null;
+}
+
+/**
+ * Filters → one WHERE clause (SPEC §4.3), with the semantics of the PostgreSQL and MySQL
+ * connectors so the same dataset and filter give the same rows. Every field and operator is
+ * ANDed; operators of one field are emitted in a fixed order so the SQL is deterministic.
+ *
+ * NULL inside a value list is treated as a value, not as an unknown:
+ * - `eq`/`in` [1, null]  → `(c = 1 OR c IS NULL)`: matches 1 or NULL.
+ * - `ne`/`nin` [1, null] → `(c <> 1 AND c IS NOT NULL)`: matches neither.
+ * Without a null in the list, `ne`/`nin` keep plain SQL semantics: NULL rows never match `<>` or
+ * NOT IN. A null in `gt gte lt lte between like` is bound as NULL and so matches nothing.
+ *
+ * Values are bound as typed parameters and made to compare as the column's type, as
+ * PostgreSQL's `$n::type` does: a string against a date/time column is CAST to that type (so it
+ * compares as a date, never as text), a number or numeric string against a numeric column is
+ * CAST to an exact decimal, a number or boolean against a text column is bound as its text
+ * (SQL Server would otherwise convert the column to int and fail on the first non-number).
+ *
+ * `like` matches the column's text form with the column's collation. SQL Server's own LIKE also
+ * treats `[...]` as a character class and has no escape character; the pattern is rewritten so
+ * that, as on the other engines, only `%` and `_` are wildcards and `\` escapes.
+ */
+const OPERATOR_ORDER: readonly FilterOperator[] = ['eq', 'gt', 'gte', 'lt', 'lte', 'between', 'in', 'nin', 'ne', 'like'];
+
+const COMPARISON: Partial<Record<FilterOperator, string>> = { gt: '>', gte: '>=', lt: '<', lte: '<=' };
+
+/** Kinds with no comparison operators of their own: compared through their text. */
+const TEXT_COMPARED: ReadonlySet<SqlServerValueKind> = new Set(['long-text', 'xml', 'json', 'clr', 'variant', 'other']);
+const DECIMAL_KINDS: ReadonlySet<SqlServerValueKind> = new Set(['integer', 'bigint', 'decimal', 'money']);
+const DATETIME2_KINDS: ReadonlySet<SqlServerValueKind> = new Set(['datetime2', 'datetime', 'smalldatetime']);
+
+/** Texts PostgreSQL reads as booleans, for bit columns. */
+const BOOLEAN_TEXT: ReadonlyMap<string, boolean> = new Map([
+  ...['true', 't', 'yes', 'y', 'on', '1'].map((text): [string, boolean] => [text, true]),
+  ...['false', 'f', 'no', 'n', 'off', '0'].map((text): [string, boolean] => [text, false]),
+]);
+
+/**
+ * The exact decimal type a value is CAST to for a numeric column: as many fraction digits as fit
+ * beside the column's integer digits, so no value the column can hold is rounded or overflows.
+ */
+export function decimalCast(type: Pick<SqlServerColumnType, 'precision' | 'scale'>): string {
+  const integerDigits = Math.max(1, Math.min(38, type.precision - type.scale));
+  return `decimal(38,${38 - integerDigits})`;
+}
+
+/** A JS number as plain decimal text (CAST to decimal refuses exponents: `1e-7`, `1e+21`). */
+export function decimalText(n: number): string {
+  const text = String(n);
+  const m = /^(-?)(\d+)(?:\.(\d+))?e([+-]\d+)$/i.exec(text);
+  if (m === null) return text;
+  const [, sign, whole, fraction = '', exponent] = m;
+  const digits = whole + fraction;
+  const point = whole.length + Number(exponent);
+  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
+  if (point >= digits.length) return sign + digits + '0'.repeat(point - digits.length);
+  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+}
+
+/** `2024-01-15T10:20[:30][.123456789][Z|+02[:00]]`: ISO date-time with an optional zone. */
+const ISO_DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(:\d{2})?(\.\d+)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+
+/**
+ * An ISO date-time string in the form SQL Server reads for the column's type: seconds added when
+ * missing, the fraction cut to the 7 digits datetime2 holds, the zone dropped for types without
+ * one (PostgreSQL's timestamp does the same) and written `+hh:mm` for datetimeoffset.
+ */
+export function temporalValue(value: string, kind: SqlServerValueKind): string {
+  if (!DATETIME2_KINDS.has(kind) && kind !== 'date' && kind !== 'datetimeoffset') return value;
+  const m = ISO_DATE_TIME.exec(value.trim());
+  if (m === null) return value;
+  const [, day, clock, seconds = ':00', fraction = '', zone] = m;
+  const local = `${day}T${clock}${seconds}${fraction.slice(0, 8)}`;
+  if (kind !== 'datetimeoffset' || zone === undefined) return local;
+  if (zone.toUpperCase() === 'Z') return local + '+00:00';
+  const digits = zone.slice(1).replace(':', '');
+  return `${local}${zone[0]}${digits.slice(0, 2)}:${digits.slice(2) || '00'}`;
+}
+
+interface Binding {
+  readonly type: SqlParamType;
+  readonly value: SqlParam['value'];
+  readonly cast?: string;
+}
+
+/** How one value is bound for a column of `type` (null: no engine type known, bound as text). */
+export function bindingFor(type: SqlServerColumnType | null, value: FilterScalar): Binding {
+  const kind = type?.kind ?? 'text';
+  if (type !== null && DECIMAL_KINDS.has(kind)) {
+    const text = typeof value === 'number' ? decimalText(value) : typeof value === 'boolean' ? (value ? '1' : '0') : value;
+    return { type: 'nvarchar', value: text, cast: decimalCast(type) };
+  }
+  switch (kind) {
+    case 'boolean': {
+      if (typeof value === 'boolean' || value === null) return { type: 'bit', value };
+      if (typeof value === 'number') return { type: 'bit', value: value !== 0 };
+      const flag = BOOLEAN_TEXT.get(value.trim().toLowerCase());
+      return flag === undefined ? { type: 'nvarchar', value, cast: 'bit' } : { type: 'bit', value: flag };
+    }
+    case 'float':
+    case 'real':
+      if (typeof value === 'number' || value === null) return { type: 'float', value };
+      return { type: 'nvarchar', value: typeof value === 'boolean' ? (value ? '1' : '0') : value, cast: 'float' };
+    case 'date':
+    case 'datetime2':
+    case 'datetime':
+    case 'smalldatetime':
+    case 'datetimeoffset':
+    case 'time': {
+      const text = value === null ? null : temporalValue(String(value), kind);
+      const cast = kind === 'date' ? 'date' : kind === 'datetimeoffset' ? 'datetimeoffset(7)' : kind === 'time' ? 'time(7)' : 'datetime2(7)';
+      return { type: 'nvarchar', value: text, cast };
+    }
+    case 'uuid':
+      return { type: 'nvarchar', value: value === null ? null : String(value), cast: 'uniqueidentifier' };
+    case 'binary':
+      // Binary values appear as base64 in results; a filter value is read the same way.
+      if (typeof value === 'string') return { type: 'varbinary', value: Buffer.from(value, 'base64') };
+      return value === null ? { type: 'varbinary', value: null } : { type: 'nvarchar', value: String(value) };
+    default:
+      return { type: 'nvarchar', value: value === null ? null : String(value) };
+  }
+}
+
+/** A LIKE pattern with PostgreSQL's reading under `ESCAPE '\'`: `[` is a literal, `\x` stays an escape. */
+export function likePattern(pattern: string): string {
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\' && i + 1 < pattern.length) {
+      out += c + pattern[++i];
+    } else {
+      out += c === '[' ? '\\[' : c;
+    }
+  }
+  return out;
+}
+
+interface FieldContext {
+  /** The column as compared: its quoted name, or its text form for kinds without `=`. */
+  readonly subject: string;
+  /** The column's text form, for LIKE. */
+  readonly text: string;
+  readonly type: SqlServerColumnType | null;
+  readonly params: SqlParam[];
+}
+
+function push(params: SqlParam[], type: SqlParamType, value: SqlParam['value']): string {
+  const name = `p${params.length + 1}`;
+  params.push({ name, type, value });
+  return '@' + name;
+}
+
+function bind(ctx: FieldContext, value: FilterScalar): string {
+  const binding = bindingFor(ctx.type, value);
+  const placeholder = push(ctx.params, binding.type, binding.value);
+  return binding.cast === undefined ? placeholder : `CAST(${placeholder} AS ${binding.cast})`;
+}
+
+/** `eq`/`in` (negated: `ne`/`nin`) over a list that may hold nulls. */
+function membership(ctx: FieldContext, list: readonly FilterScalar[], negated: boolean): string {
+  const present = list.filter((v) => v !== null);
+  const hasNull = present.length < list.length;
+  const parts: string[] = [];
+  if (present.length === 1) parts.push(`${ctx.subject} ${negated ? '<>' : '='} ${bind(ctx, present[0])}`);
+  else if (present.length > 1) {
+    const values = present.map((v) => bind(ctx, v)).join(', ');
+    parts.push(`${ctx.subject} ${negated ? 'NOT IN' : 'IN'} (${values})`);
+  }
+  if (hasNull) parts.push(`${ctx.subject} ${negated ? 'IS NOT NULL' : 'IS NULL'}`);
+  if (parts.length === 1) return parts[0];
+  return '(' + parts.join(negated ? ' AND ' : ' OR ') + ')';
+}
+
+function predicate(ctx: FieldContext, op: FilterOperator, list: readonly FilterScalar[]): string {
+  switch (op) {
+    case 'eq':
+    case 'in':
+      return membership(ctx, list, false);
+    case 'ne':
+    case 'nin':
+      return membership(ctx, list, true);
+    case 'between':
+      return `${ctx.subject} BETWEEN ${bind(ctx, list[0])} AND ${bind(ctx, list[1])}`;
+    case 'like': {
+      const pattern = list[0];
+      const placeholder = push(ctx.params, 'nvarchar', pattern === null ? null : likePattern(String(pattern)));
+      return `${ctx.text} LIKE ${placeholder} ESCAPE N'\\'`;
+    }
+    default:
+      return `${ctx.subject} ${COMPARISON[op]} ${bind(ctx, list[0])}`;
+  }
+}
+
+/**
+ * Appends the parameters to `params` (names continue its numbering) and returns the predicate
+ * text, '' when no filter applies. `columns` are the table's columns, for types.
+ */
+export function buildWhere(filters: Readonly<Record<string, FilterCondition>>, columns: readonly ColumnInfo[], params: SqlParam[]): string {
+  const byName = new Map(columns.map((c) => [c.name, c]));
+  const predicates: string[] = [];
+  for (const [field, condition] of Object.entries(filters)) {
+    const column = byName.get(field);
+    const type = column === undefined ? null : sqlServerColumnType(column);
+    const quoted = quoteIdent(field);
+    const kind = type?.kind ?? 'text';
+    const ctx: FieldContext = {
+      subject: TEXT_COMPARED.has(kind) ? textExpression(quoted, kind) : quoted,
+      text: textExpression(quoted, kind),
+      type,
+      params,
+    };
+    for (const op of OPERATOR_ORDER) {
+      const list = condition[op];
+      if (list === undefined || list.length === 0) continue;
+      predicates.push(predicate(ctx, op, list));
+    }
+  }
+  return predicates.join(' AND ');
+}

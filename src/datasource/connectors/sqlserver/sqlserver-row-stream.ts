@@ -1,0 +1,125 @@
+import sql, { type ConnectionPool, type ISqlType, type Request } from 'mssql';
+import type { SqlParamType } from './sqlserver-filter.js';
+import type { SqlStatement } from './sqlserver-sql.js';
+import type { RawRow } from './sqlserver-value-encoders.js';
+
+/** The declared type of each parameter kind; MAX lengths so no value is ever cut. */
+export function parameterType(type: SqlParamType): ISqlType {
+  switch (type) {
+    case 'nvarchar':
+      return sql.NVarChar(sql.MAX);
+    case 'varbinary':
+      return sql.VarBinary(sql.MAX);
+    case 'bit':
+      return sql.Bit();
+    case 'float':
+      return sql.Float();
+  }
+}
+
+/** A Request with the statement's parameters declared; rows as arrays. */
+export function prepareRequest(pool: ConnectionPool, statement: SqlStatement, stream: boolean): Request {
+  const request = new sql.Request(pool);
+  request.stream = stream;
+  request.arrayRowMode = true;
+  for (const param of statement.params) request.input(param.name, parameterType(param.type), param.value);
+  return request;
+}
+
+/**
+ * One running SELECT in mssql's streaming mode, read in batches with real backpressure. Rows are
+ * collected from the `row` events until a batch is full; then the request is paused (tedious
+ * stops parsing, its socket is no longer read, TCP fills up and the server waits) until the
+ * consumer asks for the next batch. At most one batch is read ahead, never the table.
+ */
+export class SqlServerRowStream {
+  private buffered: RawRow[] = [];
+  private failure: unknown = undefined;
+  private ended = false;
+  private discarding = false;
+  private wake: (() => void) | undefined;
+  private resolveFinished: () => void = () => undefined;
+  private readonly request: Request;
+  /** Resolves once the statement is over on its connection (rows done, failed, cancelled or abandoned). */
+  readonly finished: Promise<void>;
+
+  constructor(pool: ConnectionPool, statement: SqlStatement, private readonly batchRows: number) {
+    this.finished = new Promise<void>((resolve) => {
+      this.resolveFinished = resolve;
+    });
+    this.request = prepareRequest(pool, statement, true);
+    this.request.on('row', (row: RawRow) => this.onRow(row));
+    // 'error' may come more than once (one per server message); the first one explains.
+    this.request.on('error', (error: unknown) => {
+      this.failure ??= error;
+    });
+    // Always the last event, after a failure or a cancel too.
+    this.request.on('done', () => this.finish());
+    this.request.query(statement.text).catch((error: unknown) => this.finish(error));
+  }
+
+  get isFinished(): boolean {
+    return this.ended;
+  }
+
+  /**
+   * The next batch of (about) `batchRows` rows; an empty one once the result is exhausted.
+   * Rejects with the statement's error.
+   */
+  async next(): Promise<RawRow[]> {
+    // Never an empty batch after a cancel: that would read as the end of the table.
+    if (this.discarding) throw new Error('statement cancelled');
+    if (this.failure !== undefined) throw this.failure;
+    if (this.buffered.length < this.batchRows && !this.ended) {
+      const ready = new Promise<void>((resolve) => {
+        this.wake = resolve;
+      });
+      this.request.resume();
+      await ready;
+      if (this.failure !== undefined) throw this.failure;
+    }
+    const rows = this.buffered;
+    this.buffered = [];
+    return rows;
+  }
+
+  /**
+   * Stops the statement on the server: an attention (cancel) on its connection. tedious resumes a
+   * paused request by itself to read up to the server's acknowledgement; what arrives meanwhile
+   * is dropped. The stream then finishes with ECANCEL, which nobody reads.
+   */
+  cancel(): void {
+    if (this.ended) return;
+    this.discarding = true;
+    this.buffered = [];
+    this.request.cancel();
+  }
+
+  /** Settles the stream from outside, when its connection has been cut. */
+  abandon(error: Error): void {
+    this.finish(error);
+  }
+
+  private onRow(row: RawRow): void {
+    if (this.discarding) return;
+    this.buffered.push(row);
+    if (this.buffered.length >= this.batchRows) {
+      this.request.pause();
+      this.notify();
+    }
+  }
+
+  private finish(error?: unknown): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (error !== undefined) this.failure ??= error;
+    this.resolveFinished();
+    this.notify();
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+}

@@ -1,0 +1,70 @@
+import type { SecureContextOptions } from 'node:tls';
+import type { ResolvedDatasource } from '../engine-connector.js';
+
+export const SQLSERVER_SSL_MODES = ['disable', 'false', 'true', 'strict'] as const;
+export type SqlServerSslMode = (typeof SQLSERVER_SSL_MODES)[number];
+
+/** The tedious options one SSL mode comes down to. */
+export interface SqlServerTls {
+  readonly mode: SqlServerSslMode;
+  /** tedious `encrypt`: `false` no TLS at all, `true` TLS negotiated inside TDS 7.x, `'strict'` TDS 8.0 (TLS first). */
+  readonly encrypt: boolean | 'strict';
+  /** Always false: a mode that encrypts also verifies the server certificate. */
+  readonly trustServerCertificate: false;
+  /** CA / client certificate / key handed to tedious' secure context; empty without TLS. */
+  readonly cryptoCredentialsDetails: SecureContextOptions;
+}
+
+export class UnsupportedSslModeError extends Error {
+  override readonly name = 'UnsupportedSslModeError';
+  readonly code = 'FETCHER_SSL_MODE';
+}
+
+/**
+ * null / '' mean `disable`, the original's default for SQL Server (and what the PostgreSQL and
+ * MySQL connectors do with an empty mode): a server that forces encryption then answers with a
+ * `tls` failure that says which mode to choose.
+ */
+export function normalizeSslMode(mode: string | null | undefined): SqlServerSslMode {
+  const m = (mode ?? '').trim().toLowerCase();
+  if (m === '') return 'disable';
+  if ((SQLSERVER_SSL_MODES as readonly string[]).includes(m)) return m as SqlServerSslMode;
+  throw new UnsupportedSslModeError(`unsupported SQL Server SSL mode "${m.slice(0, 40)}"`);
+}
+
+function material(ssl: ResolvedDatasource['ssl']): SecureContextOptions {
+  const out: SecureContextOptions = {};
+  if (ssl.ca) out.ca = ssl.ca;
+  if (ssl.cert) out.cert = ssl.cert;
+  if (ssl.key) out.key = ssl.key;
+  return out;
+}
+
+/**
+ * The original's go-mssqldb `encrypt` values → tedious, without its quirks (`false` and `true`
+ * meant "encrypt and trust any certificate" there):
+ *
+ * - disable, false (and null/''): no encryption. tedious then advertises "encryption not
+ *   supported", so even the login packet is sent in clear; a server that requires encryption
+ *   refuses the connection (reported as `tls`).
+ * - true: TLS negotiated inside the TDS pre-login (SQL Server 2005+); the certificate chain is
+ *   verified against `ca` when given (the system roots otherwise) and the host name is checked.
+ * - strict: TDS 8.0 (SQL Server 2022+, Azure SQL): TLS before any TDS byte, verified the same
+ *   way; the login itself never travels outside TLS.
+ *
+ * `cert`/`key` go with every encrypting mode (SQL Server does not ask for a client certificate
+ * today, but a TLS-terminating proxy may). A fresh object each call: tedious writes its
+ * `maxVersion` default into the one it is given.
+ */
+export function tlsOptions(ssl: ResolvedDatasource['ssl']): SqlServerTls {
+  const mode = normalizeSslMode(ssl.mode);
+  switch (mode) {
+    case 'disable':
+    case 'false':
+      return { mode, encrypt: false, trustServerCertificate: false, cryptoCredentialsDetails: {} };
+    case 'true':
+      return { mode, encrypt: true, trustServerCertificate: false, cryptoCredentialsDetails: material(ssl) };
+    case 'strict':
+      return { mode, encrypt: 'strict', trustServerCertificate: false, cryptoCredentialsDetails: material(ssl) };
+  }
+}

@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { ConnectorSession, TableInfo } from '../../src/datasource/connectors/engine-connector.js';
+import type { SqlServerSession } from '../../src/datasource/connectors/sqlserver/sqlserver-session.js';
+import { SqlServerConnector } from '../../src/datasource/connectors/sqlserver/sqlserver.connector.js';
+import {
+  createTempSqlServerDatabase,
+  describeWithSqlServer,
+  resolvedSqlServerDatasource,
+  withSqlServerAdmin,
+  type TempSqlServerDatabase,
+} from '../helpers/sqlserver-database.js';
+
+const ROWS = 200_000;
+
+describeWithSqlServer('SqlServerConnector against SQL Server: streaming, early stop and abort', (target) => {
+  const connector = new SqlServerConnector();
+  let db: TempSqlServerDatabase;
+  let session: SqlServerSession;
+  let big: TableInfo;
+  let slow: TableInfo;
+  let small: TableInfo;
+
+  /** Requests of our session still running on the server. */
+  const running = async (): Promise<number> =>
+    withSqlServerAdmin(target, async (admin) => {
+      const result = await admin.request().input('spid', session.spid).query<{ n: number }>('SELECT COUNT(*) AS n FROM sys.dm_exec_requests WHERE session_id = @spid');
+      return result.recordset[0].n;
+    });
+
+  const waitUntil = async (check: () => Promise<boolean>, timeoutMs: number): Promise<number> => {
+    const started = Date.now();
+    while (!(await check())) {
+      if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return Date.now() - started;
+  };
+
+  const readSmall = async (s: ConnectorSession = session): Promise<number> => {
+    let n = 0;
+    for await (const batch of s.readRows({ table: small, columns: small.columns }, new AbortController().signal)) n += batch.rowCount;
+    return n;
+  };
+
+  beforeAll(async () => {
+    db = await createTempSqlServerDatabase(target, 'streaming');
+    await db.run(
+      'CREATE TABLE dbo.big (id int PRIMARY KEY, label nvarchar(200) NOT NULL)',
+      // ~50 MB of rows, inserted in reverse key order: reads must come back ordered by id.
+      `WITH n AS (SELECT TOP (${ROWS}) ROW_NUMBER() OVER (ORDER BY (SELECT NULL)) AS i FROM sys.all_objects a CROSS JOIN sys.all_objects b)
+       INSERT INTO dbo.big (id, label) SELECT ${ROWS} + 1 - i, REPLICATE(CONVERT(nvarchar(32), HASHBYTES('MD5', CONVERT(varchar(12), i)), 2), 4) FROM n`,
+      // Runs for hours: a view cannot hold WAITFOR DELAY, a 4-way cross join it can.
+      `CREATE VIEW dbo.slow AS SELECT COUNT_BIG(*) AS n
+         FROM sys.all_objects AS a CROSS JOIN sys.all_objects AS b CROSS JOIN sys.all_objects AS c CROSS JOIN sys.all_objects AS d`,
+      'CREATE TABLE dbo.small (id int PRIMARY KEY)',
+      'INSERT INTO dbo.small VALUES (1), (2)',
+    );
+    session = (await connector.open(resolvedSqlServerDatasource(db), { connectTimeoutMs: 15_000 })) as SqlServerSession;
+    const tables = (await session.discover(['dbo'])).tables;
+    big = tables.get('big')!;
+    slow = tables.get('slow')!;
+    small = tables.get('small')!;
+  }, 300_000);
+
+  afterAll(async () => {
+    await session?.close();
+    await db?.drop();
+  });
+
+  it('streams a large table in many bounded batches, in key order', async () => {
+    let rows = 0;
+    let batches = 0;
+    let expectedId = 1;
+    for await (const batch of session.readRows({ table: big, columns: big.columns }, new AbortController().signal)) {
+      batches++;
+      rows += batch.rowCount;
+      expect(batch.rowCount).toBeLessThanOrEqual(5_000);
+      const ids = (JSON.parse('[' + batch.json.toString('utf8') + ']') as { id: number }[]).map((r) => r.id);
+      expect(ids[0]).toBe(expectedId);
+      expectedId = ids[ids.length - 1] + 1;
+    }
+    expect(rows).toBe(ROWS);
+    expect(batches).toBeGreaterThanOrEqual(50);
+  });
+
+  it('reads the next batch only when asked: the statement waits on the paused connection', async () => {
+    const iterator = session.readRows({ table: big, columns: big.columns }, new AbortController().signal)[Symbol.asyncIterator]();
+    try {
+      expect((await iterator.next()).done).toBe(false);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await running()).toBe(1);
+      expect((await iterator.next()).done).toBe(false);
+    } finally {
+      await iterator.return?.();
+    }
+    expect(await running()).toBe(0);
+    expect(await readSmall()).toBe(2);
+  });
+
+  it('lets the consumer stop early; the statement is cancelled and the session stays usable', async () => {
+    let batches = 0;
+    for await (const batch of session.readRows({ table: big, columns: big.columns }, new AbortController().signal)) {
+      expect(batch.rowCount).toBeGreaterThan(0);
+      if (++batches === 2) break;
+    }
+    expect(await running()).toBe(0);
+    expect(await readSmall()).toBe(2);
+  });
+
+  it('aborts a long-running statement promptly: it is gone from sys.dm_exec_requests and the session goes on', async () => {
+    const controller = new AbortController();
+    const reading = (async () => {
+      for await (const _ of session.readRows({ table: slow, columns: slow.columns }, controller.signal)) {
+        // never reached: the view counts for hours
+      }
+    })();
+    await waitUntil(async () => (await running()) === 1, 10_000);
+    await new Promise((r) => setTimeout(r, 300));
+    const abortedAt = Date.now();
+    controller.abort();
+    await expect(reading).rejects.toMatchObject({ name: 'AbortError' });
+    expect(Date.now() - abortedAt).toBeLessThan(3_000);
+    expect(await waitUntil(async () => (await running()) === 0, 2_000)).toBeLessThan(2_000);
+    expect(await readSmall()).toBe(2);
+  });
+
+  it('throws the abort reason when aborted between batches', async () => {
+    const controller = new AbortController();
+    const reason = new Error('job timed out');
+    const iterator = session.readRows({ table: big, columns: big.columns }, controller.signal)[Symbol.asyncIterator]();
+    try {
+      await iterator.next();
+      controller.abort(reason);
+      await expect(iterator.next()).rejects.toBe(reason);
+    } finally {
+      await iterator.return?.();
+    }
+    expect(await running()).toBe(0);
+    expect(await readSmall()).toBe(2);
+  });
+
+  it('closes promptly a session whose stream was left unfinished, cancelling the statement', async () => {
+    const other = (await connector.open(resolvedSqlServerDatasource(db), { connectTimeoutMs: 15_000 })) as SqlServerSession;
+    const iterator = other.readRows({ table: big, columns: big.columns }, new AbortController().signal)[Symbol.asyncIterator]();
+    await iterator.next();
+    const started = Date.now();
+    await other.close();
+    expect(Date.now() - started).toBeLessThan(3_000);
+    const left = await withSqlServerAdmin(target, async (admin) =>
+      (await admin.request().input('spid', other.spid).query<{ n: number }>('SELECT COUNT(*) AS n FROM sys.dm_exec_requests WHERE session_id = @spid')).recordset[0].n,
+    );
+    expect(left).toBe(0);
+    await expect(iterator.next()).rejects.toMatchObject({ name: 'DatasourceQueryError' });
+  });
+});
