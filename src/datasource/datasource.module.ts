@@ -9,6 +9,7 @@ import { MongoDbConnector } from './connectors/mongodb/mongodb.connector.js';
 import { MySqlConnector } from './connectors/mysql/mysql.connector.js';
 import { OracleConnector } from './connectors/oracle/oracle.connector.js';
 import { PostgresConnector } from './connectors/postgres/postgres.connector.js';
+import { SqlServerConnector } from './connectors/sqlserver/sqlserver.connector.js';
 import { CredentialCipher } from './credential-cipher.service.js';
 import { DatasourceResolver } from './datasource-resolver.service.js';
 import { DatasourceSessions } from './datasource-sessions.service.js';
@@ -36,10 +37,11 @@ import { HostGuard } from './ssrf/host-guard.service.js';
     MySqlConnector,
     OracleConnector,
     MongoDbConnector,
+    SqlServerConnector,
     {
       provide: ENGINE_CONNECTORS,
       useFactory: (...connectors: EngineConnector[]) => connectors,
-      inject: [PostgresConnector, MySqlConnector, OracleConnector, MongoDbConnector],
+      inject: [PostgresConnector, MySqlConnector, SqlServerConnector, OracleConnector, MongoDbConnector],
     },
     {
       provide: SCHEMA_CACHE,
