@@ -14,7 +14,8 @@ describe('workers that die or stop in the middle of a job', () => {
     // ~4 s to read: long enough to kill or stop a worker in the middle of it.
     await source.query(`CREATE TABLE slow_source (id int PRIMARY KEY, label text);
       INSERT INTO slow_source SELECT g, 'row ' || g FROM generate_series(1, 20) g;
-      CREATE VIEW slow_rows AS SELECT id, label, pg_sleep(0.2)::text AS waited FROM slow_source;`);
+      CREATE VIEW slow_rows AS SELECT id, label, pg_sleep(0.2)::text AS waited FROM slow_source;
+      CREATE VIEW slower_rows AS SELECT id, label, pg_sleep(0.4)::text AS waited FROM slow_source;`);
     cluster = await new Cluster({
       env: { JOB_LEASE_MS: '2000', JOB_RECOVERY_INTERVAL_MS: '500', JOB_MAX_ATTEMPTS: '3', SHUTDOWN_GRACE_MS: '1000', WORKER_CONCURRENCY: '2' },
     }).start(0);
@@ -88,9 +89,11 @@ describe('workers that die or stop in the middle of a job', () => {
   it('SIGTERM mid-job: the worker exits within its grace period and another worker completes the job', async () => {
     for (const worker of cluster.workers.splice(0)) await worker.stop(5_000);
     await cluster.addWorker();
-    const jobId = await cluster.submit({ pg_source: { slow_rows: ['id'] } });
-    const holder = await holderOf(jobId);
     await cluster.addWorker();
+    // ~8 s of reading: well past the 1 s grace period, so the job is handed back.
+    const jobId = await cluster.submit({ pg_source: { slower_rows: ['id'] } });
+    const holder = await holderOf(jobId);
+    await new Promise((resolve) => setTimeout(resolve, 500));
     const stopping = Date.now();
     const exit = await holder.stop(10_000);
     expect(exit).toBe('SIGTERM');

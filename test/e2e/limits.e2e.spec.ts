@@ -106,7 +106,7 @@ describe('extraction limits', () => {
     });
   });
 
-  it('never reads more than maxParallelDatasources datasources at once (sampled in pg_stat_activity)', async () => {
+  it('never reads more than maxParallelDatasources datasources at once (queries sleeping in pg_sleep, sampled in pg_stat_activity)', async () => {
     const mappedFields = Object.fromEntries(names.slice(0, 8).map((name) => [name, { slow_rows: ['id'] }]));
     const response = await submit({ mappedFields, limits: { maxParallelDatasources: 2 } });
     expect(response.status).toBe(202);
@@ -116,7 +116,7 @@ describe('extraction limits', () => {
       const {
         rows: [{ running }],
       } = await source.query<{ running: string }>(
-        "SELECT count(*) AS running FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%slow_rows%' AND pid <> pg_backend_pid()",
+        "SELECT count(*) AS running FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND query LIKE '%slow_rows%' AND pid <> pg_backend_pid()",
       );
       most = Math.max(most, Number(running));
       job = (await fetcher.http.get(`/v1/fetcher/${response.body.jobId}`)).body;
