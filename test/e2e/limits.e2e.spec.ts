@@ -116,7 +116,7 @@ describe('extraction limits', () => {
       const {
         rows: [{ running }],
       } = await source.query<{ running: string }>(
-        "SELECT count(*) AS running FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND query LIKE '%slow_rows%' AND pid <> pg_backend_pid()",
+        "SELECT count(*) AS running FROM pg_stat_activity WHERE datname = current_database() AND wait_event = 'PgSleep' AND query LIKE '%slow_rows%' AND pid <> pg_backend_pid()",
       );
       most = Math.max(most, Number(running));
       job = (await fetcher.http.get(`/v1/fetcher/${response.body.jobId}`)).body;
@@ -137,7 +137,7 @@ describe('extraction limits', () => {
     expect(elapsed).toBeLessThan(4_000);
     const {
       rows: [{ running }],
-    } = await source.query<{ running: string }>("SELECT count(*) AS running FROM pg_stat_activity WHERE query LIKE '%sleepy%' AND state = 'active' AND pid <> pg_backend_pid()");
+    } = await source.query<{ running: string }>("SELECT count(*) AS running FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%sleepy%' AND state = 'active' AND pid <> pg_backend_pid()");
     expect(Number(running)).toBe(0);
     expect(existsSync(join(fetcher.config.dataDir, 'results', 'external-data', `${job.id}.json`))).toBe(false);
   });
