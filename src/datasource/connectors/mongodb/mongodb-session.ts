@@ -2,13 +2,10 @@ import type { Db, Document, FindCursor, MongoClient } from 'mongodb';
 import { DatasourceQueryError } from '../../datasource.error.js';
 import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../engine-connector.js';
 import { discoverDatabase } from './mongodb-discovery.js';
+import { RENDER_CHUNK_CHARS } from '../row-batch-renderer.js';
 import { buildFind, createDocumentRenderer } from './mongodb-query.js';
 
-/**
- * Characters per rendered chunk (as the other connectors): each chunk, once encoded, is an
- * ordinary young-generation allocation rather than a large object only a full GC frees.
- */
-export const RENDER_CHUNK_CHARS = 48 * 1024;
+export { RENDER_CHUNK_CHARS };
 /** Documents taken from the cursor's received batch at a time (no I/O involved). */
 const DRAIN_DOCS = 64;
 const CLOSE_TIMEOUT_MS = 2_000;

@@ -1,6 +1,7 @@
 import type { ColumnInfo, RowBatch } from '../engine-connector.js';
 import { float32Text } from '../mysql/mysql-value-encoders.js';
-import { encodeJson, encodeString, RENDER_CHUNK_CHARS } from '../postgres/postgres-value-encoders.js';
+import { encodeJson, encodeString } from '../postgres/postgres-value-encoders.js';
+import { createRowBatchRenderer } from '../row-batch-renderer.js';
 import { oracleColumnType, type OracleColumnType, type OracleValueKind } from './oracle-types.js';
 
 /**
@@ -188,37 +189,10 @@ export function encoderFor(kind: OracleValueKind): ValueEncoder {
   return ENCODERS[kind] ?? encodeAny;
 }
 
-/**
- * Builds the renderer of a batch: rows (values in projection order) → JSON objects joined with
- * commas, cut into chunks of about RENDER_CHUNK_CHARS (see the PostgreSQL connector: each chunk
- * stays an ordinary young-generation string, which keeps memory flat). Keys and encoders are
- * fixed up front so the per-row work is concatenation.
- */
+/** Renders rows as JSON objects joined with commas, in ~48 KiB chunks (see row-batch-renderer). */
 export function createBatchRenderer(columns: readonly ColumnInfo[]): (rows: readonly RawRow[]) => RowBatch[] {
-  const n = columns.length;
-  const prefixes = columns.map((c, i) => (i === 0 ? '{' : ',') + JSON.stringify(c.name) + ':');
-  const encoders = columns.map((c) => columnEncoder(oracleColumnType(c)));
-  return (rows) => {
-    const chunks: RowBatch[] = [];
-    let json = '';
-    let count = 0;
-    for (let r = 0; r < rows.length; r++) {
-      const row = rows[r];
-      let s = count === 0 ? '' : ',';
-      if (n === 0) s += '{';
-      for (let i = 0; i < n; i++) {
-        const v = row[i];
-        s += prefixes[i] + (v === null || v === undefined ? 'null' : encoders[i](v));
-      }
-      json += s + '}';
-      count++;
-      if (json.length >= RENDER_CHUNK_CHARS) {
-        chunks.push({ json: Buffer.from(json, 'utf8'), rowCount: count });
-        json = '';
-        count = 0;
-      }
-    }
-    if (count > 0) chunks.push({ json: Buffer.from(json, 'utf8'), rowCount: count });
-    return chunks;
-  };
+  return createRowBatchRenderer(
+    columns.map((c) => c.name),
+    columns.map((c) => columnEncoder(oracleColumnType(c))),
+  );
 }

@@ -1,5 +1,8 @@
 import { parse as parsePgArray } from 'postgres-array';
 import type { ColumnInfo, RowBatch } from '../engine-connector.js';
+import { createRowBatchRenderer } from '../row-batch-renderer.js';
+
+export { RENDER_CHUNK_CHARS } from '../row-batch-renderer.js';
 import { isMoney, PgOid, postgresColumnType, type PostgresColumnType } from './postgres-types.js';
 
 /**
@@ -176,39 +179,10 @@ export type RawRow = readonly (string | null)[];
  * Builds the renderer of a batch: rows (values in projection order, server text) → JSON objects
  * joined with commas. Keys and encoders are fixed up front so the per-row work is concatenation.
  */
-/**
- * Characters per rendered chunk. Small enough that each chunk, once flattened for encoding, is an
- * ordinary young-generation string rather than a large-object allocation that only a full GC frees:
- * this is what keeps a worker's memory flat on big tables.
- */
-export const RENDER_CHUNK_CHARS = 48 * 1024;
-
-/** Renders rows as JSON objects joined with commas, cut into chunks of about RENDER_CHUNK_CHARS. */
+/** Renders rows as JSON objects joined with commas, in ~48 KiB chunks (see row-batch-renderer). */
 export function createBatchRenderer(columns: readonly ColumnInfo[]): (rows: readonly RawRow[]) => RowBatch[] {
-  const n = columns.length;
-  const prefixes = columns.map((c, i) => (i === 0 ? '{' : ',') + JSON.stringify(c.name) + ':');
-  const encoders = columns.map((c) => columnEncoder(postgresColumnType(c)));
-  return (rows) => {
-    const chunks: RowBatch[] = [];
-    let json = '';
-    let count = 0;
-    for (let r = 0; r < rows.length; r++) {
-      const row = rows[r];
-      let s = count === 0 ? '' : ',';
-      if (n === 0) s += '{';
-      for (let i = 0; i < n; i++) {
-        const v = row[i];
-        s += prefixes[i] + (v === null || v === undefined ? 'null' : encoders[i](v));
-      }
-      json += s + '}';
-      count++;
-      if (json.length >= RENDER_CHUNK_CHARS) {
-        chunks.push({ json: Buffer.from(json, 'utf8'), rowCount: count });
-        json = '';
-        count = 0;
-      }
-    }
-    if (count > 0) chunks.push({ json: Buffer.from(json, 'utf8'), rowCount: count });
-    return chunks;
-  };
+  return createRowBatchRenderer(
+    columns.map((c) => c.name),
+    columns.map((c) => columnEncoder(postgresColumnType(c))),
+  );
 }
