@@ -95,7 +95,20 @@ describe('workers that die or stop in the middle of a job', () => {
     const holder = await holderOf(jobId);
     await new Promise((resolve) => setTimeout(resolve, 500));
     const stopping = Date.now();
-    const exit = await holder.stop(10_000);
+    const exited = holder.stop(10_000);
+    // While it drains, the worker tells its orchestrator it is not ready.
+    let readiness = { status: 0, body: '' };
+    await waitUntil(
+      async () => {
+        const response = await fetch(`${holder.url}/readyz`);
+        readiness = { status: response.status, body: await response.text() };
+        return response.status === 503;
+      },
+      1_000,
+      'readiness to turn 503',
+    );
+    expect(JSON.parse(readiness.body).status).toBe('draining');
+    const exit = await exited;
     expect(exit).toBe('SIGTERM');
     expect(Date.now() - stopping).toBeLessThan(1_000 + 3_000);
     expect(holder.output()).toContain('handed back to pending');
