@@ -1,5 +1,6 @@
 import type { Connection, ConnectionOptions } from 'mysql2';
 import { DatasourceQueryError } from '../../datasource.error.js';
+import { abortableRead } from '../abortable-read.js';
 import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../engine-connector.js';
 import { destroyConnection, endConnection, killQuery, runQuery } from './mysql-client.js';
 import { COLUMNS_SQL, JSON_CHECKS_SQL, PRIMARY_KEYS_SQL, toSnapshot } from './mysql-discovery.js';
@@ -117,28 +118,14 @@ export class MySqlSession implements ConnectorSession {
   }
 
   /** One batch, raced against the signal; an abort stops the statement on the server. */
-  private async readBatch(stream: MySqlRowStream, signal: AbortSignal, table: string): Promise<RawRow[]> {
+  private readBatch(stream: MySqlRowStream, signal: AbortSignal, table: string): Promise<RawRow[]> {
     // Aborted between batches: the finally block of readRows stops the statement.
-    signal.throwIfAborted();
-    const read = stream.next();
-    let onAbort: (() => void) | undefined;
-    const aborted = new Promise<'aborted'>((resolve) => {
-      onAbort = () => resolve('aborted');
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-    try {
-      const outcome = await Promise.race([read, aborted]);
-      if (outcome === 'aborted') {
-        await this.stop(stream);
-        throw signal.reason;
-      }
-      return outcome;
-    } catch (error) {
-      if (signal.aborted) throw signal.reason;
-      throw new DatasourceQueryError(this.ctx.configName, `Reading table "${table}" failed: ${describeError(error)}`, table);
-    } finally {
-      if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
-    }
+    return abortableRead(
+      () => stream.next(),
+      signal,
+      () => this.stop(stream),
+      (error) => new DatasourceQueryError(this.ctx.configName, `Reading table "${table}" failed: ${describeError(error)}`, table),
+    );
   }
 
   /**

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import Cursor from 'pg-cursor';
 import { DatasourceQueryError } from '../../datasource.error.js';
+import { abortableRead } from '../abortable-read.js';
 import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../engine-connector.js';
 import { cancelBackend, destroyClient, endClient, TEXT_TYPES } from './postgres-client.js';
 import { DISCOVERY_SQL, toSnapshot } from './postgres-discovery.js';
@@ -100,31 +101,18 @@ export class PostgresSession implements ConnectorSession {
   }
 
   /** One cursor read, raced against the signal; an abort cancels the statement on the server. */
-  private async readBatch(stream: CursorStream, signal: AbortSignal, table: string): Promise<RawRow[]> {
+  private readBatch(stream: CursorStream, signal: AbortSignal, table: string): Promise<RawRow[]> {
     // Aborted between reads: nothing runs on the server, closing the portal is enough.
-    signal.throwIfAborted();
-    const read = stream.cursor.read(BATCH_ROWS).catch((error: unknown) => {
-      stream.failed = true;
-      throw error;
-    });
-    let onAbort: (() => void) | undefined;
-    const aborted = new Promise<'aborted'>((resolve) => {
-      onAbort = () => resolve('aborted');
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-    try {
-      const outcome = await Promise.race([read, aborted]);
-      if (outcome === 'aborted') {
-        await this.interrupt(read);
-        throw signal.reason;
-      }
-      return outcome;
-    } catch (error) {
-      if (signal.aborted) throw signal.reason;
-      throw new DatasourceQueryError(this.ctx.configName, `Reading table "${table}" failed: ${describe(error)}`, table);
-    } finally {
-      if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
-    }
+    return abortableRead(
+      () =>
+        stream.cursor.read(BATCH_ROWS).catch((error: unknown) => {
+          stream.failed = true;
+          throw error;
+        }),
+      signal,
+      (read) => this.interrupt(read),
+      (error) => new DatasourceQueryError(this.ctx.configName, `Reading table "${table}" failed: ${describe(error)}`, table),
+    );
   }
 
   /**

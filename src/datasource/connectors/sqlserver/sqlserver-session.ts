@@ -1,4 +1,5 @@
 import { DatasourceQueryError } from '../../datasource.error.js';
+import { abortableRead } from '../abortable-read.js';
 import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../engine-connector.js';
 import { closePool, type ConnectedPool } from './sqlserver-client.js';
 import { discoveryStatement, toSnapshot, type DiscoveryRow } from './sqlserver-discovery.js';
@@ -119,29 +120,17 @@ export class SqlServerSession implements ConnectorSession {
   }
 
   /** One batch, raced against the signal; an abort cancels the statement on the server. */
-  private async readBatch(stream: SqlServerRowStream, signal: AbortSignal, table: string): Promise<RawRow[]> {
+  private readBatch(stream: SqlServerRowStream, signal: AbortSignal, table: string): Promise<RawRow[]> {
     // Aborted between batches: the finally block of readRows stops the statement.
-    signal.throwIfAborted();
-    const read = stream.next();
-    let onAbort: (() => void) | undefined;
-    const aborted = new Promise<'aborted'>((resolve) => {
-      onAbort = () => resolve('aborted');
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-    try {
-      const outcome = await Promise.race([read, aborted]);
-      if (outcome === 'aborted') {
+    return abortableRead(
+      () => stream.next(),
+      signal,
+      async (read) => {
         read.catch(() => undefined);
         await this.stop(stream);
-        throw signal.reason;
-      }
-      return outcome;
-    } catch (error) {
-      if (signal.aborted) throw signal.reason;
-      throw new DatasourceQueryError(this.ctx.configName, `Reading table "${table}" failed: ${describeError(error)}`, table);
-    } finally {
-      if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
-    }
+      },
+      (error) => new DatasourceQueryError(this.ctx.configName, `Reading table "${table}" failed: ${describeError(error)}`, table),
+    );
   }
 
   /**
