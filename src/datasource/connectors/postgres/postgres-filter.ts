@@ -2,6 +2,7 @@ import type { FilterCondition, FilterOperator, FilterScalar } from '../../../job
 import type { ColumnInfo } from '../engine-connector.js';
 import { quoteIdent } from './postgres-identifier.js';
 import { postgresColumnType } from './postgres-types.js';
+import { membershipPredicate } from '../sql-membership.js';
 
 /**
  * Filters → one WHERE clause (SPEC §4.3). Every field and operator is ANDed; operators of one
@@ -33,19 +34,8 @@ function bind(ctx: FieldContext, value: FilterScalar): string {
   return '$' + ctx.values.length + ctx.cast;
 }
 
-/** `eq`/`in` (negated: `ne`/`nin`) over a list that may hold nulls. */
 function membership(ctx: FieldContext, list: readonly FilterScalar[], negated: boolean): string {
-  const present = list.filter((v) => v !== null);
-  const hasNull = present.length < list.length;
-  const parts: string[] = [];
-  if (present.length === 1) parts.push(`${ctx.column} ${negated ? '<>' : '='} ${bind(ctx, present[0])}`);
-  else if (present.length > 1) {
-    const params = present.map((v) => bind(ctx, v)).join(', ');
-    parts.push(`${ctx.column} ${negated ? 'NOT IN' : 'IN'} (${params})`);
-  }
-  if (hasNull) parts.push(`${ctx.column} ${negated ? 'IS NOT NULL' : 'IS NULL'}`);
-  if (parts.length === 1) return parts[0];
-  return '(' + parts.join(negated ? ' AND ' : ' OR ') + ')';
+  return membershipPredicate(ctx.column, list, negated, (value) => bind(ctx, value));
 }
 
 function predicate(ctx: FieldContext, op: FilterOperator, list: readonly FilterScalar[]): string {

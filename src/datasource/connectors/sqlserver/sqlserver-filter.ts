@@ -3,6 +3,7 @@ import type { ColumnInfo } from '../engine-connector.js';
 import { textExpression } from './sqlserver-expressions.js';
 import { quoteIdent } from './sqlserver-identifier.js';
 import { sqlServerColumnType, type SqlServerColumnType, type SqlServerValueKind } from './sqlserver-types.js';
+import { membershipPredicate } from '../sql-membership.js';
 
 /** The parameter types this connector binds (mssql `NVarChar(MAX)`, `Bit`, `Float`, `VarBinary(MAX)`). */
 export type SqlParamType = 'nvarchar' | 'bit' | 'float' | 'varbinary';
@@ -172,19 +173,8 @@ function bind(ctx: FieldContext, value: FilterScalar): string {
   return binding.cast === undefined ? placeholder : `CAST(${placeholder} AS ${binding.cast})`;
 }
 
-/** `eq`/`in` (negated: `ne`/`nin`) over a list that may hold nulls. */
 function membership(ctx: FieldContext, list: readonly FilterScalar[], negated: boolean): string {
-  const present = list.filter((v) => v !== null);
-  const hasNull = present.length < list.length;
-  const parts: string[] = [];
-  if (present.length === 1) parts.push(`${ctx.subject} ${negated ? '<>' : '='} ${bind(ctx, present[0])}`);
-  else if (present.length > 1) {
-    const values = present.map((v) => bind(ctx, v)).join(', ');
-    parts.push(`${ctx.subject} ${negated ? 'NOT IN' : 'IN'} (${values})`);
-  }
-  if (hasNull) parts.push(`${ctx.subject} ${negated ? 'IS NOT NULL' : 'IS NULL'}`);
-  if (parts.length === 1) return parts[0];
-  return '(' + parts.join(negated ? ' AND ' : ' OR ') + ')';
+  return membershipPredicate(ctx.subject, list, negated, (value) => bind(ctx, value));
 }
 
 function predicate(ctx: FieldContext, op: FilterOperator, list: readonly FilterScalar[]): string {
