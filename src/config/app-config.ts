@@ -1,4 +1,5 @@
 import { FetcherRole } from './fetcher-role.js';
+import type { AuthConfig } from './auth.config.js';
 import type { InternalDatasourceConfig } from './internal-datasources.config.js';
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -37,7 +38,22 @@ export interface AppConfig {
   /** Redis key prefix of the BullMQ queue; lets several deployments share one Redis. */
   readonly queuePrefix: string;
   readonly storage: { readonly kind: 's3'; readonly s3: S3Config } | { readonly kind: 'local'; readonly resultsDir: string };
-  readonly encryption: { readonly masterKey: Buffer; readonly keyVersion: string; readonly generated: boolean };
+  readonly encryption: {
+    /** The current master key (APP_ENC_KEY), whose version is `keyVersion`. */
+    readonly masterKey: Buffer;
+    readonly keyVersion: string;
+    readonly generated: boolean;
+    /** Every configured master key by version, the current one included. */
+    readonly keyring: ReadonlyMap<string, Buffer>;
+  };
+  /** Who may call the API and how a caller proves it. */
+  readonly auth: AuthConfig;
+  /** Send a password to a server that asks for it in clear text over a connection without TLS. */
+  readonly allowPlaintextPassword: boolean;
+  /** Per-principal limits, shared by replicas through Redis. */
+  readonly rateLimits: { readonly jobSubmissionsPerPrincipalPerMinute: number; readonly connectionTestsPerPrincipalPerMinute: number };
+  /** Caps on connection tests open at once in one process: in all, and against one host. */
+  readonly connectionTests: { readonly maxConcurrent: number; readonly maxPerHost: number };
   readonly worker: { readonly concurrency: number; readonly shutdownGraceMs: number };
   /** Claims expire after leaseMs without renewal; the recovery loop re-queues them, failing a job after maxAttempts. */
   readonly leases: { readonly leaseMs: number; readonly recoveryIntervalMs: number; readonly maxAttempts: number };

@@ -145,4 +145,53 @@ export class EnvironmentVariables {
 
   @IsOptional() @IsString()
   APP_VERSION?: string;
+
+  @IsOptional() @IsIn(['none', 'apikey', 'jwt'], { message: 'must be one of none, apikey, jwt' })
+  AUTH_MODE?: string;
+
+  /** Comma-separated operator keys (AUTH_MODE=apikey). */
+  @IsOptional() @IsString()
+  AUTH_ADMIN_KEYS?: string;
+
+  @IsOptional() @Matches(/^https?:\/\/.+/, { message: 'must be an http:// or https:// URL' })
+  AUTH_JWKS_URL?: string;
+
+  /** PEM (SPKI) public key; `\n` escapes are accepted so it fits on one line of a .env file. */
+  @IsOptional() @IsString() @MinLength(1)
+  AUTH_JWT_PUBLIC_KEY?: string;
+
+  @IsOptional() @IsString() @MinLength(1)
+  AUTH_JWT_ISSUER?: string;
+
+  /** One audience, or several separated by commas. */
+  @IsOptional() @IsString() @MinLength(1)
+  AUTH_JWT_AUDIENCE?: string;
+
+  @IsOptional() @Matches(/^[A-Za-z0-9_:/.#-]{1,200}$/, { message: 'must be a claim name (a dotted path reads a nested claim)' })
+  AUTH_JWT_PRODUCTS_CLAIM?: string;
+
+  @IsOptional() @Matches(/^[A-Za-z0-9_:/.#-]{1,200}$/, { message: 'must be a claim name (a dotted path reads a nested claim)' })
+  AUTH_JWT_ROLES_CLAIM?: string;
+
+  @IsOptional() @IntRange(0, 300)
+  AUTH_JWT_CLOCK_TOLERANCE_SECONDS?: number;
+
+  @IsOptional() @Transform(toBoolean) @IsBoolean({ message: 'must be true or false' })
+  ALLOW_PLAINTEXT_PASSWORD?: boolean;
+
+  /** POST /v1/fetcher calls allowed per principal per minute. */
+  @IsOptional() @IntRange(1, 1_000_000)
+  JOB_SUBMIT_RATE_LIMIT?: number;
+
+  /** POST /connections/{id}/test calls allowed per principal per minute (on top of the per-connection limit). */
+  @IsOptional() @IntRange(1, 1_000_000)
+  CONNECTION_TEST_PRINCIPAL_RATE_LIMIT?: number;
+
+  /** Connection tests (the /test route and job submission) open at once in this process. */
+  @IsOptional() @IntRange(1, 1_000)
+  CONNECTION_TEST_MAX_CONCURRENCY?: number;
+
+  /** Connection tests open at once in this process against one host. */
+  @IsOptional() @IntRange(1, 1_000)
+  CONNECTION_TEST_MAX_PER_HOST?: number;
 }

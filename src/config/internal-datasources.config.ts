@@ -5,6 +5,7 @@ import { isValidSslMode, SSL_MODES } from '../datasource/ssl-modes.js';
 /** Namespace of the original service, so internal datasource ids stay the same across both. */
 const INTERNAL_ID_NAMESPACE = 'f47ac10b-58cc-4372-a567-0e02b2c3d479';
 const CONFIG_NAME_PATTERN = /^[A-Za-z0-9_-]{3,100}$/;
+const PRODUCT_NAME_PATTERN = /^[a-z0-9_-]{1,100}$/;
 const DEFAULT_PORTS: Record<DatasourceType, number> = {
   [DatasourceType.PostgreSQL]: 5432,
   [DatasourceType.MySQL]: 3306,
@@ -29,6 +30,8 @@ export interface InternalDatasourceConfig {
   readonly password: string;
   readonly ssl: { readonly mode: string | null; readonly ca?: string; readonly cert?: string; readonly key?: string };
   readonly metadata: Readonly<Record<string, string>>;
+  /** DATASOURCE_<NAME>_PRODUCTS, lower-cased: only these products may use it; null: every product. */
+  readonly products: readonly string[] | null;
 }
 
 export const internalDatasourceId = (configName: string): string => uuidv5(`/${configName}`, INTERNAL_ID_NAMESPACE);
@@ -80,6 +83,11 @@ export function parseInternalDatasources(env: NodeJS.ProcessEnv): { datasources:
       else metadata[decodeURIComponent(key)] = decodeURIComponent(rest.join('='));
     }
     if (type === DatasourceType.Oracle && !metadata.serviceName) problems.push(`${variable('OPTIONS')}: Oracle needs serviceName=…`);
+    const productsText = read('PRODUCTS');
+    const products = productsText === undefined ? null : productsText.split(',').map((name) => name.trim().toLowerCase()).filter(Boolean);
+    if (products !== null && (products.length === 0 || products.some((name) => !PRODUCT_NAME_PATTERN.test(name)))) {
+      problems.push(`${variable('PRODUCTS')}: must be a comma-separated list of product names (1-100 of [a-z0-9_-])`);
+    }
     if (problems.length > before) continue;
 
     datasources.push({
@@ -95,6 +103,7 @@ export function parseInternalDatasources(env: NodeJS.ProcessEnv): { datasources:
       password: env[variable('PASSWORD')] ?? '',
       ssl: { mode: sslMode, ca: read('SSL_CA'), cert: read('SSL_CERT'), key: read('SSL_KEY') },
       metadata,
+      products,
     });
   }
   return { datasources, problems };

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { DEFAULT_CEILINGS, type AppConfig } from './app-config.js';
+import { parseAuthConfig } from './auth.config.js';
 import { EnvironmentVariables } from './environment.dto.js';
 import { FetcherRole } from './fetcher-role.js';
 import { parseInternalDatasources } from './internal-datasources.config.js';
@@ -29,8 +30,11 @@ export function loadAppConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions
   if (internal.problems.length > 0) throw new ConfigError(`Invalid configuration:\n${internal.problems.map((line) => `  ${line}`).join('\n')}`);
 
   const production = vars.NODE_ENV === 'production';
+  const auth = parseAuthConfig(vars, production);
+  if (auth.problems.length > 0) throw new ConfigError(`Invalid configuration:\n${auth.problems.map((line) => `  ${line}`).join('\n')}`);
   const dataDir = resolve(vars.DATA_DIR ?? './data');
   const encryption = resolveMasterKey(vars, production, dataDir, options);
+  const keyring = parseKeyring(env, encryption.keyVersion, encryption.masterKey);
 
   const s3Configured = [vars.S3_ENDPOINT, vars.S3_BUCKET].filter(Boolean).length;
   if (s3Configured === 1) throw new ConfigError('S3_ENDPOINT and S3_BUCKET must be set together');
@@ -70,7 +74,17 @@ export function loadAppConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions
           },
         }
       : { kind: 'local', resultsDir: resolve(vars.RESULTS_DIR ?? join(dataDir, 'results')) },
-    encryption,
+    encryption: { ...encryption, keyring },
+    auth: auth.auth as NonNullable<typeof auth.auth>,
+    allowPlaintextPassword: vars.ALLOW_PLAINTEXT_PASSWORD ?? !production,
+    rateLimits: {
+      jobSubmissionsPerPrincipalPerMinute: vars.JOB_SUBMIT_RATE_LIMIT ?? 300,
+      connectionTestsPerPrincipalPerMinute: vars.CONNECTION_TEST_PRINCIPAL_RATE_LIMIT ?? 60,
+    },
+    connectionTests: {
+      maxConcurrent: vars.CONNECTION_TEST_MAX_CONCURRENCY ?? 16,
+      maxPerHost: vars.CONNECTION_TEST_MAX_PER_HOST ?? 4,
+    },
     worker: { concurrency: vars.WORKER_CONCURRENCY ?? 5, shutdownGraceMs: vars.SHUTDOWN_GRACE_MS ?? 25_000 },
     leases: {
       leaseMs: vars.JOB_LEASE_MS ?? 60_000,
@@ -104,12 +118,34 @@ function describe(errors: ValidationError[], env: Record<string, unknown>): stri
   return `Invalid configuration:\n${lines.join('\n')}`;
 }
 
+/**
+ * Every configured master key by version: the current one (APP_ENC_KEY, version
+ * APP_ENC_KEY_VERSION) and older ones kept readable as APP_ENC_KEY_<version>.
+ */
+function parseKeyring(env: NodeJS.ProcessEnv, currentVersion: string, currentKey: Buffer): ReadonlyMap<string, Buffer> {
+  const keyring = new Map<string, Buffer>([[currentVersion, currentKey]]);
+  for (const [name, value] of Object.entries(env)) {
+    const version = /^APP_ENC_KEY_(.+)$/.exec(name)?.[1];
+    if (version === undefined || version === 'VERSION' || value === undefined || value.trim() === '') continue;
+    if (!KEY_VERSION.test(version)) throw new ConfigError(`${name}: the version after APP_ENC_KEY_ must be 1-32 characters of [A-Za-z0-9._-]`);
+    const key = decodeMasterKey(value.trim(), name);
+    if (version === currentVersion) {
+      if (!key.equals(currentKey)) throw new ConfigError(`${name}: differs from APP_ENC_KEY, which is version ${currentVersion}; remove one of them`);
+      continue;
+    }
+    keyring.set(version, key);
+  }
+  return keyring;
+}
+
+const KEY_VERSION = /^[A-Za-z0-9._-]{1,32}$/;
+
 function resolveMasterKey(
   vars: EnvironmentVariables,
   production: boolean,
   dataDir: string,
   options: LoadConfigOptions,
-): AppConfig['encryption'] {
+): Omit<AppConfig['encryption'], 'keyring'> {
   const keyVersion = vars.APP_ENC_KEY_VERSION ?? '1';
   if (vars.APP_ENC_KEY) return { masterKey: decodeMasterKey(vars.APP_ENC_KEY), keyVersion, generated: false };
   if (production) throw new ConfigError('APP_ENC_KEY: required when NODE_ENV=production (base64, at least 32 bytes)');
@@ -124,10 +160,10 @@ function resolveMasterKey(
   return { masterKey: decodeMasterKey(readFileSync(keyPath, 'utf8').trim()), keyVersion, generated: true };
 }
 
-function decodeMasterKey(text: string): Buffer {
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text)) throw new ConfigError('APP_ENC_KEY: must be standard base64');
+function decodeMasterKey(text: string, variable = 'APP_ENC_KEY'): Buffer {
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text)) throw new ConfigError(`${variable}: must be standard base64`);
   const key = Buffer.from(text, 'base64');
-  if (key.length < 32) throw new ConfigError(`APP_ENC_KEY: must decode to at least 32 bytes (got ${key.length})`);
+  if (key.length < 32) throw new ConfigError(`${variable}: must decode to at least 32 bytes (got ${key.length})`);
   return key;
 }
 

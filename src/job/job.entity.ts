@@ -17,6 +17,8 @@ export interface JobRecord {
   /** The request hash while this job answers duplicates; null once failed or past the window. */
   dedupKey: string | null;
   metadata: Record<string, unknown>;
+  /** `metadata.source`, trimmed and lower-cased: the product that owns the job. */
+  productName: string | null;
   mappedFields: MappedFields;
   filters: Filters | null;
   limits: DataRequestLimits | null;
@@ -33,6 +35,8 @@ export interface JobRecord {
   resultSizeBytes: number | null;
   resultRowCount: number | null;
   resultRowCounts: Record<string, Record<string, number>> | null;
+  /** Version of the master key the result was sealed with (its HMAC and encryption keys derive from it). */
+  resultKeyVersion: string | null;
   error: JobErrorInfo | null;
 }
 
@@ -83,6 +87,7 @@ export function jobEntities(kind: DatabaseKind): EntitySchema[] {
       requestHash: { type: 'varchar', length: 64, name: 'request_hash' },
       dedupKey: { type: 'varchar', length: 64, name: 'dedup_key', nullable: true },
       metadata: { type: types.json },
+      productName: { type: 'varchar', length: 100, name: 'product_name', nullable: true },
       mappedFields: { type: types.json, name: 'mapped_fields' },
       filters: { type: types.json, nullable: true },
       limits: { type: types.json, nullable: true },
@@ -99,6 +104,7 @@ export function jobEntities(kind: DatabaseKind): EntitySchema[] {
       resultSizeBytes: { type: 'bigint', name: 'result_size_bytes', nullable: true, transformer: bigintAsNumber },
       resultRowCount: { type: 'bigint', name: 'result_row_count', nullable: true, transformer: bigintAsNumber },
       resultRowCounts: { type: types.json, name: 'result_row_counts', nullable: true },
+      resultKeyVersion: { type: 'varchar', length: 32, name: 'result_key_version', nullable: true },
       error: { type: types.json, nullable: true },
     },
   });

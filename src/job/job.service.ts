@@ -56,6 +56,7 @@ export class JobService {
       requestHash: hash,
       dedupKey: hash,
       metadata: request.metadata,
+      productName: source,
       mappedFields: request.dataRequest.mappedFields,
       filters: request.dataRequest.filters ?? null,
       limits: request.dataRequest.limits ? { ...request.dataRequest.limits } : null,
@@ -72,6 +73,7 @@ export class JobService {
       resultSizeBytes: null,
       resultRowCount: null,
       resultRowCounts: null,
+      resultKeyVersion: null,
       error: null,
     };
     const twin = await this.insertOrFindTwin(job);

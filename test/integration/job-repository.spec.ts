@@ -20,6 +20,7 @@ function pendingJob(hash = uuidv7()): JobRecord {
     status: JobStatus.Pending,
     requestHash: hash,
     dedupKey: hash,
+    productName: 'reporter',
     metadata: { source: 'reporter' },
     mappedFields: { pg: { accounts: ['id'] } },
     filters: null,
@@ -37,6 +38,7 @@ function pendingJob(hash = uuidv7()): JobRecord {
     resultSizeBytes: null,
     resultRowCount: null,
     resultRowCounts: null,
+    resultKeyVersion: null,
     error: null,
   };
 }

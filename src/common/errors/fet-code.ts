@@ -3,12 +3,15 @@ import { HttpStatus } from '@nestjs/common';
 /**
  * The FET error catalogue: every code the API or a job can carry, with the HTTP status and title
  * it is rendered with. Codes up to FET-1062 follow the original service; FET-11xx are job
- * failures the original reported only as free text.
+ * failures the original reported only as free text; FET-0010/0011 (authentication and
+ * authorization) and FET-1024 (a connection whose password was cleared) are Fetcher's own.
  */
 export enum FetCode {
   BadRequest = 'FET-0001',
   Internal = 'FET-0002',
   ServiceUnavailable = 'FET-0003',
+  Unauthenticated = 'FET-0010',
+  Forbidden = 'FET-0011',
   InvalidDataRequest = 'FET-0401',
   MissingFields = 'FET-0402',
   InvalidHeader = 'FET-0403',
@@ -29,6 +32,7 @@ export enum FetCode {
   MissingDatasource = 'FET-1020',
   JobInProgress = 'FET-1021',
   InternalDatasource = 'FET-1023',
+  PasswordRequired = 'FET-1024',
   ConnectionDown = 'FET-1040',
   ConnectionTestFailed = 'FET-1041',
   SchemaDiscoveryFailed = 'FET-1042',
@@ -52,6 +56,8 @@ export const FET_CATALOGUE: Readonly<Record<FetCode, FetCodeInfo>> = {
   [FetCode.BadRequest]: { status: HttpStatus.BAD_REQUEST, title: 'Bad Request' },
   [FetCode.Internal]: { status: HttpStatus.INTERNAL_SERVER_ERROR, title: 'Internal Server Error' },
   [FetCode.ServiceUnavailable]: { status: HttpStatus.SERVICE_UNAVAILABLE, title: 'Service Unavailable' },
+  [FetCode.Unauthenticated]: { status: HttpStatus.UNAUTHORIZED, title: 'Unauthorized' },
+  [FetCode.Forbidden]: { status: HttpStatus.FORBIDDEN, title: 'Forbidden' },
   [FetCode.InvalidDataRequest]: { status: HttpStatus.BAD_REQUEST, title: 'Invalid Data Request' },
   [FetCode.MissingFields]: { status: HttpStatus.BAD_REQUEST, title: 'Missing Fields in Request' },
   [FetCode.InvalidHeader]: { status: HttpStatus.BAD_REQUEST, title: 'Invalid header' },
@@ -72,6 +78,7 @@ export const FET_CATALOGUE: Readonly<Record<FetCode, FetCodeInfo>> = {
   [FetCode.MissingDatasource]: { status: HttpStatus.BAD_REQUEST, title: 'Missing Data Source' },
   [FetCode.JobInProgress]: { status: HttpStatus.CONFLICT, title: 'Job In Progress' },
   [FetCode.InternalDatasource]: { status: HttpStatus.FORBIDDEN, title: 'Internal Datasource' },
+  [FetCode.PasswordRequired]: { status: HttpStatus.CONFLICT, title: 'Password Required' },
   [FetCode.ConnectionDown]: { status: HttpStatus.BAD_REQUEST, title: 'Connection Down' },
   [FetCode.ConnectionTestFailed]: { status: HttpStatus.BAD_GATEWAY, title: 'Database Connection Error' },
   [FetCode.SchemaDiscoveryFailed]: { status: HttpStatus.BAD_GATEWAY, title: 'Schema Retrieval Error' },
