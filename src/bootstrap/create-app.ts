@@ -21,6 +21,11 @@ export function createLogger(config: AppConfig): ConsoleLogger {
 /** Builds the Nest application of the configured role, fully wired but not listening. */
 export async function createFetcherApp(config: AppConfig, logger = createLogger(config)): Promise<INestApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), { logger, bodyParser: false });
+  return configureFetcherApp(app, config);
+}
+
+/** Everything an application needs beyond its module graph; tests that build the graph themselves call it too. */
+export function configureFetcherApp(app: NestExpressApplication, config: AppConfig): INestApplication {
   app.useBodyParser('json', { limit: '1mb' });
   app.useGlobalFilters(new FetExceptionFilter());
   app.useGlobalPipes(

@@ -2,9 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent.js';
-import { createFetcherApp } from '../../src/bootstrap/create-app.js';
+import { AppModule } from '../../src/app.module.js';
+import { configureFetcherApp, createFetcherApp } from '../../src/bootstrap/create-app.js';
 import type { AppConfig } from '../../src/config/app-config.js';
 import { loadAppConfig } from '../../src/config/load-config.js';
 import { ConsoleLogger } from '@nestjs/common';
@@ -19,15 +22,31 @@ export interface EmbeddedFetcher {
   close(): Promise<void>;
 }
 
+export interface EmbeddedFetcherOptions {
+  /** Boot on this data directory (e.g. a restart on the same SQLite store); it is then left in place on close. */
+  readonly dataDir?: string;
+  /** Replace providers of the real graph, e.g. the DNS resolver: `[[ADDRESS_RESOLVER, fake]]`. */
+  readonly overrides?: ReadonlyArray<readonly [token: unknown, value: unknown]>;
+}
+
 /**
  * Boots Fetcher in-process in role `all` with the embedded defaults (SQLite, in-process queue,
  * local results) in a fresh temporary data directory. `env` overrides any variable.
  */
-export async function startEmbeddedFetcher(env: Record<string, string> = {}): Promise<EmbeddedFetcher> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'fetcher-test-'));
+export async function startEmbeddedFetcher(env: Record<string, string> = {}, options: EmbeddedFetcherOptions = {}): Promise<EmbeddedFetcher> {
+  const ownDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'fetcher-test-'));
   const config = loadAppConfig({ DATA_DIR: dataDir, APP_ENC_KEY: TEST_MASTER_KEY, NODE_ENV: 'test', ...env });
   const logger = new ConsoleLogger({ logLevels: ['error'] });
-  const app = await createFetcherApp(config, logger);
+  let app: INestApplication;
+  if (options.overrides && options.overrides.length > 0) {
+    let builder = Test.createTestingModule({ imports: [AppModule.forRoot(config)] }).setLogger(logger);
+    for (const [token, value] of options.overrides) builder = builder.overrideProvider(token as string).useValue(value);
+    const moduleRef = await builder.compile();
+    app = configureFetcherApp(moduleRef.createNestApplication<NestExpressApplication>({ logger, bodyParser: false }), config);
+  } else {
+    app = await createFetcherApp(config, logger);
+  }
   await app.init();
   const http = request(app.getHttpServer());
   return {
@@ -37,7 +56,7 @@ export async function startEmbeddedFetcher(env: Record<string, string> = {}): Pr
     dataDir,
     async close() {
       await app.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (ownDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
