@@ -13,6 +13,7 @@ import { SystemModule } from './system/system.module.js';
 import { EventsModule } from './events/events.module.js';
 import { ShutdownCoordinator } from './bootstrap/shutdown-coordinator.js';
 import { StorageModule } from './storage/storage.module.js';
+import { AuthModule } from './auth/auth.module.js';
 
 /**
  * The role decides the graph: the manager gets the HTTP API and the queue producer, the worker
@@ -26,7 +27,7 @@ export class AppModule {
     if (runsWorker(config.role)) roleModules.push(ExtractionModule);
     return {
       module: AppModule,
-      imports: [AppConfigModule.forRoot(config), PersistenceModule, RedisModule, RateLimitModule, JobQueueModule, EventsModule, StorageModule, SystemModule, ...roleModules],
+      imports: [AppConfigModule.forRoot(config), PersistenceModule, AuthModule.forRoot(config), RedisModule, RateLimitModule, JobQueueModule, EventsModule, StorageModule, SystemModule, ...roleModules],
       providers: [ShutdownCoordinator],
     };
   }

@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { Principal } from '../auth/principal.js';
 import { FetCode } from '../common/errors/fet-code.js';
 import { FetcherError, type ErrorDetail } from '../common/errors/fetcher.error.js';
 import { RATE_LIMITER, type RateLimiter } from '../common/rate-limit/rate-limiter.js';
+import { RateLimitError } from '../common/rate-limit/rate-limit.error.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { validateDataRequest } from '../job/data-request.validator.js';
 import type { MappedFields } from '../job/data-request.js';
@@ -34,24 +36,19 @@ export class ConnectionProbeService {
     private readonly schemas: SchemaService,
   ) {}
 
-  async test(id: string): Promise<ConnectionTestResultDto> {
-    const loaded = await this.queries.load(id);
+  async test(id: string, principal: Principal): Promise<ConnectionTestResultDto> {
+    const loaded = await this.queries.load(id, principal);
     const limit = this.config.connectionTestRateLimitPerMinute;
     const decision = await this.limiter.consume(`connection-test:${id}`, limit, RATE_WINDOW_MS);
-    if (!decision.allowed) {
-      throw new DatasourceError(FetCode.RateLimited, `Connection test limit of ${limit} per minute reached. Try again in ${decision.retryAfterSeconds} seconds.`, {
-        headers: { 'Retry-After': String(decision.retryAfterSeconds) },
-        extra: { retryAfterSeconds: decision.retryAfterSeconds },
-      });
-    }
+    if (!decision.allowed) throw new RateLimitError('Connection test', limit, decision.retryAfterSeconds);
     const outcome = await this.tester.test(this.resolved(loaded), TEST_TIMEOUT_MS);
     if (!outcome.ok) throw connectionFailed(FetCode.ConnectionTestFailed, outcome.error);
     return { status: 'success', message: 'Connection successful', latencyMs: outcome.latencyMs };
   }
 
   /** Live discovery of every readable namespace: tables sorted by name, fields in column order. */
-  async schema(id: string): Promise<ConnectionSchemaDto> {
-    const loaded = await this.queries.load(id);
+  async schema(id: string, principal: Principal): Promise<ConnectionSchemaDto> {
+    const loaded = await this.queries.load(id, principal);
     const datasource = this.resolved(loaded);
     const snapshot = await this.schemas.discover(datasource, null).catch((error: unknown) => {
       throw discoveryFailure(error);
@@ -66,10 +63,11 @@ export class ConnectionProbeService {
    * The same checks a job's planning does (SPEC §4.1), before submitting: 200, or 422 listing every
    * unknown datasource, table and field. Schemas come from the cache when fresh.
    */
-  async validateSchema(mappedFields: MappedFields): Promise<SchemaValidationSuccessDto> {
+  async validateSchema(mappedFields: MappedFields, principal: Principal): Promise<SchemaValidationSuccessDto> {
     validateDataRequest({ mappedFields }, this.config.extraction);
     const configNames = Object.keys(mappedFields).sort();
-    const resolved = await this.resolver.resolve(configNames);
+    // Datasources the principal may not use are reported as not found, like any unknown name.
+    const resolved = await this.resolver.resolve(configNames, principal);
     const versions = await this.versions([...resolved.values()]);
     const details: ErrorDetail[] = [];
     await Promise.all(

@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { actsFor, type Principal } from '../auth/principal.js';
+import type { ProductScope } from '../auth/product-scope.js';
 import type { InternalDatasourceConfig } from '../config/internal-datasources.config.js';
 import type { ConnectionRecord } from './connection.entity.js';
 import { ConnectionRepository, type ConnectionListFilter } from './connection.repository.js';
@@ -19,24 +21,36 @@ export class ConnectionQueryService {
     private readonly internal: InternalDatasources,
   ) {}
 
-  /** A live stored connection or an internal datasource, or 404. */
-  async load(id: string): Promise<LoadedConnection> {
+  /**
+   * A live stored connection or an internal datasource the principal may use, or 404: another
+   * product's connection does not exist for it.
+   */
+  async load(id: string, principal: Principal): Promise<LoadedConnection> {
     const datasource = this.internal.findById(id);
-    if (datasource) return { internal: true, datasource };
+    if (datasource) {
+      if (!InternalDatasources.usableBy(datasource, principal)) throw notFound();
+      return { internal: true, datasource };
+    }
     const record = await this.connections.findById(id);
-    if (!record) throw notFound();
+    if (!record || !actsFor(principal, record.productName)) throw notFound();
     return { internal: false, record };
   }
 
-  async get(id: string): Promise<ConnectionResponseDto> {
-    const loaded = await this.load(id);
+  async get(id: string, principal: Principal): Promise<ConnectionResponseDto> {
+    const loaded = await this.load(id, principal);
     return loaded.internal ? ConnectionResponseDto.fromInternal(loaded.datasource) : ConnectionResponseDto.from(loaded.record);
   }
 
-  /** Connections of a product (header) or all, with internal datasources counted and paged like the rest. */
-  list(productName: string | undefined, query: ListConnectionsQuery): Promise<ConnectionPageDto> {
-    const internal = productName === undefined ? this.internal.all().filter((datasource) => matchesInternal(datasource, query)) : [];
-    return this.page({ ...filterOf(query), productName }, internal, query);
+  /**
+   * Connections in scope, with the internal datasources the scope may use counted and paged like
+   * the rest (none when X-Product-Name narrows the list to one product's own connections).
+   */
+  list(scope: ProductScope, query: ListConnectionsQuery): Promise<ConnectionPageDto> {
+    const internal = scope.named
+      ? []
+      : this.internal.all().filter((datasource) => InternalDatasources.usableIn(datasource, scope) && matchesInternal(datasource, query));
+    const productNames = scope.products === 'all' ? undefined : scope.products;
+    return this.page({ ...filterOf(query), productNames }, internal, query);
   }
 
   /** Stored connections without a product; internal datasources are never "unassigned". */

@@ -1,5 +1,10 @@
 import { applyDecorators, Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Access, Allow, CurrentPrincipal } from '../auth/access.decorators.js';
+import { ApiAuth } from '../auth/api-auth.decorator.js';
+import type { Principal } from '../auth/principal.js';
+import { RateLimitedPerPrincipal } from '../auth/principal-rate-limit.guard.js';
+import { ActingProduct, ListScope, type ProductScope } from '../auth/product-scope.js';
 import { ErrorEnvelopeDto } from '../common/http/error-envelope.dto.js';
 import { ParseIdPipe } from '../common/http/parse-id.pipe.js';
 import { ProductName } from '../common/http/product-name.decorator.js';
@@ -26,7 +31,13 @@ const LIST_QUERY_DOC = [
 ];
 const ListQueryDoc = () => applyDecorators(...LIST_QUERY_DOC.map((query) => ApiQuery(query)));
 
+/**
+ * Any principal; a product principal sees, changes and uses only its products' connections (and
+ * the internal datasources open to it). Listing unassigned ones and assigning are for operators.
+ */
 @ApiTags('connections')
+@ApiAuth(Access.Principal)
+@Allow(Access.Principal)
 @Controller('v1/management/connections')
 export class ConnectionController {
   constructor(
@@ -38,26 +49,32 @@ export class ConnectionController {
   @Post()
   @HttpCode(201)
   @ApiOperation({ summary: 'Register a database connection for a product' })
-  @ApiHeader({ name: 'X-Product-Name', required: true, description: 'Owning product; stored lower-case.' })
+  @ApiHeader({
+    name: 'X-Product-Name',
+    required: false,
+    description: 'Owning product; stored lower-case. Required for operators and for credentials of several products.',
+  })
   @ApiResponse({ status: 201, type: ConnectionResponseDto })
   @ApiResponse({ status: 400, type: ErrorEnvelopeDto, description: 'FET-0001/0402 body, FET-0403 header, FET-0413 SSL mode, FET-0414 forbidden host' })
   @ApiResponse({ status: 409, type: ErrorEnvelopeDto, description: 'FET-1002 configName in use (or reserved by an internal datasource)' })
-  create(@ProductName() productName: string, @Body() body: CreateConnectionDto): Promise<ConnectionResponseDto> {
+  create(@ActingProduct() productName: string, @Body() body: CreateConnectionDto): Promise<ConnectionResponseDto> {
     return this.connections.create(productName, body);
   }
 
   @Get()
   @ApiOperation({ summary: 'List connections (offset pagination, filters)' })
-  @ApiHeader({ name: 'X-Product-Name', required: false, description: 'Only this product’s connections.' })
+  @ApiHeader({ name: 'X-Product-Name', required: false, description: 'Only this product’s own connections (no internal datasources).' })
   @ListQueryDoc()
   @ApiResponse({ status: 200, type: ConnectionPageDto })
   @ApiResponse({ status: 400, type: ErrorEnvelopeDto, description: 'FET-0405 query, FET-0406 limit, FET-0407 sortOrder, FET-0408/0409 dates' })
-  list(@ProductName({ optional: true }) productName: string | undefined, @Query() query: Record<string, unknown>): Promise<ConnectionPageDto> {
-    return this.queries.list(productName, parseListQuery(query));
+  list(@ListScope() scope: ProductScope, @Query() query: Record<string, unknown>): Promise<ConnectionPageDto> {
+    return this.queries.list(scope, parseListQuery(query));
   }
 
   @Get('unassigned')
-  @ApiOperation({ summary: 'List connections that belong to no product' })
+  @Allow(Access.Operator)
+  @ApiAuth(Access.Operator)
+  @ApiOperation({ summary: 'List connections that belong to no product (operators)' })
   @ListQueryDoc()
   @ApiResponse({ status: 200, type: ConnectionPageDto })
   unassigned(@Query() query: Record<string, unknown>): Promise<ConnectionPageDto> {
@@ -69,13 +86,15 @@ export class ConnectionController {
   @ApiOperation({ summary: 'Check that every datasource, table and field of a mappedFields exists' })
   @ApiResponse({ status: 200, type: SchemaValidationSuccessDto })
   @ApiResponse({ status: 422, type: ErrorEnvelopeDto, description: 'FET-1060 with every missing datasource, table and field in details' })
-  validateSchema(@Body() body: ValidateSchemaDto): Promise<SchemaValidationSuccessDto> {
-    return this.probes.validateSchema(body.mappedFields);
+  validateSchema(@Body() body: ValidateSchemaDto, @CurrentPrincipal() principal: Principal): Promise<SchemaValidationSuccessDto> {
+    return this.probes.validateSchema(body.mappedFields, principal);
   }
 
   @Post(':id/assign')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Assign an unassigned connection to a product (once)' })
+  @Allow(Access.Operator)
+  @ApiAuth(Access.Operator)
+  @ApiOperation({ summary: 'Assign an unassigned connection to a product, once (operators)' })
   @ApiHeader({ name: 'X-Product-Name', required: true })
   @ApiResponse({ status: 200, type: ConnectionResponseDto })
   @ApiResponse({ status: 409, type: ErrorEnvelopeDto, description: 'FET-1015 already assigned' })
@@ -85,38 +104,47 @@ export class ConnectionController {
 
   @Post(':id/test')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Open a real connection to the database (rate-limited per connection)' })
+  @ApiOperation({ summary: 'Open a real connection to the database (rate-limited per connection and per principal)' })
+  @RateLimitedPerPrincipal('connectionTests')
   @ApiResponse({ status: 200, type: ConnectionTestResultDto })
-  @ApiResponse({ status: 429, type: ErrorEnvelopeDto, description: 'FET-1070 with Retry-After' })
-  @ApiResponse({ status: 502, type: ErrorEnvelopeDto, description: 'FET-1041 with reason: auth_failed | unreachable | timeout | tls | database_not_found | unknown' })
-  test(@Param('id', ID) id: string): Promise<ConnectionTestResultDto> {
-    return this.probes.test(id);
+  @ApiResponse({ status: 429, type: ErrorEnvelopeDto, description: 'FET-1070 with Retry-After: tests of this connection, or of this principal, per minute exceeded' })
+  @ApiResponse({ status: 409, type: ErrorEnvelopeDto, description: 'FET-1024 the password was cleared by a change of endpoint' })
+  @ApiResponse({
+    status: 502,
+    type: ErrorEnvelopeDto,
+    description: 'FET-1041 with reason: auth_failed | unreachable | timeout | tls | database_not_found | plaintext_password_refused | unknown',
+  })
+  test(@Param('id', ID) id: string, @CurrentPrincipal() principal: Principal): Promise<ConnectionTestResultDto> {
+    return this.probes.test(id, principal);
   }
 
   @Get(':id/schema')
   @ApiOperation({ summary: 'Discover the tables and fields of the database, live' })
   @ApiResponse({ status: 200, type: ConnectionSchemaDto })
   @ApiResponse({ status: 502, type: ErrorEnvelopeDto, description: 'FET-1041 cannot connect, FET-1042 discovery failed' })
-  schema(@Param('id', ID) id: string): Promise<ConnectionSchemaDto> {
-    return this.probes.schema(id);
+  schema(@Param('id', ID) id: string, @CurrentPrincipal() principal: Principal): Promise<ConnectionSchemaDto> {
+    return this.probes.schema(id, principal);
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'Get one connection' })
   @ApiResponse({ status: 200, type: ConnectionResponseDto })
   @ApiResponse({ status: 404, type: ErrorEnvelopeDto })
-  get(@Param('id', ID) id: string): Promise<ConnectionResponseDto> {
-    return this.queries.get(id);
+  get(@Param('id', ID) id: string, @CurrentPrincipal() principal: Principal): Promise<ConnectionResponseDto> {
+    return this.queries.get(id, principal);
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Change a connection (merge)' })
+  @ApiOperation({
+    summary: 'Change a connection (merge)',
+    description: 'Changing type, host, port, databaseName or ssl without sending a new password clears the stored one (hasPassword: false).',
+  })
   @ApiBody({ type: UpdateConnectionDto })
   @ApiResponse({ status: 200, type: ConnectionResponseDto })
   @ApiResponse({ status: 403, type: ErrorEnvelopeDto, description: 'FET-1023 internal datasource' })
   @ApiResponse({ status: 409, type: ErrorEnvelopeDto, description: 'FET-1021 a pending or processing job uses it; FET-1002 name in use' })
-  update(@Param('id', ID) id: string, @Body() body: UpdateConnectionDto): Promise<ConnectionResponseDto> {
-    return this.connections.update(id, body);
+  update(@Param('id', ID) id: string, @Body() body: UpdateConnectionDto, @CurrentPrincipal() principal: Principal): Promise<ConnectionResponseDto> {
+    return this.connections.update(id, body, principal);
   }
 
   @Delete(':id')
@@ -125,7 +153,7 @@ export class ConnectionController {
   @ApiResponse({ status: 204 })
   @ApiResponse({ status: 403, type: ErrorEnvelopeDto, description: 'FET-1023 internal datasource' })
   @ApiResponse({ status: 409, type: ErrorEnvelopeDto, description: 'FET-1021 a pending or processing job uses it' })
-  async remove(@Param('id', ID) id: string): Promise<void> {
-    await this.connections.remove(id);
+  async remove(@Param('id', ID) id: string, @CurrentPrincipal() principal: Principal): Promise<void> {
+    await this.connections.remove(id, principal);
   }
 }

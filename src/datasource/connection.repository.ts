@@ -5,8 +5,8 @@ import { CONNECTION_ENTITY, type ConnectionRecord } from './connection.entity.js
 import type { DatasourceType } from './datasource-type.js';
 
 export interface ConnectionListFilter {
-  /** Only this product's connections. */
-  readonly productName?: string;
+  /** Only connections of these products (none when empty). */
+  readonly productNames?: readonly string[];
   /** Only connections without a product. */
   readonly unassigned?: boolean;
   readonly type?: DatasourceType;
@@ -86,13 +86,17 @@ export class ConnectionRepository {
     return (result.affected ?? 0) === 1;
   }
 
+  /** Soft delete; the secrets go with it, since nothing may ever use them again. */
   async softDelete(id: string, at: Date): Promise<boolean> {
-    return this.update(id, { deletedAt: at, updatedAt: at });
+    return this.update(id, { deletedAt: at, updatedAt: at, passwordEncrypted: '', sslCaEncrypted: null, sslCertEncrypted: null, sslKeyEncrypted: null });
   }
 
   private filtered(filter: ConnectionListFilter): SelectQueryBuilder<ConnectionRecord> {
     const query = this.repository.createQueryBuilder('c').where('c.deleted_at IS NULL');
-    if (filter.productName !== undefined) query.andWhere('c.product_name = :productName', { productName: filter.productName });
+    if (filter.productNames !== undefined) {
+      if (filter.productNames.length === 0) query.andWhere('1 = 0');
+      else query.andWhere('c.product_name IN (:...productNames)', { productNames: [...filter.productNames] });
+    }
     if (filter.unassigned) query.andWhere("(c.product_name IS NULL OR c.product_name = '')");
     if (filter.type !== undefined) query.andWhere('c.type = :type', { type: filter.type });
     if (filter.host !== undefined) query.andWhere('c.host = :host', { host: filter.host });

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { v7 as uuidv7 } from 'uuid';
+import { ANONYMOUS_OPERATOR, type Principal } from '../auth/principal.js';
 import { FetCode } from '../common/errors/fet-code.js';
 import { isUniqueViolation } from '../persistence/unique-violation.js';
 import { ACTIVE_JOBS, type ActiveJobs } from './active-jobs.port.js';
@@ -67,11 +68,11 @@ export class ConnectionService {
    * Merge update (see UpdateConnectionDto). Secrets present in the body are re-encrypted with the
    * current key version; existing ones are re-encrypted too so a row never mixes versions.
    */
-  async update(id: string, dto: UpdateConnectionDto): Promise<ConnectionResponseDto> {
+  async update(id: string, dto: UpdateConnectionDto, principal: Principal): Promise<ConnectionResponseDto> {
     if (Object.values(dto).every((value) => value === undefined)) {
       throw new DatasourceError(FetCode.BadRequest, 'empty request body: send at least one field to change');
     }
-    const current = await this.loadStored(id, 'modified');
+    const current = await this.loadStored(id, 'modified', principal);
     await this.assertNoActiveJobs(current.configName, 'update');
     const next = this.merge(current, dto);
     if (next.configName !== current.configName) this.assertNotReserved(next.configName);
@@ -86,14 +87,15 @@ export class ConnectionService {
     return ConnectionResponseDto.from(next);
   }
 
-  async remove(id: string): Promise<void> {
-    const current = await this.loadStored(id, 'deleted');
+  async remove(id: string, principal: Principal): Promise<void> {
+    const current = await this.loadStored(id, 'deleted', principal);
     await this.assertNoActiveJobs(current.configName, 'delete');
     if (!(await this.connections.softDelete(id, new Date()))) throw notFound();
   }
 
+  /** Operators only (the route says so): a product cannot see an unassigned connection. */
   async assign(id: string, productName: string): Promise<ConnectionResponseDto> {
-    await this.loadStored(id, 'assigned');
+    await this.loadStored(id, 'assigned', ANONYMOUS_OPERATOR);
     if (!(await this.connections.assignProduct(id, productName, new Date()))) {
       const now = await this.connections.findById(id);
       if (!now) throw notFound();
@@ -102,8 +104,8 @@ export class ConnectionService {
     return ConnectionResponseDto.from((await this.connections.findById(id)) as ConnectionRecord);
   }
 
-  private async loadStored(id: string, action: string): Promise<ConnectionRecord> {
-    const loaded = await this.queries.load(id);
+  private async loadStored(id: string, action: string, principal: Principal): Promise<ConnectionRecord> {
+    const loaded = await this.queries.load(id, principal);
     if (loaded.internal) {
       throw new DatasourceError(
         FetCode.InternalDatasource,
@@ -132,7 +134,7 @@ export class ConnectionService {
     const reseal = (incoming: string | null | undefined, stored: string | null) =>
       incoming === undefined ? (stored === null ? null : this.cipher.encrypt(this.cipher.decrypt(stored, version))) : this.cipher.encryptOptional(incoming);
     const ssl = dto.ssl === null ? { mode: null, ca: null, cert: null, key: null } : (dto.ssl ?? {});
-    return {
+    const next: ConnectionRecord = {
       ...current,
       configName: dto.configName?.trim() ?? current.configName,
       type: dto.type ?? current.type,
@@ -141,7 +143,7 @@ export class ConnectionService {
       databaseName: dto.databaseName?.trim() ?? current.databaseName,
       schemaName: dto.schema === undefined ? current.schemaName : dto.schema?.trim() || null,
       userName: dto.userName?.trim() ?? current.userName,
-      passwordEncrypted: dto.password === undefined ? this.cipher.encrypt(this.cipher.decrypt(current.passwordEncrypted, version)) : this.cipher.encrypt(dto.password),
+      passwordEncrypted: dto.password === undefined ? reseal(undefined, current.passwordEncrypted || null) ?? '' : this.cipher.encrypt(dto.password),
       sslMode: ssl.mode === undefined ? current.sslMode : ssl.mode || null,
       sslCaEncrypted: reseal(ssl.ca, current.sslCaEncrypted),
       sslCertEncrypted: reseal(ssl.cert, current.sslCertEncrypted),
@@ -150,6 +152,20 @@ export class ConnectionService {
       metadata: dto.metadata === undefined ? current.metadata : dto.metadata,
       updatedAt: new Date(Math.max(Date.now(), current.updatedAt.getTime() + 1)),
     };
+    // A stored password goes only where it was entered: pointing the connection elsewhere (or
+    // changing how it is protected in transit) without a new password forgets the old one.
+    if (dto.password === undefined && this.movesEndpoint(current, next, ssl)) next.passwordEncrypted = '';
+    return next;
+  }
+
+  private movesEndpoint(current: ConnectionRecord, next: ConnectionRecord, ssl: { ca?: string | null; cert?: string | null; key?: string | null }): boolean {
+    if (next.type !== current.type || next.host.toLowerCase() !== current.host.toLowerCase() || next.port !== current.port || next.databaseName !== current.databaseName) {
+      return true;
+    }
+    if (next.sslMode !== current.sslMode) return true;
+    const stored = (sealed: string | null) => (sealed === null ? null : this.cipher.decrypt(sealed, current.encryptionKeyVersion));
+    const changed = (incoming: string | null | undefined, sealed: string | null) => incoming !== undefined && (incoming || null) !== stored(sealed);
+    return changed(ssl.ca, current.sslCaEncrypted) || changed(ssl.cert, current.sslCertEncrypted) || changed(ssl.key, current.sslKeyEncrypted);
   }
 }
 

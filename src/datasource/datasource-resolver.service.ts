@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import { actsFor, type Principal } from '../auth/principal.js';
+import { FetCode } from '../common/errors/fet-code.js';
 import type { ConnectionRecord } from './connection.entity.js';
 import { ConnectionRepository } from './connection.repository.js';
 import type { ResolvedDatasource } from './connectors/engine-connector.js';
 import { CredentialCipher } from './credential-cipher.service.js';
+import { DatasourceError } from './datasource.error.js';
 import { InternalDatasources } from './internal/internal-datasources.service.js';
 
 /** Turns config names or ids into ready-to-connect datasources (secrets decrypted in memory only). */
@@ -14,19 +17,30 @@ export class DatasourceResolver {
     private readonly cipher: CredentialCipher,
   ) {}
 
-  /** Every name that resolves, keyed by config name; internal datasources first (their names are reserved). */
-  async resolve(configNames: readonly string[]): Promise<Map<string, ResolvedDatasource>> {
+  /**
+   * Every name that resolves, keyed by config name; internal datasources first (their names are
+   * reserved). With a principal, only what it may use resolves: the rest is as unknown to it as a
+   * name nobody registered.
+   */
+  async resolve(configNames: readonly string[], principal?: Principal): Promise<Map<string, ResolvedDatasource>> {
     const resolved = new Map<string, ResolvedDatasource>();
+    const internalNames = new Set<string>();
     for (const name of configNames) {
       const internal = this.internal.findByConfigName(name);
-      if (internal) resolved.set(name, InternalDatasources.resolved(internal));
+      if (!internal) continue;
+      internalNames.add(name);
+      if (principal === undefined || InternalDatasources.usableBy(internal, principal)) resolved.set(name, InternalDatasources.resolved(internal));
     }
-    const external = configNames.filter((name) => !resolved.has(name));
-    for (const record of await this.connections.findByConfigNames(external)) resolved.set(record.configName, this.fromRecord(record));
+    const external = configNames.filter((name) => !internalNames.has(name));
+    for (const record of await this.connections.findByConfigNames(external)) {
+      if (principal === undefined || actsFor(principal, record.productName)) resolved.set(record.configName, this.fromRecord(record));
+    }
     return resolved;
   }
 
+  /** Throws 409 FET-1024 when the password was cleared: the connection is unusable until it gets one. */
   fromRecord(record: ConnectionRecord): ResolvedDatasource {
+    if (record.passwordEncrypted === '') throw passwordRequired(record.configName);
     const version = record.encryptionKeyVersion;
     return {
       id: record.id,
@@ -49,4 +63,12 @@ export class DatasourceResolver {
       internal: false,
     };
   }
+}
+
+function passwordRequired(configName: string): DatasourceError {
+  return new DatasourceError(
+    FetCode.PasswordRequired,
+    `Connection '${configName}' has no password: it was cleared when the connection's type, host, port, database or SSL settings changed. PATCH a password to use it again.`,
+    { details: [{ type: 'password_required', datasource: configName }] },
+  );
 }

@@ -40,7 +40,7 @@ export class DatasourceQueryError extends Error {
 }
 
 /** 404 FET-1001 with the original's wording. */
-export function notFound(entity: 'connection' | 'job' = 'connection'): DatasourceError {
+export function notFound(entity: 'connection' | 'job' | 'api key' = 'connection'): DatasourceError {
   return new DatasourceError(
     FetCode.NotFound,
     `It was not possible to find the ${entity} entity during the requested flow. Please review the data provided in the request.`,

@@ -4,7 +4,7 @@ import { DatasourceQueryError } from '../datasource/datasource.error.js';
 import { ChunkChannel } from './chunk-channel.js';
 import type { DatasourcePlan, ExtractionPlan } from './extraction-plan.js';
 import { ExtractionError } from './extraction.error.js';
-import { Semaphore } from './semaphore.js';
+import { Semaphore } from '../common/concurrency/semaphore.js';
 
 /** Bytes one datasource may buffer ahead of the writer before its cursor pauses. */
 const CHANNEL_CAPACITY = 4 * 1024 * 1024;

@@ -1,5 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { v7 as uuidv7 } from 'uuid';
+import { AuthError } from '../auth/auth.error.js';
+import { actsFor, type Principal } from '../auth/principal.js';
 import { FetCode } from '../common/errors/fet-code.js';
 import { ServiceUnavailableError } from '../common/errors/fetcher.error.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
@@ -7,6 +9,7 @@ import { ConnectionTester } from '../datasource/connection-tester.service.js';
 import { notFound } from '../datasource/datasource.error.js';
 import type { ResolvedDatasource } from '../datasource/connectors/engine-connector.js';
 import { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
+import { InternalDatasources } from '../datasource/internal/internal-datasources.service.js';
 import { validateDataRequest } from './data-request.validator.js';
 import type { CreateJobDto } from './dto/create-job.dto.js';
 import { JobAcceptedDto, JobResponseDto } from './dto/job-response.dto.js';
@@ -33,11 +36,14 @@ export class JobService {
     private readonly jobs: JobRepository,
     private readonly resolver: DatasourceResolver,
     private readonly tester: ConnectionTester,
+    private readonly internal: InternalDatasources,
     @Inject(JOB_QUEUE) private readonly queue: JobQueue,
   ) {}
 
-  async create(request: CreateJobDto): Promise<CreateJobOutcome> {
+  async create(request: CreateJobDto, principal: Principal): Promise<CreateJobOutcome> {
     const source = validateSource(request.metadata);
+    // Before dedup: a duplicate of another product's request must not hand its job over.
+    if (!actsFor(principal, source)) throw AuthError.forbidden(`metadata.source '${source}' is not a product this credential acts for`);
     validateDataRequest(request.dataRequest, this.config.extraction);
 
     const hash = requestHash(request);
@@ -46,7 +52,7 @@ export class JobService {
 
     const configNames = Object.keys(request.dataRequest.mappedFields).sort();
     const datasources = await this.resolveAll(configNames);
-    assertOwnership(datasources, source);
+    this.assertOwnership(datasources, source);
     await this.assertReachable(datasources);
 
     const now = new Date();
@@ -90,10 +96,33 @@ export class JobService {
     return { duplicate: false, body: JobAcceptedDto.of(job, false) };
   }
 
-  async get(id: string): Promise<JobResponseDto> {
+  /** Another product's job does not exist for a product principal. */
+  async get(id: string, principal: Principal): Promise<JobResponseDto> {
     const job = await this.jobs.findById(id);
-    if (!job) throw notFound('job');
+    if (!job || !actsFor(principal, job.productName)) throw notFound('job');
     return JobResponseDto.from(job);
+  }
+
+  /**
+   * The product check: every connection belongs to the job's product; an internal datasource is
+   * open to every product unless DATASOURCE_<NAME>_PRODUCTS names the ones it serves.
+   */
+  private assertOwnership(datasources: ResolvedDatasource[], source: string): void {
+    for (const datasource of datasources) {
+      if (datasource.internal) {
+        const declared = this.internal.findByConfigName(datasource.configName);
+        if (declared && !InternalDatasources.allowsProduct(declared, source)) throw productMismatch(datasource.configName, source);
+        continue;
+      }
+      if (!datasource.productName) {
+        throw new JobError(
+          FetCode.NotAssigned,
+          `Connection '${datasource.configName}' has no product assigned. Use the assign endpoint to assign it first.`,
+          { details: [{ type: 'not_assigned', datasource: datasource.configName }] },
+        );
+      }
+      if (datasource.productName.toLowerCase() !== source) throw productMismatch(datasource.configName, source);
+    }
   }
 
   /** Inserts the job, or returns the job that holds its dedup key (active, or completed within the window). */
@@ -169,22 +198,8 @@ function validateSource(metadata: Record<string, unknown>): string {
   return metadata.source.trim().toLowerCase();
 }
 
-function assertOwnership(datasources: ResolvedDatasource[], source: string): void {
-  for (const datasource of datasources) {
-    if (datasource.internal) continue;
-    if (!datasource.productName) {
-      throw new JobError(
-        FetCode.NotAssigned,
-        `Connection '${datasource.configName}' has no product assigned. Use the assign endpoint to assign it first.`,
-        { details: [{ type: 'not_assigned', datasource: datasource.configName }] },
-      );
-    }
-    if (datasource.productName.toLowerCase() !== source) {
-      throw new JobError(
-        FetCode.ProductMismatch,
-        `Connection '${datasource.configName}' does not belong to the product identified by source '${source}'`,
-        { details: [{ type: 'product_mismatch', datasource: datasource.configName }] },
-      );
-    }
-  }
+function productMismatch(configName: string, source: string): JobError {
+  return new JobError(FetCode.ProductMismatch, `Connection '${configName}' does not belong to the product identified by source '${source}'`, {
+    details: [{ type: 'product_mismatch', datasource: configName }],
+  });
 }

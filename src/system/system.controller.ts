@@ -1,11 +1,14 @@
-import { Controller, Get, Header, HttpStatus, Inject, Res } from '@nestjs/common';
+import { Controller, Get, Header, HttpStatus, Inject, Req, Res } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
+import { Access, Allow, principalOf } from '../auth/access.decorators.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { MetricsService } from './metrics.service.js';
 import { ReadinessService, type ReadinessReport } from './readiness.service.js';
 
+/** Open to everyone, so probes and scrapers need no credential; readiness details need an operator's. */
 @ApiTags('system')
+@Allow(Access.Public)
 @Controller()
 export class SystemController {
   constructor(
@@ -21,11 +24,15 @@ export class SystemController {
   }
 
   @Get('readyz')
-  @ApiOperation({ summary: 'Readiness: every dependency with status and latency; 503 when one is down or while draining' })
-  async readyz(@Res({ passthrough: true }) response: Response): Promise<ReadinessReport & { role: string }> {
+  @ApiOperation({
+    summary: 'Readiness: every dependency with status and latency; 503 when one is down or while draining',
+    description: 'Each dependency’s kind and error message are shown only to an operator credential.',
+  })
+  async readyz(@Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<ReadinessReport & { role: string }> {
     const report = await this.readiness.report();
     if (report.status !== 'ready') response.status(HttpStatus.SERVICE_UNAVAILABLE);
-    return { ...report, role: this.config.role };
+    const detailed = principalOf(request)?.operator === true;
+    return { ...(detailed ? report : withoutDetails(report)), role: this.config.role };
   }
 
   @Get('version')
@@ -41,4 +48,10 @@ export class SystemController {
     response.setHeader('Content-Type', this.metrics.registry.contentType);
     response.send(await this.metrics.registry.metrics());
   }
+}
+
+/** Status and latency only: a driver's message can name a host, a user or a path. */
+function withoutDetails(report: ReadinessReport): ReadinessReport {
+  const checks = Object.fromEntries(Object.entries(report.checks).map(([name, check]) => [name, { status: check.status, latencyMs: check.latencyMs }]));
+  return { status: report.status, checks };
 }

@@ -293,6 +293,8 @@ describe('connections API: create, read, list, update, delete, assign', () => {
         ...created.body,
         configName: renamed,
         port: 6543,
+        // A new port without a new password: the stored one is not sent to another endpoint.
+        hasPassword: false,
         metadata: { c: 3 },
         updatedAt: expect.any(String),
       });

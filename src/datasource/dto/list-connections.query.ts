@@ -1,8 +1,6 @@
 import { FetCode } from '../../common/errors/fet-code.js';
-import { RequestValidationError } from '../../common/errors/fetcher.error.js';
+import { flatQuery as flatten, invalidQuery as invalid, parsePageRequest } from '../../common/http/pagination.js';
 import { DATASOURCE_TYPES, DatasourceType } from '../datasource-type.js';
-
-export const MAX_PAGE_LIMIT = 100;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const METADATA_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -30,11 +28,7 @@ export function parseListQuery(raw: Record<string, unknown>): ListConnectionsQue
   const unknown = Object.keys(flat).filter((key) => !KNOWN.has(key) && !key.startsWith('metadata.'));
   if (unknown.length > 0) throw invalid(FetCode.InvalidQuery, `unknown query parameter(s): ${unknown.join(', ')}`, unknown);
 
-  const page = positiveInt(flat.page, 'page', 1);
-  const limit = positiveInt(flat.limit, 'limit', 10);
-  if (limit > MAX_PAGE_LIMIT) {
-    throw invalid(FetCode.PageLimitExceeded, `The pagination limit exceeds the maximum allowed of ${MAX_PAGE_LIMIT} items per page. Please verify the limit and try again.`, ['limit']);
-  }
+  const { page, limit } = parsePageRequest(flat);
   const sortOrder = (flat.sortOrder ?? 'desc').toLowerCase();
   if (sortOrder !== 'asc' && sortOrder !== 'desc') throw invalid(FetCode.InvalidSortOrder, "sortOrder must be 'asc' or 'desc'", ['sortOrder']);
   const type = flat.type;
@@ -66,23 +60,6 @@ export function parseListQuery(raw: Record<string, unknown>): ListConnectionsQue
   };
 }
 
-/** `?metadata.team=x` arrives flat or nested depending on the query parser; repeated keys are refused. */
-function flatten(raw: Record<string, unknown>, prefix = ''): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(raw)) {
-    const name = prefix + key;
-    if (typeof value === 'string') out[name] = value;
-    else if (value && typeof value === 'object' && !Array.isArray(value)) Object.assign(out, flatten(value as Record<string, unknown>, `${name}.`));
-    else throw invalid(FetCode.InvalidQuery, `query parameter ${name} must be given once`, [name]);
-  }
-  return out;
-}
-
-function positiveInt(value: string | undefined, name: string, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw invalid(FetCode.InvalidQuery, `${name} must be an integer greater than 0`, [name]);
-  return Number(value);
-}
 
 function day(value: string | undefined, name: string): Date | undefined {
   if (value === undefined || value === '') return undefined;
@@ -90,8 +67,4 @@ function day(value: string | undefined, name: string): Date | undefined {
   const date = match ? new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]))) : undefined;
   if (!date || date.toISOString().slice(0, 10) !== value) throw invalid(FetCode.InvalidDate, `${name} must be a date as YYYY-MM-DD`, [name]);
   return date;
-}
-
-function invalid(code: FetCode, message: string, names: string[]): RequestValidationError {
-  return new RequestValidationError(code, message, { fields: Object.fromEntries(names.map((name) => [name, message])) });
 }

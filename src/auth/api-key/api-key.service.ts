@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import { v7 as uuidv7 } from 'uuid';
+import { FetCode } from '../../common/errors/fet-code.js';
+import { RequestValidationError } from '../../common/errors/fetcher.error.js';
+import { flatQuery, invalidQuery, parsePageRequest } from '../../common/http/pagination.js';
+import { notFound } from '../../datasource/datasource.error.js';
+import type { Principal } from '../principal.js';
+import { hashApiKey, newApiKey } from './api-key-secret.js';
+import type { ApiKeyRecord } from './api-key.entity.js';
+import { ApiKeyRepository } from './api-key.repository.js';
+import { ApiKeyDto, type ApiKeyPageDto, type CreatedApiKeyDto } from './dto/api-key-response.dto.js';
+import type { CreateApiKeyDto } from './dto/create-api-key.dto.js';
+
+const KNOWN_QUERY = new Set(['page', 'limit', 'productName']);
+
+/** Issuing, listing and revoking product API keys (operators only). */
+@Injectable()
+export class ApiKeyService {
+  constructor(private readonly keys: ApiKeyRepository) {}
+
+  async create(dto: CreateApiKeyDto, creator: Principal): Promise<CreatedApiKeyDto> {
+    const key = newApiKey();
+    const record: ApiKeyRecord = {
+      id: uuidv7(),
+      productName: dto.productName,
+      name: dto.name,
+      keyHash: hashApiKey(key),
+      createdBy: creator.id,
+      createdAt: new Date(),
+      revokedAt: null,
+    };
+    await this.keys.insert(record);
+    return { ...ApiKeyDto.from(record), key };
+  }
+
+  async list(rawQuery: Record<string, unknown>): Promise<ApiKeyPageDto> {
+    const query = flatQuery(rawQuery);
+    const unknown = Object.keys(query).filter((name) => !KNOWN_QUERY.has(name));
+    if (unknown.length > 0) throw invalidQuery(FetCode.InvalidQuery, `unknown query parameter(s): ${unknown.join(', ')}`, unknown);
+    const { page, limit } = parsePageRequest(query);
+    const productName = query.productName?.trim().toLowerCase();
+    if (productName !== undefined && !/^[a-z0-9_-]{1,100}$/.test(productName)) {
+      throw new RequestValidationError(FetCode.InvalidQuery, 'productName must be 1-100 characters of [A-Za-z0-9_-]', { fields: { productName: 'invalid product name' } });
+    }
+    const { items, total } = await this.keys.listActive(productName, { skip: (page - 1) * limit, take: limit });
+    return { items: items.map((record) => ApiKeyDto.from(record)), page, limit, total };
+  }
+
+  async revoke(id: string): Promise<void> {
+    if (!(await this.keys.revoke(id, new Date()))) throw notFound('api key');
+  }
+}

@@ -1,0 +1,45 @@
+import { FetCode } from '../errors/fet-code.js';
+import { RequestValidationError } from '../errors/fetcher.error.js';
+
+export const MAX_PAGE_LIMIT = 100;
+
+export interface PageRequest {
+  readonly page: number;
+  readonly limit: number;
+}
+
+/** `page` (default 1) and `limit` (default 10, at most 100) of a list route's query string. */
+export function parsePageRequest(flat: Readonly<Record<string, string | undefined>>): PageRequest {
+  const page = positiveInt(flat.page, 'page', 1);
+  const limit = positiveInt(flat.limit, 'limit', 10);
+  if (limit > MAX_PAGE_LIMIT) {
+    throw invalidQuery(
+      FetCode.PageLimitExceeded,
+      `The pagination limit exceeds the maximum allowed of ${MAX_PAGE_LIMIT} items per page. Please verify the limit and try again.`,
+      ['limit'],
+    );
+  }
+  return { page, limit };
+}
+
+export function invalidQuery(code: FetCode, message: string, names: readonly string[]): RequestValidationError {
+  return new RequestValidationError(code, message, { fields: Object.fromEntries(names.map((name) => [name, message])) });
+}
+
+/** `?metadata.team=x` arrives flat or nested depending on the query parser; repeated keys are refused. */
+export function flatQuery(raw: Record<string, unknown>, prefix = ''): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    const name = prefix + key;
+    if (typeof value === 'string') out[name] = value;
+    else if (value && typeof value === 'object' && !Array.isArray(value)) Object.assign(out, flatQuery(value as Record<string, unknown>, `${name}.`));
+    else throw invalidQuery(FetCode.InvalidQuery, `query parameter ${name} must be given once`, [name]);
+  }
+  return out;
+}
+
+function positiveInt(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw invalidQuery(FetCode.InvalidQuery, `${name} must be an integer greater than 0`, [name]);
+  return Number(value);
+}

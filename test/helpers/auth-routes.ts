@@ -1,0 +1,44 @@
+import { randomUUID } from 'node:crypto';
+import type { Response } from 'supertest';
+import type TestAgent from 'supertest/lib/agent.js';
+
+export interface RouteCall {
+  readonly method: 'get' | 'post' | 'patch' | 'delete';
+  /** Path with every `{param}` replaced by a fresh UUID. */
+  readonly path: string;
+  /** As documented, e.g. `/v1/fetcher/{id}`, for messages. */
+  readonly documented: string;
+}
+
+/** The routes that need no credential, whatever AUTH_MODE says. */
+export const OPEN_ROUTES = ['/health', '/readyz', '/version', '/metrics', '/swagger', '/swagger-json'] as const;
+
+/**
+ * Every `/v1/*` operation the running app documents in Swagger. Taken from the document rather
+ * than a list in the test, so a route added later is covered without anyone remembering to.
+ */
+export async function documentedV1Routes(http: TestAgent): Promise<RouteCall[]> {
+  const document = await http.get('/swagger-json');
+  if (document.status !== 200) throw new Error(`swagger-json answered ${document.status}`);
+  const paths = document.body.paths as Record<string, Record<string, unknown>>;
+  const routes: RouteCall[] = [];
+  for (const [documented, operations] of Object.entries(paths)) {
+    if (!documented.startsWith('/v1/')) continue;
+    for (const method of Object.keys(operations)) {
+      if (method === 'get' || method === 'post' || method === 'patch' || method === 'delete') {
+        routes.push({ method, documented, path: documented.replace(/\{[^}]+\}/g, () => randomUUID()) });
+      }
+    }
+  }
+  return routes;
+}
+
+/** Calls the route with an optional bearer credential and, for writes, an empty JSON body. */
+export function callRoute(http: TestAgent, route: RouteCall, credential?: string, headers: Record<string, string> = {}): Promise<Response> {
+  let request = http[route.method](route.path);
+  for (const [name, value] of Object.entries(headers)) request = request.set(name, value);
+  if (credential !== undefined) request = request.set('Authorization', `Bearer ${credential}`);
+  return route.method === 'post' || route.method === 'patch' ? request.send({}) : request;
+}
+
+export const bearer = (credential: string) => ({ Authorization: `Bearer ${credential}` });
