@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// One entry point behind `npm start`, `npm test`, `npm run result` and `npm run bench`: it installs
-// dependencies when they are missing or stale, builds when sources changed, makes sure the local
-// services the tests use are running, then runs the command. A fresh clone needs nothing else.
+// One entry point behind `npm start`, `npm test`, `npm run result`, `npm run rotate-credentials` and
+// `npm run bench`: it installs dependencies when they are missing or stale, builds when sources
+// changed, makes sure the local services the tests use are running, then runs the command. A fresh
+// clone needs nothing else.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -58,11 +59,14 @@ switch (command) {
   case 'result':
     exec(process.execPath, ['dist/cli/show-result.js', ...args]);
     break;
+  case 'rotate-credentials':
+    exec(process.execPath, ['dist/cli/rotate-credentials.js', ...args]);
+    break;
   case 'bench':
     run('bash', ['scripts/ensure-services.sh']);
     exec(process.execPath, ['bench/extraction-bench.mjs', ...args], { TZ: 'UTC' });
     break;
   default:
-    console.error(`unknown command ${command}; use start, test, result or bench`);
+    console.error(`unknown command ${command}; use start, test, result, rotate-credentials or bench`);
     process.exit(2);
 }

@@ -132,7 +132,7 @@ export class ConnectionService {
   private merge(current: ConnectionRecord, dto: UpdateConnectionDto): ConnectionRecord {
     const version = current.encryptionKeyVersion;
     const reseal = (incoming: string | null | undefined, stored: string | null) =>
-      incoming === undefined ? (stored === null ? null : this.cipher.encrypt(this.cipher.decrypt(stored, version))) : this.cipher.encryptOptional(incoming);
+      incoming === undefined ? this.cipher.reseal(stored, version) : this.cipher.encryptOptional(incoming);
     const ssl = dto.ssl === null ? { mode: null, ca: null, cert: null, key: null } : (dto.ssl ?? {});
     const next: ConnectionRecord = {
       ...current,
@@ -143,7 +143,7 @@ export class ConnectionService {
       databaseName: dto.databaseName?.trim() ?? current.databaseName,
       schemaName: dto.schema === undefined ? current.schemaName : dto.schema?.trim() || null,
       userName: dto.userName?.trim() ?? current.userName,
-      passwordEncrypted: dto.password === undefined ? reseal(undefined, current.passwordEncrypted || null) ?? '' : this.cipher.encrypt(dto.password),
+      passwordEncrypted: dto.password === undefined ? this.cipher.reseal(current.passwordEncrypted, version) : this.cipher.encrypt(dto.password),
       sslMode: ssl.mode === undefined ? current.sslMode : ssl.mode || null,
       sslCaEncrypted: reseal(ssl.ca, current.sslCaEncrypted),
       sslCertEncrypted: reseal(ssl.cert, current.sslCertEncrypted),

@@ -59,6 +59,7 @@ export class ExtractionService {
       const result = {
         resultPath: sealed.path,
         resultHmac: sealed.hmac,
+        resultKeyVersion: sealed.keyVersion,
         resultSha256: sealed.sha256,
         resultSizeBytes: sealed.sizeBytes,
         resultRowCount: stats.rowCount,

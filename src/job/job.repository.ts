@@ -20,6 +20,8 @@ import { JobStatus } from './job-status.js';
 export interface CompletedResult {
   readonly resultPath: string;
   readonly resultHmac: string;
+  /** Master-key version the result was sealed with; a consumer needs that version's keys to open it. */
+  readonly resultKeyVersion: string;
   readonly resultSha256: string;
   readonly resultSizeBytes: number;
   readonly resultRowCount: number;

@@ -16,6 +16,8 @@ export interface StoredResult {
   readonly hmac: string;
   /** SHA-256 of the plaintext, lowercase hex. */
   readonly sha256: string;
+  /** APP_ENC_KEY_VERSION of the master key both keys were derived from: what opens it after a rotation. */
+  readonly keyVersion: string;
 }
 
 /**
@@ -61,7 +63,7 @@ export class ResultStorageService {
     });
     return {
       write: (text) => sealer.write(text),
-      finish: async () => ({ path, ...(await sealer.finish()) }),
+      finish: async () => ({ path, keyVersion: this.config.encryption.keyVersion, ...(await sealer.finish()) }),
       abort: () => sealer.abort(),
     };
   }

@@ -46,6 +46,7 @@ function pendingJob(hash = uuidv7()): JobRecord {
 const result = {
   resultPath: 'external-data/x.json',
   resultHmac: 'a'.repeat(64),
+  resultKeyVersion: '1',
   resultSha256: 'b'.repeat(64),
   resultSizeBytes: 300_000_000,
   resultRowCount: 5,

@@ -11,3 +11,15 @@ export enum KeyPurpose {
 export function deriveKey(masterKey: Buffer, purpose: KeyPurpose): Buffer {
   return Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), purpose, 32));
 }
+
+/** The two keys a result consumer needs: verifying `resultHmac` and decrypting the object. */
+export interface ResultKeys {
+  /** HKDF `fetcher-external-hmac-v1`. */
+  readonly hmacKey: Buffer;
+  /** HKDF `fetcher-storage-encryption-v1`. */
+  readonly encryptionKey: Buffer;
+}
+
+export function deriveResultKeys(masterKey: Buffer): ResultKeys {
+  return { hmacKey: deriveKey(masterKey, KeyPurpose.ResultHmac), encryptionKey: deriveKey(masterKey, KeyPurpose.ResultEncryption) };
+}

@@ -45,6 +45,8 @@ export class JobResponseDto {
   @ApiPropertyOptional({ format: 'date-time' }) completedAt?: string;
   @ApiPropertyOptional({ example: 'external-data/0190f3c2-0000-7000-8000-000000000000.json' }) resultPath?: string;
   @ApiPropertyOptional({ description: 'HMAC-SHA256 (hex) of the plaintext result.' }) resultHmac?: string;
+  @ApiPropertyOptional({ example: '1', description: 'APP_ENC_KEY_VERSION of the master key the result was sealed with: open it with that version\'s derived keys.' })
+  resultKeyVersion?: string;
   @ApiPropertyOptional({ type: JobResultSummaryDto }) result?: JobResultSummaryDto;
   @ApiPropertyOptional({ type: JobErrorDto }) error?: JobErrorDto;
 
@@ -62,6 +64,7 @@ export class JobResponseDto {
     if (job.completedAt) dto.completedAt = job.completedAt.toISOString();
     if (job.resultPath) dto.resultPath = job.resultPath;
     if (job.resultHmac) dto.resultHmac = job.resultHmac;
+    if (job.resultKeyVersion) dto.resultKeyVersion = job.resultKeyVersion;
     if (job.status === JobStatus.Completed && job.resultSha256) {
       dto.result = {
         sizeBytes: job.resultSizeBytes ?? 0,

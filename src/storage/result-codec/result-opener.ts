@@ -1,6 +1,6 @@
 import { createDecipheriv, createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { GCM_NONCE_BYTES, GCM_TAG_BYTES } from '../../common/crypto/aes-gcm.js';
-import { deriveKey, KeyPurpose } from '../../common/crypto/key-derivation.js';
+import { deriveResultKeys, type ResultKeys } from '../../common/crypto/key-derivation.js';
 import { FetCode } from '../../common/errors/fet-code.js';
 import { StorageError } from '../storage.error.js';
 
@@ -21,13 +21,18 @@ const DECODE_SLICE_CHARS = 4 * 1024 * 1024;
  * object is malformed or fails GCM authentication (wrong key, or any byte changed).
  */
 export function openResult(stored: Buffer, masterKey: Buffer): OpenedResult {
+  return openResultWithKeys(stored, deriveResultKeys(masterKey));
+}
+
+/** As openResult, with the two derived keys instead of the master key (what a consumer holds). */
+export function openResultWithKeys(stored: Buffer, keys: ResultKeys): OpenedResult {
   const raw = decodeBase64(stored);
   if (raw.length < GCM_NONCE_BYTES + GCM_TAG_BYTES) {
     throw new StorageError(FetCode.StorageFailed, `result object is too short to be sealed (${raw.length} bytes decoded)`);
   }
   const nonce = raw.subarray(0, GCM_NONCE_BYTES);
   const tag = raw.subarray(raw.length - GCM_TAG_BYTES);
-  const decipher = createDecipheriv('aes-256-gcm', deriveKey(masterKey, KeyPurpose.ResultEncryption), nonce);
+  const decipher = createDecipheriv('aes-256-gcm', keys.encryptionKey, nonce);
   decipher.setAuthTag(tag);
   let plaintext: Buffer;
   try {
@@ -35,12 +40,12 @@ export function openResult(stored: Buffer, masterKey: Buffer): OpenedResult {
   } catch {
     throw new StorageError(
       FetCode.StorageFailed,
-      'result object failed authentication: it was modified, or it was sealed with another APP_ENC_KEY',
+      'result object failed authentication: it was modified, or it was sealed with another key',
     );
   }
   return {
     plaintext,
-    hmac: createHmac('sha256', deriveKey(masterKey, KeyPurpose.ResultHmac)).update(plaintext).digest('hex'),
+    hmac: createHmac('sha256', keys.hmacKey).update(plaintext).digest('hex'),
     sha256: createHash('sha256').update(plaintext).digest('hex'),
   };
 }

@@ -1,0 +1,80 @@
+import 'reflect-metadata';
+import { existsSync } from 'node:fs';
+import { ConfigError } from '../config/load-config.js';
+import { CredentialCipher } from '../datasource/credential-cipher.service.js';
+import { CredentialRotation, type RotationReport } from '../datasource/credential-rotation.service.js';
+import { dataSourceOptions, openDataSource } from '../persistence/persistence.module.js';
+import { CliError, isEntryPoint, loadConfigWithExistingKey, type CliIo } from './cli-config.js';
+
+const USAGE = `Usage:
+  npm run rotate-credentials              re-encrypt every stored connection secret under the current key version
+  npm run rotate-credentials -- --dry-run report what would change, write nothing
+
+Reads the service's environment (.env when present): the store (DATABASE_URL or SQLITE_PATH/DATA_DIR),
+APP_ENC_KEY with APP_ENC_KEY_VERSION (the current key) and APP_ENC_KEY_<version> for every older
+version still stored. Migrations are applied as at boot.
+Exit code 0 when every row is under the current version; 1 when a row's version is not configured
+or does not open (or on any error); 2 when rows changed while it ran are still under an older
+version (run it again).`;
+
+/** The whole command, free of process globals so tests can drive it. Returns the exit code. */
+export async function runRotateCredentials(argv: readonly string[], io: CliIo): Promise<number> {
+  const say = (stream: NodeJS.WritableStream, line: string) => stream.write(`${line}\n`);
+  try {
+    const args = parseArgs(argv);
+    if (args.help) {
+      say(io.stderr, USAGE);
+      return 0;
+    }
+    const config = loadConfigWithExistingKey(io.env);
+    const dataSource = await openDataSource(dataSourceOptions(config));
+    let report: RotationReport;
+    try {
+      report = await new CredentialRotation(dataSource, new CredentialCipher(config)).rotate({ dryRun: args.dryRun });
+    } finally {
+      await dataSource.destroy();
+    }
+    for (const line of describe(report)) say(io.stdout, line);
+    for (const failure of report.failed) say(io.stderr, `failed: connection ${failure.id} (${failure.configName}): ${failure.message}`);
+    if (report.failed.length > 0) return 1;
+    return report.remaining !== null && report.remaining > 0 ? 2 : 0;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    say(io.stderr, error instanceof CliError || error instanceof ConfigError ? `error: ${message}` : `error: rotation stopped: ${message}`);
+    return 1;
+  }
+}
+
+function describe(report: RotationReport): string[] {
+  const verb = report.dryRun ? 'would rewrite' : 'rewritten';
+  const lines = [
+    `${report.dryRun ? 'dry run: nothing written; ' : ''}current key version ${report.currentVersion}`,
+    `${verb}: ${report.rewritten}`,
+    `already current: ${report.alreadyCurrent}`,
+    `skipped (changed concurrently): ${report.skippedConcurrent}`,
+    `failed (key version not configured or not matching): ${report.failed.length}`,
+  ];
+  if (report.remaining !== null) lines.push(`still under an older version: ${report.remaining}`);
+  const older = Object.entries(report.resultsByVersion).filter(([version]) => version !== report.currentVersion);
+  if (older.length > 0) {
+    const list = older.map(([version, count]) => `${count} under ${version === 'unknown' ? 'an unrecorded version' : `version ${version}`}`).join(', ');
+    lines.push(`completed job results sealed with older keys: ${list}; keep their APP_ENC_KEY_<version> while those results are needed`);
+  }
+  return lines;
+}
+
+function parseArgs(argv: readonly string[]): { dryRun: boolean; help: boolean } {
+  let dryRun = false;
+  let help = false;
+  for (const arg of argv) {
+    if (arg === '--dry-run') dryRun = true;
+    else if (arg === '--help' || arg === '-h') help = true;
+    else throw new CliError(`unexpected argument ${arg}\n${USAGE}`);
+  }
+  return { dryRun, help };
+}
+
+if (isEntryPoint(import.meta.url)) {
+  if (existsSync('.env')) process.loadEnvFile('.env');
+  process.exitCode = await runRotateCredentials(process.argv.slice(2), { env: process.env, stdout: process.stdout, stderr: process.stderr });
+}
