@@ -18,16 +18,21 @@ const FORBIDDEN: Record<Exclude<Access, Access.Public>, string> = {
   [Access.Operator]: 'FET-0011: the route is for operators only',
 };
 
-/** The bearer scheme and the 401/403 answers of a protected controller or route, for Swagger. */
-export function ApiAuth(access: Exclude<Access, Access.Public>): ClassDecorator & MethodDecorator {
-  return applyDecorators(
-    ApiBearerAuth(BEARER_SCHEME),
-    ApiResponse(UNAUTHENTICATED),
-    ApiResponse({
-      status: 403,
-      type: ErrorEnvelopeDto,
-      description: FORBIDDEN[access],
-      example: { code: FetCode.Forbidden, title: 'Forbidden', message: FORBIDDEN[access].slice('FET-0011: '.length) },
-    }),
-  );
+/** The bearer scheme and the 401/403 answers of a protected controller, for Swagger. */
+export function ApiAuth(access: Exclude<Access, Access.Public>): ClassDecorator {
+  return applyDecorators(ApiBearerAuth(BEARER_SCHEME), ApiResponse(UNAUTHENTICATED), forbiddenResponse(access));
+}
+
+/** On a route of a product-facing controller that only operators may call: its 403 says so. */
+export function ApiOperatorRoute(): MethodDecorator {
+  return applyDecorators(forbiddenResponse(Access.Operator));
+}
+
+function forbiddenResponse(access: Exclude<Access, Access.Public>) {
+  return ApiResponse({
+    status: 403,
+    type: ErrorEnvelopeDto,
+    description: FORBIDDEN[access],
+    example: { code: FetCode.Forbidden, title: 'Forbidden', message: FORBIDDEN[access].slice('FET-0011: '.length) },
+  });
 }

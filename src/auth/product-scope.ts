@@ -23,6 +23,7 @@ export function actingProduct(principal: Principal, header: string | undefined):
   const named = parseProductName(header, false);
   if (named !== undefined) return assertActsFor(principal, named);
   if (!principal.operator && principal.products.length === 1) return principal.products[0];
+  if (!principal.operator && principal.products.length === 0) throw AuthError.forbidden('This credential acts for no product');
   const reason = principal.operator ? '' : `: this credential acts for several products (${principal.products.join(', ')})`;
   throw new RequestValidationError(FetCode.InvalidHeader, `X-Product-Name header is required and must not be empty${reason}`);
 }

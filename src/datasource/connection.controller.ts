@@ -1,7 +1,7 @@
 import { applyDecorators, Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Access, Allow, CurrentPrincipal } from '../auth/access.decorators.js';
-import { ApiAuth } from '../auth/api-auth.decorator.js';
+import { ApiAuth, ApiOperatorRoute } from '../auth/api-auth.decorator.js';
 import type { Principal } from '../auth/principal.js';
 import { RateLimitedPerPrincipal } from '../auth/principal-rate-limit.guard.js';
 import { ActingProduct, ListScope, type ProductScope } from '../auth/product-scope.js';
@@ -73,7 +73,7 @@ export class ConnectionController {
 
   @Get('unassigned')
   @Allow(Access.Operator)
-  @ApiAuth(Access.Operator)
+  @ApiOperatorRoute()
   @ApiOperation({ summary: 'List connections that belong to no product (operators)' })
   @ListQueryDoc()
   @ApiResponse({ status: 200, type: ConnectionPageDto })
@@ -93,7 +93,7 @@ export class ConnectionController {
   @Post(':id/assign')
   @HttpCode(200)
   @Allow(Access.Operator)
-  @ApiAuth(Access.Operator)
+  @ApiOperatorRoute()
   @ApiOperation({ summary: 'Assign an unassigned connection to a product, once (operators)' })
   @ApiHeader({ name: 'X-Product-Name', required: true })
   @ApiResponse({ status: 200, type: ConnectionResponseDto })

@@ -80,4 +80,44 @@ describe('AUTH_MODE=jwt', () => {
     expect(job.status).toBe(403);
     expect(job.body.message).toContain("'billing'");
   });
+
+  it('asks a token of several products to name one in X-Product-Name, and lists all of them without it', async () => {
+    const both = await jwks.sign({ sub: 'svc-both', claims: { products: ['alpha', 'beta'] } });
+    const body = (configName: string) => ({ configName, type: 'POSTGRESQL', host: 'db.example.com', port: 5432, databaseName: 'x', userName: 'u', password: 'p' });
+    const unnamed = await fetcher.http.post('/v1/management/connections').set(bearer(both)).send(body(`pg_${Date.now().toString(36)}a`));
+    expect(unnamed.status).toBe(400);
+    expect(unnamed.body.code).toBe('FET-0403');
+    expect(unnamed.body.message).toContain('several products (alpha, beta)');
+    const created = await Promise.all(
+      ['alpha', 'beta'].map((product, i) =>
+        fetcher.http.post('/v1/management/connections').set(bearer(both)).set('X-Product-Name', product).send(body(`pg_${Date.now().toString(36)}${i}`)),
+      ),
+    );
+    expect(created.map((response) => response.body.productName)).toEqual(['alpha', 'beta']);
+    const listed = await fetcher.http.get('/v1/management/connections?limit=100').set(bearer(both));
+    expect(new Set(listed.body.items.map((item: { productName: string }) => item.productName))).toEqual(new Set(['alpha', 'beta']));
+    const onlyAlpha = await jwks.sign({ sub: 'svc-alpha', claims: { products: 'alpha' } });
+    const alphaList = await fetcher.http.get('/v1/management/connections?limit=100').set(bearer(onlyAlpha));
+    expect(alphaList.body.items.map((item: { productName: string }) => item.productName)).toEqual(['alpha']);
+
+    const none = await jwks.sign({ sub: 'svc-none' });
+    expect((await fetcher.http.get('/v1/management/connections').set(bearer(none))).body.total).toBe(0);
+    const refused = await fetcher.http.post('/v1/management/connections').set(bearer(none)).send(body(`pg_${Date.now().toString(36)}n`));
+    expect(refused.status).toBe(403);
+  });
+
+  it('documents the bearer scheme and the 401 and 403 of every /v1 route in Swagger', async () => {
+    const document = (await fetcher.http.get('/swagger-json')).body;
+    expect(document.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    for (const [path, operations] of Object.entries(document.paths as Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown> }>>)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        if (path.startsWith('/v1/')) {
+          expect(operation.security, `${method} ${path}`).toEqual([{ bearer: [] }]);
+          expect(Object.keys(operation.responses), `${method} ${path}`).toEqual(expect.arrayContaining(['401', '403']));
+        } else {
+          expect(operation.security, `${method} ${path}`).toBeUndefined();
+        }
+      }
+    }
+  });
 });
