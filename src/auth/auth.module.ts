@@ -1,4 +1,4 @@
-import { Global, Logger, Module, type DynamicModule, type Provider, type Type } from '@nestjs/common';
+import { Global, Module, type DynamicModule, type Provider, type Type } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import type { AppConfig } from '../config/app-config.js';
 import { runsManager } from '../config/fetcher-role.js';
@@ -24,7 +24,6 @@ const NO_AUTHENTICATOR: Authenticator = {
 @Module({})
 export class AuthModule {
   static forRoot(config: AppConfig): DynamicModule {
-    const logger = new Logger('Auth');
     const providers: Provider[] = [ApiKeyRepository, { provide: APP_GUARD, useClass: AuthGuard }];
     const controllers: Type[] = [];
     const { auth } = config;
@@ -38,7 +37,6 @@ export class AuthModule {
       const verifier = new JwtVerifier(auth.jwt);
       providers.push({ provide: AUTHENTICATOR, useValue: { authenticate: (token: string) => verifier.verify(token) } satisfies Authenticator });
     } else {
-      logger.warn('AUTH_MODE=none: every caller acts as the operator. Set AUTH_MODE=apikey or jwt before exposing this service.');
       providers.push({ provide: AUTHENTICATOR, useValue: NO_AUTHENTICATOR });
     }
     return { module: AuthModule, providers, controllers, exports: [AUTHENTICATOR] };
