@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ConnectorRegistry } from './connectors/connector-registry.js';
 import type { ConnectorSession, OpenSessionOptions, ResolvedDatasource } from './connectors/engine-connector.js';
 import { DatasourceConnectError } from './datasource.error.js';
@@ -6,13 +7,17 @@ import { HostGuard } from './ssrf/host-guard.service.js';
 
 /**
  * The one way into a datasource: finds its engine connector and runs the SSRF guard right before
- * every connect (internal datasources are exempt). A refused host throws DatasourceError FET-0414.
+ * every connect. The host is resolved once and every address checked (FET-0414 when one is
+ * refused); the connector then dials the checked address and asks the same policy before any
+ * other socket. Internal datasources, declared by the operator, connect by name unchecked. The
+ * plaintext-password rule applies to every datasource, internal ones included.
  */
 @Injectable()
 export class DatasourceSessions {
   constructor(
     private readonly connectors: ConnectorRegistry,
     private readonly guard: HostGuard,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'allowPlaintextPassword'>,
   ) {}
 
   /** Namespace of unqualified table names, or null when the engine has none. */
@@ -31,7 +36,17 @@ export class DatasourceSessions {
     if (!connector) {
       throw new DatasourceConnectError(datasource.configName, 'unknown', `engine ${datasource.type} is not supported yet`);
     }
-    if (!datasource.internal) await this.guard.assertAllowed(datasource.host);
-    return connector.open(datasource, options);
+    const allowPlaintextPassword = this.config.allowPlaintextPassword;
+    if (datasource.internal) return connector.open(datasource, { ...options, egress: undefined, allowPlaintextPassword });
+
+    const target = await this.guard.resolveTarget(datasource.host, datasource.configName);
+    const egress = this.guard.egressFor(target, datasource.configName);
+    try {
+      return await connector.open(datasource, { ...options, egress, allowPlaintextPassword });
+    } catch (error) {
+      // A refused redirect surfaces from the driver as some socket error: report the refusal.
+      if (egress.failure !== undefined && !options.signal?.aborted) throw egress.failure;
+      throw error;
+    }
   }
 }

@@ -16,6 +16,7 @@ import { DatasourceSessions } from './datasource-sessions.service.js';
 import { InternalDatasources } from './internal/internal-datasources.service.js';
 import { MemorySchemaCache, RedisSchemaCache, SCHEMA_CACHE } from './schema/schema-cache.js';
 import { SchemaService } from './schema/schema.service.js';
+import { ADDRESS_RESOLVER, systemResolver } from './ssrf/address-resolver.port.js';
 import { HostGuard } from './ssrf/host-guard.service.js';
 
 /**
@@ -32,6 +33,7 @@ import { HostGuard } from './ssrf/host-guard.service.js';
     ConnectionTester,
     ConnectorRegistry,
     HostGuard,
+    { provide: ADDRESS_RESOLVER, useValue: systemResolver },
     SchemaService,
     PostgresConnector,
     MySqlConnector,

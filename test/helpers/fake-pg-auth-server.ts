@@ -8,24 +8,38 @@ export interface FakePgTls {
   readonly clientCa?: string;
 }
 
+export interface ReceivedPassword {
+  readonly password: string;
+  /** Whether it came over TLS. */
+  readonly tls: boolean;
+}
+
 export interface FakePgServer {
   readonly port: number;
   /** Subjects (CN) of the client certificates presented over TLS, in order. */
   readonly clientCertificates: string[];
+  /** Every password message received, in order: what a server asking for cleartext gets to see. */
+  readonly passwords: ReceivedPassword[];
+  /** TCP connections accepted. */
+  readonly connections: number;
   close(): Promise<void>;
 }
 
 /**
- * A PostgreSQL wire-protocol peer that asks for a password and refuses it with SQLSTATE 28P01,
- * as a server with password authentication does. The local test server trusts every login, so
- * this is how a wrong password is provoked over a real socket. With `tls`, it accepts the
- * SSLRequest and upgrades the socket, so certificate handling is exercised for real.
+ * A PostgreSQL wire-protocol peer that asks for the password in clear text
+ * (AuthenticationCleartextPassword), records what it receives, and refuses it with SQLSTATE
+ * 28P01, as a server with `password` authentication does. The local test server trusts every
+ * login, so this is how a wrong password is provoked over a real socket. With `tls`, it accepts
+ * the SSLRequest and upgrades the socket, so certificate handling is exercised for real.
  */
 export async function startFakePgAuthServer(tls?: FakePgTls): Promise<FakePgServer> {
   const sockets = new Set<Socket>();
   const clientCertificates: string[] = [];
+  const passwords: ReceivedPassword[] = [];
+  let connections = 0;
   const context = tls && createSecureContext({ cert: tls.cert, key: tls.key, ca: tls.clientCa });
   const server: Server = createServer((raw) => {
+    connections++;
     sockets.add(raw);
     raw.on('close', () => sockets.delete(raw));
     raw.on('error', () => undefined);
@@ -63,6 +77,10 @@ export async function startFakePgAuthServer(tls?: FakePgTls): Promise<FakePgServ
         auth.writeInt32BE(3, 5); // AuthenticationCleartextPassword
         socket.write(auth);
       } else if (stage === 'password' && buffered.length >= 5 && buffered[0] === 0x70) {
+        const length = buffered.readInt32BE(1);
+        if (buffered.length < 1 + length) return;
+        // PasswordMessage: 'p', length, the password NUL-terminated.
+        passwords.push({ password: buffered.subarray(5, length).toString('utf8'), tls: socket !== raw });
         const fields = Buffer.concat(
           [['S', 'FATAL'], ['V', 'FATAL'], ['C', '28P01'], ['M', 'password authentication failed for user "someone"']].map(([type, text]) =>
             Buffer.concat([Buffer.from(type), Buffer.from(text), Buffer.from([0])]),
@@ -82,6 +100,10 @@ export async function startFakePgAuthServer(tls?: FakePgTls): Promise<FakePgServ
   return {
     port: typeof address === 'object' && address ? address.port : 0,
     clientCertificates,
+    passwords,
+    get connections() {
+      return connections;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

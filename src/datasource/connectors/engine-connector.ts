@@ -1,5 +1,6 @@
 import type { DatasourceType } from '../datasource-type.js';
 import type { FilterCondition } from '../../job/data-request.js';
+import type { EgressPolicy } from '../ssrf/egress-policy.js';
 
 /** A connection record with its secrets decrypted, ready for a driver. Never logged or returned. */
 export interface ResolvedDatasource {
@@ -76,6 +77,17 @@ export interface ConnectorSession {
 export interface OpenSessionOptions {
   readonly connectTimeoutMs: number;
   readonly signal?: AbortSignal;
+  /**
+   * Where this open may connect: dial `egress.target.address` for the record's host (the name
+   * stays for TLS), and check every other socket through it. Absent for internal datasources,
+   * which connect by name.
+   */
+  readonly egress?: EgressPolicy;
+  /**
+   * false: a password is never sent where it would travel in clear text (no TLS). DatasourceSessions
+   * always sets it from ALLOW_PLAINTEXT_PASSWORD; absent (connectors driven directly by tests) means allowed.
+   */
+  readonly allowPlaintextPassword?: boolean;
 }
 
 /** One database engine. Adding an engine is one class implementing this, registered in DatasourceModule. */

@@ -78,7 +78,7 @@ export class CreateConnectionDto {
   @IsOptional() @ValidateNested() @Type(() => SslOptionsDto)
   ssl?: SslOptionsDto;
 
-  @ApiPropertyOptional({ example: { team: 'finance' }, description: 'Free-form. Oracle needs serviceName; MongoDB reads authSource and directConnection.' })
+  @ApiPropertyOptional({ example: { team: 'finance' }, description: 'Free-form. Oracle needs serviceName; MongoDB reads authSource (it is always connected directly to the host given).' })
   @IsOptional() @IsObject()
   metadata?: Record<string, unknown>;
 }

@@ -1,52 +1,30 @@
-import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { FetCode } from '../../common/errors/fet-code.js';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
-import { DatasourceError } from '../datasource.error.js';
+import { classifyAddress, permits, type AddressVerdict } from './address-policy.js';
+import { ADDRESS_RESOLVER, systemResolver, type AddressResolver } from './address-resolver.port.js';
+import { forbiddenHost, unresolvedHost } from './egress-errors.js';
+import { normalizeHost, ScopedEgress, type EgressChecks, type EgressTarget } from './egress-policy.js';
 
-/** Refused whatever the configuration: cloud metadata endpoints and link-local addresses. */
-const ALWAYS_BLOCKED = new BlockList();
-ALWAYS_BLOCKED.addSubnet('169.254.0.0', 16, 'ipv4');
-ALWAYS_BLOCKED.addAddress('100.100.100.200', 'ipv4'); // Alibaba Cloud metadata
-ALWAYS_BLOCKED.addSubnet('fe80::', 10, 'ipv6');
-ALWAYS_BLOCKED.addAddress('fd00:ec2::254', 'ipv6'); // AWS IMDS over IPv6
+export { ADDRESS_RESOLVER, type AddressResolver } from './address-resolver.port.js';
 
-/** Refused unless ALLOW_PRIVATE_HOSTS: loopback, private, shared and unspecified ranges. */
-const PRIVATE = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['172.16.0.0', 12],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-] as const) {
-  PRIVATE.addSubnet(network, prefix, 'ipv4');
-}
-PRIVATE.addAddress('::', 'ipv6');
-PRIVATE.addAddress('::1', 'ipv6');
-PRIVATE.addSubnet('fc00::', 7, 'ipv6');
-
+/** Cloud metadata names: refused even when they would resolve to an allowed address. */
 const METADATA_NAMES = new Set(['metadata.google.internal', 'metadata.gcp.internal', 'metadata.azure.internal', 'metadata']);
+/** Names of this host: refused by name too, so that no resolver quirk is relied on. */
 const LOCAL_NAMES = new Set(['localhost', 'localhost.localdomain', 'ip6-localhost', 'ip6-loopback']);
 
-export type AddressResolver = (hostname: string) => Promise<string[]>;
-
-/** Optional override of DNS resolution (tests). */
-export const ADDRESS_RESOLVER = Symbol('ADDRESS_RESOLVER');
-
-const resolveAll: AddressResolver = async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address);
-
 /**
- * SSRF guard (SPEC §8): checks a host before Fetcher connects to it. Names are checked on every
- * address they resolve to; an IPv4-mapped IPv6 address is checked as the IPv4 address it carries.
- * A name that does not resolve is allowed: the driver's own connect fails, and refusing it would let
- * the API probe which names exist.
+ * SSRF guard: decides which hosts Fetcher may connect to (address-policy.ts has the ranges).
+ *
+ * - `assertAllowed` checks a record on create and PATCH. A name that does not resolve is
+ *   accepted there: a connection may be registered before its DNS entry exists.
+ * - `resolveTarget` runs right before a connect: the name is resolved once, every address is
+ *   checked, and the connector dials the first one, so DNS cannot answer differently between the
+ *   check and the dial. A name without addresses is not attempted.
+ * - `checkAddress` is for sockets a driver opens later (redirects, routing).
  */
 @Injectable()
-export class HostGuard {
+export class HostGuard implements EgressChecks {
   private readonly allowPrivate: boolean;
 
   private readonly resolve: AddressResolver;
@@ -56,30 +34,62 @@ export class HostGuard {
     @Optional() @Inject(ADDRESS_RESOLVER) resolver?: AddressResolver,
   ) {
     this.allowPrivate = config.allowPrivateHosts;
-    this.resolve = resolver ?? resolveAll;
+    this.resolve = resolver ?? systemResolver;
   }
 
   /** Throws DatasourceError FET-0414 when `host` must not be connected to. */
   async assertAllowed(host: string): Promise<void> {
-    const name = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
-    if (METADATA_NAMES.has(name)) throw forbidden();
-    if (!this.allowPrivate && (LOCAL_NAMES.has(name) || name.endsWith('.localhost'))) throw forbidden();
-    const addresses = isIP(name) ? [name] : await this.resolve(name).catch(() => []);
-    for (const address of addresses) {
-      if (this.blocked(address)) throw forbidden();
+    const name = normalizeHost(host);
+    this.assertName(name);
+    const addresses = isIP(name) ? [name] : await this.lookup(name).catch(() => []);
+    for (const address of addresses) this.checkAddress(address);
+  }
+
+  /**
+   * The one address to dial for `host`, after checking every address the name has. Throws
+   * FET-0414 when any is refused (a name answering a public and a private address could be
+   * dialled at either), and DatasourceConnectError `unreachable` when the name has none.
+   */
+  async resolveTarget(host: string, configName: string): Promise<EgressTarget> {
+    const name = normalizeHost(host);
+    this.assertName(name);
+    let addresses: string[];
+    if (isIP(name)) {
+      addresses = [name];
+    } else {
+      try {
+        addresses = await this.lookup(name);
+      } catch (error) {
+        throw unresolvedHost(configName, error);
+      }
+      if (addresses.length === 0) throw unresolvedHost(configName);
     }
+    for (const address of addresses) this.checkAddress(address);
+    const address = addresses[0];
+    return { host: name, address, family: isIP(address) === 6 ? 6 : 4 };
   }
 
-  private blocked(address: string): boolean {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-    const [ip, family] = mapped ? [mapped, 'ipv4' as const] : [address, isIP(address) === 6 ? ('ipv6' as const) : ('ipv4' as const)];
-    if (ALWAYS_BLOCKED.check(ip, family)) return true;
-    return !this.allowPrivate && PRIVATE.check(ip, family);
+  /** Throws FET-0414 unless `ip` is an IP literal the policy lets through; a host name is refused. */
+  checkAddress(ip: string): void {
+    if (!permits(this.classify(ip), this.allowPrivate)) throw forbiddenHost();
   }
-}
 
-function forbidden(): DatasourceError {
-  return new DatasourceError(FetCode.ForbiddenHost, 'Host is not a valid external database endpoint', {
-    fields: { host: 'this host is not allowed: loopback, private, link-local and cloud metadata addresses are refused' },
-  });
+  /** The policy of one open(): pinned to `target`, checking every other socket. */
+  egressFor(target: EgressTarget, configName: string): ScopedEgress {
+    return new ScopedEgress(target, this, configName);
+  }
+
+  /** The verdict for one address; a subclass may narrow or widen it (tests with loopback servers). */
+  protected classify(address: string): AddressVerdict {
+    return classifyAddress(address);
+  }
+
+  private assertName(name: string): void {
+    if (METADATA_NAMES.has(name)) throw forbiddenHost();
+    if (!this.allowPrivate && (LOCAL_NAMES.has(name) || name.endsWith('.localhost'))) throw forbiddenHost();
+  }
+
+  private async lookup(name: string): Promise<string[]> {
+    return [...(await this.resolve(name))];
+  }
 }

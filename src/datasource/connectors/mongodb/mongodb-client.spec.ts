@@ -41,7 +41,7 @@ describe('MongoDB client options', () => {
       promoteBuffers: false,
       bsonRegExp: true,
     });
-    expect(options.directConnection).toBeUndefined();
+    expect(options.directConnection).toBe(true);
   });
 
   it('is read by the driver as intended: credentials intact, no database or options taken from the URI', () => {
@@ -52,17 +52,27 @@ describe('MongoDB client options', () => {
     expect(parsed).toMatchObject({ directConnection: true, tls: true, ca: 'CA', appName: 'fetcher', serverSelectionTimeoutMS: 4_000 });
   });
 
-  it.each<[unknown, boolean]>([
-    [true, true],
-    ['true', true],
-    [' TRUE ', true],
-    [false, false],
-    ['false', false],
-    ['yes', false],
-    [undefined, false],
-  ])('directConnection %j → %s', (value, expected) => {
-    const { options } = mongoClientSettings(ds({ metadata: { directConnection: value } }), 1_000);
-    expect(options.directConnection === true).toBe(expected);
+  it.each<[unknown]>([[true], ['true'], [false], ['false'], [undefined]])(
+    'always connects directly, so advertised replica set members are never dialled (metadata.directConnection %j is ignored)',
+    (value) => {
+      const { url, options } = mongoClientSettings(ds({ metadata: { directConnection: value } }), 1_000);
+      expect(options.directConnection).toBe(true);
+      expect(new MongoClient(url, options).options.directConnection).toBe(true);
+    },
+  );
+
+  it('answers the pinned address for the record host through lookup, and only with an egress policy', async () => {
+    expect(mongoClientSettings(DS, 1_000).options.lookup).toBeUndefined();
+    const target = { host: 'mongo.internal.example', address: '93.184.216.34', family: 4 as const };
+    const egress = { target, checkAddress: () => undefined, resolve: async (host: string) => (host === target.host ? target : Promise.reject(new Error('refused'))) };
+    const { options } = mongoClientSettings(DS, 1_000, egress);
+    const lookup = options.lookup as unknown as (host: string, options: object, cb: (...args: unknown[]) => void) => void;
+    const one = await new Promise<unknown[]>((resolve) => lookup('mongo.internal.example', {}, (...args) => resolve(args)));
+    expect(one).toEqual([null, '93.184.216.34', 4]);
+    const all = await new Promise<unknown[]>((resolve) => lookup('mongo.internal.example', { all: true }, (...args) => resolve(args)));
+    expect(all).toEqual([null, [{ address: '93.184.216.34', family: 4 }]]);
+    const other = await new Promise<unknown[]>((resolve) => lookup('member.internal.example', {}, (...args) => resolve(args)));
+    expect(other[0]).toBeInstanceOf(Error);
   });
 
   it('takes authSource from metadata, defaulting to admin', () => {

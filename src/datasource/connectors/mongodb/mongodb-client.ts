@@ -1,5 +1,7 @@
 import { isIPv6 } from 'node:net';
 import { MongoClient, type MongoClientOptions } from 'mongodb';
+import type { EgressPolicy } from '../../ssrf/egress-policy.js';
+import { egressLookup } from '../../ssrf/egress-socket.js';
 import type { ResolvedDatasource } from '../engine-connector.js';
 import { tlsOptions } from './mongodb-ssl.js';
 import { BSON_READ_OPTIONS } from './mongodb-values.js';
@@ -52,10 +54,6 @@ export function checkDatabaseName(name: string): void {
   }
 }
 
-function metadataFlag(value: unknown): boolean {
-  return value === true || (typeof value === 'string' && value.trim().toLowerCase() === 'true');
-}
-
 /** `metadata.authSource`, else `admin` (where MongoDB keeps users by default). */
 export function authSourceOf(ds: ResolvedDatasource): string {
   const value = ds.metadata.authSource;
@@ -63,11 +61,19 @@ export function authSourceOf(ds: ResolvedDatasource): string {
 }
 
 /**
- * Structured client options (SPEC §7): the URI carries only the validated host and port; user
- * and password go in `auth`, so no escaping rule can mangle them and no URI string holds the
- * password. Without a user name the client does not authenticate.
+ * Structured client options: the URI carries only the validated host and port; user and
+ * password go in `auth`, so no escaping rule can mangle them and no URI string holds the
+ * password. Without a user name the client does not authenticate. SCRAM (what the driver
+ * negotiates) never sends the password itself, so the plaintext-password rule has nothing to
+ * refuse here.
+ *
+ * Always a direct connection: the driver talks to the record's host alone and never dials the
+ * members a replica set's `hello` advertises (names and addresses the SSRF guard never saw;
+ * `metadata.directConnection` is no longer read). With an egress policy, `lookup` answers the
+ * checked address for that host, so the name is not resolved again; the URI keeps the name for
+ * TLS (SNI and certificate identity).
  */
-export function mongoClientSettings(ds: ResolvedDatasource, connectTimeoutMs: number): MongoClientSettings {
+export function mongoClientSettings(ds: ResolvedDatasource, connectTimeoutMs: number, egress?: EgressPolicy): MongoClientSettings {
   const url = `mongodb://${hostAddress(ds.host, ds.port)}/`;
   checkDatabaseName(ds.databaseName);
   const options: MongoClientOptions = {
@@ -82,9 +88,8 @@ export function mongoClientSettings(ds: ResolvedDatasource, connectTimeoutMs: nu
     options.auth = { username: ds.userName, password: ds.password };
     options.authSource = authSourceOf(ds);
   }
-  // Without it the driver discovers the replica set and then dials members by the names in the
-  // set's config, which may not resolve from here (containers, private networks).
-  if (metadataFlag(ds.metadata.directConnection)) options.directConnection = true;
+  options.directConnection = true;
+  if (egress !== undefined) options.lookup = egressLookup(egress);
   if (connectTimeoutMs > 0) {
     options.serverSelectionTimeoutMS = connectTimeoutMs;
     options.connectTimeoutMS = connectTimeoutMs;

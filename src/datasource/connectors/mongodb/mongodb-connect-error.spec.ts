@@ -77,7 +77,6 @@ describe('MongoDB connect error classification', () => {
     ['unreachable', selectionError([network(nodeError('ECONNREFUSED', 'connect ECONNREFUSED 10.0.0.1:27018'))]), /cannot reach mongo\.internal\.example:27018 \(connection refused\)/],
     ['unreachable', new InvalidMongoSettingError('FETCHER_MONGO_HOST', 'invalid host name'), /invalid host or port \(invalid host name\)/],
     ['timeout', selectionError([undefined]), /no answer from mongo\.internal\.example:27018 within 2500 ms/],
-    ['timeout', selectionError([undefined], 'ReplicaSetNoPrimary'), /no primary of the replica set answered within 2500 ms \(metadata\.directConnection=true/],
     ['tls', selectionError([network(nodeError('DEPTH_ZERO_SELF_SIGNED_CERT', 'self-signed certificate'))]), /TLS negotiation failed \(DEPTH_ZERO_SELF_SIGNED_CERT\)/],
     ['tls', new UnsupportedSslModeError('unsupported MongoDB SSL mode "x"'), /unsupported MongoDB SSL mode "x"/],
     ['database_not_found', new InvalidMongoSettingError('FETCHER_MONGO_DATABASE', 'invalid database name'), /invalid database name/],

@@ -112,13 +112,8 @@ function detail(reason: ConnectFailureReason, error: unknown, ds: ResolvedDataso
       const code = chain.map((e) => str(e, 'code')).find((c) => c in UNREACHABLE_CODES) ?? '';
       return `cannot reach ${where} (${UNREACHABLE_CODES[code]})`;
     }
-    case 'timeout': {
-      const topology = (chain.find(isSelectionError)?.reason as { type?: unknown } | undefined)?.type;
-      if (topology === 'ReplicaSetNoPrimary') {
-        return `no primary of the replica set answered within ${timeoutMs} ms (metadata.directConnection=true reads from ${where} alone)`;
-      }
+    case 'timeout':
       return `no answer from ${where} within ${timeoutMs} ms`;
-    }
     case 'tls': {
       if (str(first, 'code') === 'FETCHER_SSL_MODE') return str(first, 'message');
       const code = chain.map((e) => str(e, 'code')).find((c) => TLS_CODE.test(c)) ?? '';

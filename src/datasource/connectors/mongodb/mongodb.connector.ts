@@ -23,7 +23,7 @@ export class MongoDbConnector implements EngineConnector {
     signal?.throwIfAborted();
     let settings: MongoClientSettings;
     try {
-      settings = mongoClientSettings(datasource, connectTimeoutMs);
+      settings = mongoClientSettings(datasource, connectTimeoutMs, options.egress);
     } catch (error) {
       throw toConnectError(error, datasource, connectTimeoutMs);
     }

@@ -1,5 +1,8 @@
 import mysql, { type Connection, type ConnectionOptions } from 'mysql2';
+import type { EgressPolicy } from '../../ssrf/egress-policy.js';
+import { dialTarget } from '../../ssrf/egress-socket.js';
 import type { ResolvedDatasource } from '../engine-connector.js';
+import { clearPasswordPlugin } from './mysql-cleartext.js';
 import { ConnectTimeoutError } from './mysql-connect-error.js';
 import type { MySqlSsl } from './mysql-ssl.js';
 
@@ -21,15 +24,31 @@ export const SESSION_SETUP_SQL =
   `SET SESSION time_zone = '+00:00', net_write_timeout = ${NET_WRITE_TIMEOUT_S}, net_read_timeout = ${NET_READ_TIMEOUT_S}, ` +
   "sql_mode = TRIM(BOTH ',' FROM REPLACE(CONCAT(',', @@SESSION.sql_mode, ','), ',NO_BACKSLASH_ESCAPES,', ','))";
 
+/** Where and how a connection may go: the egress policy of the open, and the plaintext-password rule. */
+export interface MySqlTransport {
+  readonly egress?: EgressPolicy;
+  readonly allowPlaintextPassword?: boolean;
+}
+
+const KEEP_ALIVE_INITIAL_DELAY_MS = 10_000;
+
 /**
  * Structured options only (no DSN string: no escaping bugs, nothing to leak). Values stay as the
  * server sends them wherever a JS type would lose something: BIGINT as digit strings, DECIMAL and
  * dates as text, JSON as text. These are options of mysql2's compiled row parser rather than a
  * `typeCast` function, which mysql2 would call through a wrapper and a fresh closure per value.
+ *
+ * With an egress policy, `host` stays the record's name (mysql2 uses it as TLS servername and
+ * for the identity check) while the socket comes from a `stream` factory dialling the checked
+ * address, so mysql2 never resolves the name. The KILL QUERY connection gets the same options.
  */
-export function connectionOptions(ds: ResolvedDatasource, ssl: MySqlSsl, connectTimeoutMs: number): ConnectionOptions {
+export function connectionOptions(ds: ResolvedDatasource, ssl: MySqlSsl, connectTimeoutMs: number, transport: MySqlTransport = {}): ConnectionOptions {
+  const { egress } = transport;
   return {
     host: ds.host,
+    // mysql2 sets neither keep-alive nor no-delay on a stream it is given: dialTarget does.
+    ...(egress === undefined ? {} : { stream: () => dialTarget(egress.target, ds.port, KEEP_ALIVE_INITIAL_DELAY_MS) }),
+    authPlugins: { mysql_clear_password: clearPasswordPlugin(ds.password, transport.allowPlaintextPassword === false) },
     port: ds.port,
     user: ds.userName,
     password: ds.password,
@@ -48,7 +67,7 @@ export function connectionOptions(ds: ResolvedDatasource, ssl: MySqlSsl, connect
     // A server can never make this client send a local file (LOAD DATA LOCAL INFILE).
     flags: ['-LOCAL_FILES'],
     enableKeepAlive: true,
-    keepAliveInitialDelay: 10_000,
+    keepAliveInitialDelay: KEEP_ALIVE_INITIAL_DELAY_MS,
     connectAttributes: { program_name: 'fetcher' },
   };
 }

@@ -1,5 +1,6 @@
 import { type ConnectFailureReason, DatasourceConnectError } from '../../datasource.error.js';
 import type { ResolvedDatasource } from '../engine-connector.js';
+import { findPlaintextRefusal } from '../plaintext-password.js';
 
 /** Our own connect deadline (it also covers the session setup that follows the handshake). */
 export class ConnectTimeoutError extends Error {
@@ -51,6 +52,7 @@ export function classifyConnectError(error: unknown): ConnectFailureReason {
   const code = field(error, 'code') ?? '';
   const number = errno(error);
   const message = field(error, 'message') ?? '';
+  if (findPlaintextRefusal(error) !== undefined) return 'plaintext_password_refused';
   if (AUTH_CODES.has(code) || (number !== undefined && AUTH_ERRNOS.has(number))) return 'auth_failed';
   if (code === 'ER_BAD_DB_ERROR' || number === 1049) return 'database_not_found';
   if (code in UNREACHABLE_CODES) return 'unreachable';
@@ -75,6 +77,8 @@ function detail(reason: ConnectFailureReason, error: unknown, ds: ResolvedDataso
       return `cannot reach ${where} (${UNREACHABLE_CODES[code] ?? code})`;
     case 'timeout':
       return `no answer from ${where} within ${timeoutMs} ms`;
+    case 'plaintext_password_refused':
+      return findPlaintextRefusal(error)?.message ?? 'the password would have been sent in clear text';
     case 'tls':
       if (code === 'FETCHER_SSL_MODE') return 'unsupported SSL mode';
       if (code === 'HANDSHAKE_NO_SSL_SUPPORT') return 'TLS required by the SSL mode, but the server does not support SSL';

@@ -21,6 +21,7 @@ export class MySqlConnector implements EngineConnector {
 
   async open(datasource: ResolvedDatasource, options: OpenSessionOptions): Promise<ConnectorSession> {
     const { connectTimeoutMs, signal } = options;
+    const transport = { egress: options.egress, allowPlaintextPassword: options.allowPlaintextPassword };
     signal?.throwIfAborted();
     let plan: SslPlan;
     try {
@@ -32,14 +33,14 @@ export class MySqlConnector implements EngineConnector {
     let ssl = plan.first;
     let connected: ConnectedMySql;
     try {
-      connected = await connectMySql(connectionOptions(datasource, ssl, connectTimeoutMs), connectTimeoutMs, signal);
+      connected = await connectMySql(connectionOptions(datasource, ssl, connectTimeoutMs, transport), connectTimeoutMs, signal);
     } catch (first) {
       if (signal?.aborted) throw signal.reason;
       if (plan.fallback === undefined || !plan.fallback.when(first)) throw toConnectError(first, datasource, connectTimeoutMs);
       // `preferred` and a server without TLS: plain TCP, as go-sql-driver does.
       ssl = plan.fallback.ssl;
       try {
-        connected = await connectMySql(connectionOptions(datasource, ssl, connectTimeoutMs), connectTimeoutMs, signal);
+        connected = await connectMySql(connectionOptions(datasource, ssl, connectTimeoutMs, transport), connectTimeoutMs, signal);
       } catch (second) {
         if (signal?.aborted) throw signal.reason;
         throw toConnectError(second, datasource, connectTimeoutMs);
@@ -50,7 +51,7 @@ export class MySqlConnector implements EngineConnector {
     return new MySqlSession(connected.connection, {
       configName: datasource.configName,
       mariadb: /mariadb/i.test(connected.serverVersion),
-      cancelOptions: connectionOptions(datasource, ssl, cancelTimeoutMs),
+      cancelOptions: connectionOptions(datasource, ssl, cancelTimeoutMs, transport),
       cancelTimeoutMs,
     });
   }

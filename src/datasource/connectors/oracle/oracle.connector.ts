@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DatasourceType } from '../../datasource-type.js';
+import { runInEgressScope } from '../../ssrf/egress-scope.js';
 import type { ConnectorSession, EngineConnector, OpenSessionOptions, ResolvedDatasource } from '../engine-connector.js';
 import { connectOptions, connectOracle, connectTarget, type ConnectTarget } from './oracle-client.js';
 import { toConnectError } from './oracle-connect-error.js';
@@ -43,8 +44,16 @@ export class OracleConnector implements EngineConnector {
     return datasource.schemaName ? datasource.schemaName.trim().toUpperCase() : loginSchema(datasource.userName);
   }
 
+  /**
+   * With an egress policy the whole connect runs in an egress scope (ssrf/egress-scope.ts):
+   * node-oracledb resolves the descriptor's host and follows listener REDIRECTs by itself, and
+   * has no socket hook, so each socket it opens is checked as it dials. The descriptor keeps the
+   * record's name, which `verify` matches against the certificate. The password never travels
+   * in clear (O5LOGON sends it encrypted with a key negotiated for the session), so the
+   * plaintext-password rule has nothing to refuse here.
+   */
   async open(datasource: ResolvedDatasource, options: OpenSessionOptions): Promise<ConnectorSession> {
-    const { connectTimeoutMs, signal } = options;
+    const { connectTimeoutMs, signal, egress } = options;
     signal?.throwIfAborted();
     let target: ConnectTarget;
     let tls: OracleTlsPlan;
@@ -60,12 +69,14 @@ export class OracleConnector implements EngineConnector {
     try {
       let wallet: string | undefined;
       if (tls.trustPresentedChain) {
-        const chain = await probeServerChain(target.host, target.port, connectTimeoutMs, signal);
+        // The probe sends no SNI: it can dial the checked address directly.
+        const chain = await probeServerChain(egress?.target.address ?? target.host, target.port, connectTimeoutMs, signal);
         wallet = walletFor(datasource.ssl, chain);
       }
       // The probe's time counts against the same deadline.
       const remaining = connectTimeoutMs > 0 ? Math.max(1, connectTimeoutMs - (Date.now() - started)) : connectTimeoutMs;
-      connection = await connectOracle(this.driver, connectOptions(datasource, target, tls, remaining, wallet), remaining, signal);
+      const connect = () => connectOracle(this.driver, connectOptions(datasource, target, tls, remaining, wallet), remaining, signal);
+      connection = await (egress === undefined ? connect() : runInEgressScope(egress, connect));
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       throw toConnectError(error, datasource, connectTimeoutMs);

@@ -1,5 +1,8 @@
+import { isIP } from 'node:net';
 import pg from 'pg';
+import type { EgressPolicy } from '../../ssrf/egress-policy.js';
 import type { ResolvedDatasource } from '../engine-connector.js';
+import { cleartextGuard } from './postgres-cleartext.js';
 import { ConnectTimeoutError } from './postgres-connect-error.js';
 import type { PgSsl } from './postgres-ssl.js';
 
@@ -27,19 +30,30 @@ export const SESSION_SETUP_SQL =
   'pg_catalog.pg_backend_pid()';
 
 /**
+ * TLS options that verify the certificate against the record's host name while the socket goes
+ * to the checked address: pg sets `servername` only when its `host` is a name, and node checks
+ * the identity against `servername` first. An IP literal needs nothing (no SNI for IPs).
+ */
+function verifiedAgainstName(ssl: PgSsl, egress: EgressPolicy | undefined): PgSsl {
+  if (ssl === false || egress === undefined || isIP(egress.target.host) !== 0) return ssl;
+  return { ...ssl, servername: egress.target.host };
+}
+
+/**
  * Structured options only (no DSN string, so no escaping bugs and nothing to leak). The password
  * is handed over as a function: pg then never falls back to PGPASSWORD or ~/.pgpass, and the
- * value is not kept on the client object.
+ * value is not kept on the client object. With an egress policy pg dials the checked address
+ * and never resolves the name itself; the cancel connection gets the same options.
  */
-export function clientConfig(ds: ResolvedDatasource, ssl: PgSsl, connectTimeoutMs: number): pg.ClientConfig {
+export function clientConfig(ds: ResolvedDatasource, ssl: PgSsl, connectTimeoutMs: number, egress?: EgressPolicy): pg.ClientConfig {
   const password = ds.password;
   return {
-    host: ds.host,
+    host: egress === undefined ? ds.host : egress.target.address,
     port: ds.port,
     user: ds.userName,
     password: () => password,
     database: ds.databaseName,
-    ssl,
+    ssl: verifiedAgainstName(ssl, egress),
     connectionTimeoutMillis: Math.max(0, connectTimeoutMs),
     application_name: 'fetcher',
     keepAlive: true,
@@ -61,11 +75,19 @@ export interface ConnectedClient {
 /**
  * Connects and sets up the session within `timeoutMs`. An abort destroys the socket at once
  * (nothing has run on the server yet) and rethrows the signal's reason; other failures are
- * thrown raw, for the caller to classify.
+ * thrown raw, for the caller to classify. `refusePlaintextPassword`: a cleartext password
+ * request over plain TCP fails with PlaintextPasswordRefusedError instead of being answered.
  */
-export async function connectClient(config: pg.ClientConfig, timeoutMs: number, signal?: AbortSignal): Promise<ConnectedClient> {
+export async function connectClient(
+  config: pg.ClientConfig,
+  timeoutMs: number,
+  signal?: AbortSignal,
+  refusePlaintextPassword = false,
+): Promise<ConnectedClient> {
   signal?.throwIfAborted();
-  const client = new pg.Client(config);
+  const guard = refusePlaintextPassword ? cleartextGuard(config) : undefined;
+  const client = new pg.Client(guard?.config ?? config);
+  guard?.watch(client);
   // An 'error' event without a listener would crash the process; the session installs its own.
   client.on('error', () => undefined);
   let timedOut = false;
@@ -98,10 +120,10 @@ export async function connectClient(config: pg.ClientConfig, timeoutMs: number, 
  * Cancels whatever `pid` is running, from a short-lived second connection with the same options.
  * Resolves false when that connection or the cancel fails; never throws.
  */
-export async function cancelBackend(config: pg.ClientConfig, pid: number, timeoutMs: number): Promise<boolean> {
+export async function cancelBackend(config: pg.ClientConfig, pid: number, timeoutMs: number, refusePlaintextPassword = false): Promise<boolean> {
   let connected: ConnectedClient | undefined;
   try {
-    connected = await connectClient({ ...config, application_name: 'fetcher-cancel' }, timeoutMs);
+    connected = await connectClient({ ...config, application_name: 'fetcher-cancel' }, timeoutMs, undefined, refusePlaintextPassword);
     const result = await connected.client.query<string[]>({
       text: 'SELECT pg_catalog.pg_cancel_backend($1)',
       values: [pid],

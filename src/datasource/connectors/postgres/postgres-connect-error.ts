@@ -1,5 +1,6 @@
 import { type ConnectFailureReason, DatasourceConnectError } from '../../datasource.error.js';
 import type { ResolvedDatasource } from '../engine-connector.js';
+import { findPlaintextRefusal } from '../plaintext-password.js';
 
 /** Our own connect deadline (it also covers the session setup that follows the handshake). */
 export class ConnectTimeoutError extends Error {
@@ -32,6 +33,7 @@ function field(error: unknown, name: string): string | undefined {
 export function classifyConnectError(error: unknown): ConnectFailureReason {
   const code = field(error, 'code') ?? '';
   const message = field(error, 'message') ?? '';
+  if (findPlaintextRefusal(error) !== undefined) return 'plaintext_password_refused';
   if (AUTH_SQLSTATES.has(code)) return 'auth_failed';
   if (code === '3D000') return 'database_not_found';
   if (code in UNREACHABLE_CODES) return 'unreachable';
@@ -53,6 +55,8 @@ function detail(reason: ConnectFailureReason, error: unknown, ds: ResolvedDataso
       return `cannot reach ${where} (${UNREACHABLE_CODES[code] ?? code})`;
     case 'timeout':
       return `no answer from ${where} within ${timeoutMs} ms`;
+    case 'plaintext_password_refused':
+      return findPlaintextRefusal(error)?.message ?? 'the password would have been sent in clear text';
     case 'tls': {
       if (code === 'FETCHER_SSL_MODE') return 'unsupported SSL mode';
       const message = field(error, 'message') ?? '';

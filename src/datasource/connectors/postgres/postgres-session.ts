@@ -21,6 +21,8 @@ export interface PostgresSessionContext {
   /** Options for the short-lived connection that cancels a running statement. */
   readonly cancelConfig: pg.ClientConfig;
   readonly cancelTimeoutMs: number;
+  /** The cancel connection follows the same plaintext-password rule as the session's. */
+  readonly refusePlaintextPassword?: boolean;
 }
 
 interface CursorStream {
@@ -125,7 +127,7 @@ export class PostgresSession implements ConnectorSession {
       () => true,
       () => true,
     );
-    const cancelled = await cancelBackend(this.ctx.cancelConfig, this.ctx.backendPid, this.ctx.cancelTimeoutMs);
+    const cancelled = await cancelBackend(this.ctx.cancelConfig, this.ctx.backendPid, this.ctx.cancelTimeoutMs, this.ctx.refusePlaintextPassword);
     let timer: NodeJS.Timeout | undefined;
     const done = await Promise.race([
       settled,

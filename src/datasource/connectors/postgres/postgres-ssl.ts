@@ -1,5 +1,6 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { ResolvedDatasource } from '../engine-connector.js';
+import { findPlaintextRefusal } from '../plaintext-password.js';
 
 export const POSTGRES_SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
 export type PostgresSslMode = (typeof POSTGRES_SSL_MODES)[number];
@@ -39,6 +40,9 @@ function material(ssl: ResolvedDatasource['ssl']): ConnectionOptions {
   return out;
 }
 
+/** Over plain TCP the server asked for the password in clear text, and it was not sent. */
+const plaintextRefused = (error: unknown): boolean => findPlaintextRefusal(error) !== undefined;
+
 /** Chain checked against `ca` (or the system roots), host name not checked. */
 const skipHostname = (): undefined => undefined;
 
@@ -53,9 +57,10 @@ export function normalizeSslMode(mode: string | null | undefined): PostgresSslMo
  * libpq sslmode → node-pg, which has no built-in fallback between plain and TLS:
  *
  * - disable: plain TCP.
- * - allow: plain TCP first (libpq's preference); if pg_hba rejects it (SQLSTATE 28000), one retry
- *   over TLS without certificate checks — libpq's "try SSL if non-SSL fails", limited to the
- *   rejection that SSL can cure so a wrong password is not tried twice.
+ * - allow: plain TCP first (libpq's preference); if pg_hba rejects it (SQLSTATE 28000), or the
+ *   server asks for a cleartext password that may not travel without TLS, one retry over TLS
+ *   without certificate checks — libpq's "try SSL if non-SSL fails", limited to the failures
+ *   that SSL can cure so a wrong password is not tried twice.
  * - prefer: TLS without certificate checks first; only if the server says it has no SSL at all
  *   (the `N` answer), one retry over plain TCP. A TLS handshake or certificate failure is not
  *   downgraded, since that would let an active attacker strip TLS by breaking the handshake.
@@ -74,7 +79,7 @@ export function sslPlan(ssl: ResolvedDatasource['ssl']): SslPlan {
     case 'disable':
       return { mode, first: false };
     case 'allow':
-      return { mode, first: false, fallback: { ssl: unverified, when: rejectedByHba } };
+      return { mode, first: false, fallback: { ssl: unverified, when: (error) => rejectedByHba(error) || plaintextRefused(error) } };
     case 'prefer':
       return { mode, first: unverified, fallback: { ssl: false, when: serverHasNoSsl } };
     case 'require':

@@ -18,7 +18,8 @@ export class PostgresConnector implements EngineConnector {
   }
 
   async open(datasource: ResolvedDatasource, options: OpenSessionOptions): Promise<ConnectorSession> {
-    const { connectTimeoutMs, signal } = options;
+    const { connectTimeoutMs, signal, egress } = options;
+    const refusePlaintext = options.allowPlaintextPassword === false;
     signal?.throwIfAborted();
     let plan: SslPlan;
     try {
@@ -30,13 +31,13 @@ export class PostgresConnector implements EngineConnector {
     let ssl = plan.first;
     let connected: ConnectedClient;
     try {
-      connected = await connectClient(clientConfig(datasource, ssl, connectTimeoutMs), connectTimeoutMs, signal);
+      connected = await connectClient(clientConfig(datasource, ssl, connectTimeoutMs, egress), connectTimeoutMs, signal, refusePlaintext);
     } catch (first) {
       if (signal?.aborted) throw signal.reason;
       if (plan.fallback === undefined || !plan.fallback.when(first)) throw toConnectError(first, datasource, connectTimeoutMs);
       ssl = plan.fallback.ssl;
       try {
-        connected = await connectClient(clientConfig(datasource, ssl, connectTimeoutMs), connectTimeoutMs, signal);
+        connected = await connectClient(clientConfig(datasource, ssl, connectTimeoutMs, egress), connectTimeoutMs, signal, refusePlaintext);
       } catch (second) {
         if (signal?.aborted) throw signal.reason;
         // `allow` retries over TLS after a rejection; if the server has no TLS either, the
@@ -51,8 +52,9 @@ export class PostgresConnector implements EngineConnector {
       configName: datasource.configName,
       defaultSchema: this.defaultSchema(datasource),
       backendPid: connected.backendPid,
-      cancelConfig: clientConfig(datasource, ssl, cancelTimeoutMs),
+      cancelConfig: clientConfig(datasource, ssl, cancelTimeoutMs, egress),
       cancelTimeoutMs,
+      refusePlaintextPassword: refusePlaintext,
     });
   }
 }

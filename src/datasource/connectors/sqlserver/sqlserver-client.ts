@@ -1,7 +1,11 @@
+import type { EventEmitter } from 'node:events';
+import type { Socket } from 'node:net';
 import sql, { type ConnectionPool, type config as PoolConfig } from 'mssql';
 import type { Connection as TediousConnection } from 'tedious';
+import type { EgressPolicy } from '../../ssrf/egress-policy.js';
 import type { ResolvedDatasource } from '../engine-connector.js';
 import { ConnectTimeoutError, UnencryptedLoginError } from './sqlserver-connect-error.js';
+import { egressConnector } from './sqlserver-egress.js';
 import type { SqlServerTls } from './sqlserver-ssl.js';
 
 /** tedious waits this long for the server to acknowledge a cancel before it drops the connection. */
@@ -38,6 +42,15 @@ export class ConnectionWatch {
     connection.on('secure', () => {
       secure = true;
     });
+    // A routed or retried login starts on a new socket, which must negotiate TLS again.
+    const insecureAgain = (): void => {
+      secure = false;
+    };
+    // Events tedious emits but does not declare.
+    const events = connection as unknown as EventEmitter;
+    events.on('rerouting', insecureAgain);
+    events.on('retry', insecureAgain);
+    if (this.requireTls) this.loginOnlyOverTls(connection, () => secure);
     connection.on('errorMessage', (token) => {
       if (!loggedIn) this.loginErrors.push(token.number);
     });
@@ -53,6 +66,23 @@ export class ConnectionWatch {
       this.connections.delete(connection);
       if (loggedIn) this.onLost?.(new Error('connection closed'));
     });
+  }
+
+  /**
+   * tedious sends LOGIN7 (user and password) right after the pre-login even when the server
+   * answered "encryption not supported" to a client that asked for it. With a mode that requires
+   * TLS that login is stopped before it is written: the connect fails with
+   * UnencryptedLoginError and nothing secret leaves the process. (Counting unencrypted logins
+   * afterwards stays as a second check.)
+   */
+  private loginOnlyOverTls(connection: TediousConnection, secure: () => boolean): void {
+    const target = connection as unknown as { sendLogin7Packet?: (...args: unknown[]) => unknown };
+    const send = target.sendLogin7Packet;
+    if (typeof send !== 'function') return;
+    target.sendLogin7Packet = function (this: unknown, ...args: unknown[]): unknown {
+      if (!secure()) throw new UnencryptedLoginError('the server did not negotiate TLS; the login was not sent');
+      return send.apply(this, args);
+    };
   }
 
   /** Closes every connection at once, and any created later: a running request then fails with "Connection closed". */
@@ -73,8 +103,17 @@ export class ConnectionWatch {
  * - lowerCaseGuids: uniqueidentifier as lower-case text, the RFC 4122 form PostgreSQL prints.
  * - maxRetriesOnTransientErrors 0: a failed login is reported at once, within our deadline.
  * - validateConnection 'socket': no extra `SELECT 1` round trip before each statement.
+ * - connector (with an egress policy): sockets to the checked address, routing checked too.
  */
-export function poolConfig(ds: ResolvedDatasource, tls: SqlServerTls, connectTimeoutMs: number, watch?: ConnectionWatch): PoolConfig {
+export function poolConfig(
+  ds: ResolvedDatasource,
+  tls: SqlServerTls,
+  connectTimeoutMs: number,
+  watch?: ConnectionWatch,
+  egress?: EgressPolicy,
+): PoolConfig {
+  // tedious declares the connector without its arguments; it passes (options, lookup, signal).
+  const connector = egress === undefined ? {} : { connector: egressConnector(egress) as unknown as () => Promise<Socket> };
   return {
     server: ds.host,
     port: ds.port,
@@ -99,6 +138,7 @@ export function poolConfig(ds: ResolvedDatasource, tls: SqlServerTls, connectTim
       cancelTimeout: CANCEL_TIMEOUT_MS,
       enableArithAbort: true,
       abortTransactionOnError: false,
+      ...connector,
     },
     ...(watch === undefined ? {} : { beforeConnect: (connection: TediousConnection) => watch.attach(connection) }),
   };

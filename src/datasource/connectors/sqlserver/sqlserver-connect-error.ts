@@ -1,5 +1,6 @@
 import { type ConnectFailureReason, DatasourceConnectError } from '../../datasource.error.js';
 import type { ResolvedDatasource } from '../engine-connector.js';
+import { findPlaintextRefusal } from '../plaintext-password.js';
 import type { SqlServerSslMode } from './sqlserver-ssl.js';
 
 /** Our own connect deadline (it also covers the session setup that follows the login). */
@@ -9,8 +10,8 @@ export class ConnectTimeoutError extends Error {
 }
 
 /**
- * The SSL mode asks for encryption but the login completed without TLS: tedious carries on in
- * clear when a server (or whoever answers for it) replies "encryption not supported".
+ * The SSL mode asks for encryption but the server (or whoever answers for it) replied
+ * "encryption not supported": tedious would carry on in clear, so the login is stopped.
  */
 export class UnencryptedLoginError extends Error {
   override readonly name = 'UnencryptedLoginError';
@@ -72,6 +73,7 @@ function facts(error: unknown): Facts {
 /** Classifies any failure to open a SQL Server connection. */
 export function classifyConnectError(error: unknown, context: ConnectContext = {}): ConnectFailureReason {
   const numbers = context.serverErrors ?? [];
+  if (findPlaintextRefusal(error) !== undefined) return 'plaintext_password_refused';
   if (numbers.some((n) => DATABASE_NUMBERS.has(n))) return 'database_not_found';
   if (numbers.some((n) => AUTH_NUMBERS.has(n))) return 'auth_failed';
   const { codes, messages } = facts(error);
@@ -109,6 +111,8 @@ function detail(reason: ConnectFailureReason, error: unknown, ds: ResolvedDataso
     }
     case 'timeout':
       return `no answer from ${where} within ${timeoutMs} ms`;
+    case 'plaintext_password_refused':
+      return findPlaintextRefusal(error)?.message ?? 'the password would have been sent in clear text';
     case 'tls': {
       if (codes.includes('FETCHER_SSL_MODE')) return 'unsupported SSL mode';
       if (codes.includes('EENCRYPT')) return 'the server requires encryption: use SSL mode "true" or "strict"';

@@ -101,11 +101,13 @@ describe('SqlServerConnector', () => {
     expect(error.message).toContain('use SSL mode "true" or "strict"');
   });
 
-  it('refuses a session that was not encrypted although the SSL mode requires it', async () => {
+  it('refuses a session that was not encrypted although the SSL mode requires it, before the login is sent', async () => {
     const server = await serve({ encryption: 'NOT_SUP' });
     const error = await failure(fakeDatasource(server.port, { ssl: { mode: 'true' } }));
     expect(error.reason).toBe('tls');
     expect(error.message).toContain('did not encrypt the connection');
+    // tedious would have sent LOGIN7, password included, in clear.
+    expect(server.logins).toBe(0);
   });
 
   it('reports a closed port as unreachable', async () => {
@@ -138,6 +140,29 @@ describe('SqlServerConnector', () => {
     const error = await failure(fakeDatasource(1, { ssl: { mode: 'verify-full' } }));
     expect(error.reason).toBe('tls');
     expect(error.message).toContain('unsupported SSL mode');
+  });
+
+  describe('SSL mode true (TLS negotiated inside the TDS 7.x pre-login)', () => {
+    let certs: TestCertificates;
+
+    beforeAll(() => {
+      certs = createTestCertificates();
+    });
+
+    it('logs in once the server has negotiated TLS', async () => {
+      const server = await serve({ preloginTls: { cert: certs.serverCert, key: certs.serverKey } });
+      const session = (await connector.open(fakeDatasource(server.port, { ssl: { mode: 'true', ca: certs.ca } }), { connectTimeoutMs: 5_000 })) as SqlServerSession;
+      expect(session.spid).toBe(1);
+      await session.close();
+      expect(server.logins).toBeGreaterThan(0);
+    });
+
+    it('refuses a certificate that does not verify, before the login is sent', async () => {
+      const server = await serve({ preloginTls: { cert: certs.serverCert, key: certs.serverKey } });
+      const error = await failure(fakeDatasource(server.port, { ssl: { mode: 'true', ca: certs.otherCa } }));
+      expect(error.reason).toBe('tls');
+      expect(server.logins).toBe(0);
+    });
   });
 
   describe('strict (TDS 8.0) encryption', () => {

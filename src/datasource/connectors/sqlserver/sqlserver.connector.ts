@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatasourceType } from '../../datasource-type.js';
 import type { ConnectorSession, EngineConnector, OpenSessionOptions, ResolvedDatasource } from '../engine-connector.js';
+import { plaintextPasswordRefused } from '../plaintext-password.js';
 import { ConnectionWatch, connectPool, poolConfig, type ConnectedPool } from './sqlserver-client.js';
 import { toConnectError } from './sqlserver-connect-error.js';
 import { SqlServerSession } from './sqlserver-session.js';
@@ -22,6 +23,11 @@ export class SqlServerConnector implements EngineConnector {
     let tls: SqlServerTls;
     try {
       tls = tlsOptions(datasource.ssl);
+      // Without encryption tedious sends LOGIN7, password included, as it is (the TDS password
+      // "obfuscation" is a reversible nibble swap): refuse before any socket is opened.
+      if (tls.encrypt === false && datasource.password !== '' && options.allowPlaintextPassword === false) {
+        throw plaintextPasswordRefused(`with SSL mode "${tls.mode}" the login, password included, travels in clear text`, '"true" or "strict"');
+      }
     } catch (error) {
       throw toConnectError(error, datasource, connectTimeoutMs);
     }
@@ -29,7 +35,7 @@ export class SqlServerConnector implements EngineConnector {
     const watch = new ConnectionWatch(tls.encrypt === true);
     let connected: ConnectedPool;
     try {
-      connected = await connectPool(poolConfig(datasource, tls, connectTimeoutMs, watch), watch, connectTimeoutMs, signal);
+      connected = await connectPool(poolConfig(datasource, tls, connectTimeoutMs, watch, options.egress), watch, connectTimeoutMs, signal);
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       throw toConnectError(error, datasource, connectTimeoutMs, { serverErrors: watch.loginErrors, sslMode: tls.mode });

@@ -21,10 +21,14 @@ export interface FakeMongoOptions {
   readonly failures?: Readonly<Record<string, Document>>;
   /** Withhold the answers to these getMores until `releaseGetMore()` (to abort while one is in flight). */
   readonly holdGetMore?: (command: Document) => boolean;
+  /** Fields added to the hello answer, e.g. `setName` and `hosts` of a replica set member. */
+  readonly hello?: Document;
 }
 
 export interface FakeMongoServer {
   readonly port: number;
+  /** TCP connections accepted (monitors and pool connections). */
+  readonly connections: number;
   /** Every command received, in order (monitor heartbeats included). */
   readonly commands: Document[];
   readonly clientCertificates: string[];
@@ -104,7 +108,7 @@ export async function startFakeMongoServer(options: FakeMongoOptions = {}): Prom
         return {
           helloOk: true, isWritablePrimary: true, ismaster: true, maxBsonObjectSize: 16 * 1024 * 1024, maxMessageSizeBytes: 48_000_000,
           maxWriteBatchSize: 100_000, localTime: new Date(), logicalSessionTimeoutMinutes: 30, connectionId: 1,
-          minWireVersion: 0, maxWireVersion: 21, readOnly: false, saslSupportedMechs: ['SCRAM-SHA-256'], ok: 1,
+          minWireVersion: 0, maxWireVersion: 21, readOnly: false, saslSupportedMechs: ['SCRAM-SHA-256'], ...options.hello, ok: 1,
         };
       case 'saslStart':
         return options.rejectAuth
@@ -147,7 +151,9 @@ export async function startFakeMongoServer(options: FakeMongoOptions = {}): Prom
     }
   };
 
+  let connections = 0;
   const serve = (socket: Socket): void => {
+    connections++;
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
@@ -193,6 +199,9 @@ export async function startFakeMongoServer(options: FakeMongoOptions = {}): Prom
 
   return {
     port: typeof address === 'object' && address ? address.port : 0,
+    get connections() {
+      return connections;
+    },
     commands,
     clientCertificates,
     named: (name) => commands.filter((cmd) => Object.keys(cmd)[0] === name),

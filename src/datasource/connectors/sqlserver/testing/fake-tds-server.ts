@@ -1,6 +1,21 @@
 import { once } from 'node:events';
 import { createServer, type Server, type Socket } from 'node:net';
-import { createServer as createTlsServer } from 'node:tls';
+import { createSecureContext, createServer as createTlsServer } from 'node:tls';
+import {
+  PACKET,
+  ENCRYPTION,
+  DONE,
+  MAX_PACKET_DATA,
+  done,
+  errorToken,
+  loginAck,
+  routingEnvChange,
+  preloginReply,
+  colMetadata,
+  row,
+  rpcTexts,
+} from './fake-tds-tokens.js';
+import { negotiateInsidePrelogin, type PreloginTls } from './fake-tds-tls.js';
 
 /**
  * A tiny TDS 7.4 server, enough for the real mssql/tedious client to log in, run statements and
@@ -31,15 +46,23 @@ export interface FakeTdsServerOptions {
   readonly loginErrors?: readonly ServerMessage[];
   /** TDS 8.0 (`encrypt: 'strict'`): TLS from the first byte, with this certificate. */
   readonly tls?: { readonly cert: string; readonly key: string };
+  /** TDS 7.x (`encrypt: true`): answers ENCRYPTION ON and negotiates TLS inside the pre-login, with this certificate. */
+  readonly preloginTls?: { readonly cert: string; readonly key: string };
   /** Accepts connections and never says a word. */
   readonly silent?: boolean;
   /** Loopback address to listen on (default 127.0.0.1). */
   readonly host?: string;
+  /** The login is answered with a routing ENVCHANGE (type 20) sending the client to this server, as Azure SQL gateways do. */
+  readonly route?: { readonly server: string; readonly port: number };
   readonly answer?: (sql: string) => FakeAnswer;
 }
 
 export interface FakeTdsServer {
   readonly port: number;
+  /** TCP connections accepted. */
+  readonly connections: number;
+  /** LOGIN7 packets received (user name and password travel in them). */
+  readonly logins: number;
   /** Statement texts received (RPC sp_executesql), in order. */
   readonly statements: string[];
   /** The parameter declarations sent with each statement (`@p1 nvarchar(max), …`). */
@@ -53,124 +76,13 @@ export interface FakeTdsServer {
   close(): Promise<void>;
 }
 
-const PACKET = { BATCH: 0x01, RPC: 0x03, REPLY: 0x04, ATTENTION: 0x06, LOGIN7: 0x10, PRELOGIN: 0x12 };
-const ENCRYPTION = { OFF: 0, ON: 1, NOT_SUP: 2, REQ: 3 };
-const DONE = { FINAL: 0x00, ERROR: 0x02, COUNT: 0x10, ATTN: 0x20 };
-/** SQL_Latin1_General_CP1_CI_AS */
-const COLLATION = Buffer.from([0x09, 0x04, 0xd0, 0x00, 0x34]);
-const MAX_PACKET_DATA = 4096 - 8;
-
-const u8 = (n: number) => Buffer.from([n]);
-const u16 = (n: number) => Buffer.from([n & 0xff, (n >> 8) & 0xff]);
-const u32 = (n: number) => {
-  const b = Buffer.alloc(4);
-  b.writeUInt32LE(n >>> 0);
-  return b;
-};
-const bVarChar = (s: string) => Buffer.concat([u8(s.length), Buffer.from(s, 'utf16le')]);
-const usVarChar = (s: string) => Buffer.concat([u16(s.length), Buffer.from(s, 'utf16le')]);
-
-function done(status: number, rowCount = 0): Buffer {
-  const b = Buffer.alloc(13);
-  b.writeUInt8(0xfd, 0);
-  b.writeUInt16LE(status, 1);
-  b.writeBigUInt64LE(BigInt(rowCount), 5);
-  return b;
-}
-
-function errorToken({ number, message }: ServerMessage): Buffer {
-  const body = Buffer.concat([u32(number), u8(1), u8(14), usVarChar(message), bVarChar('fake'), bVarChar(''), u32(1)]);
-  return Buffer.concat([u8(0xaa), u16(body.length), body]);
-}
-
-function loginAck(): Buffer {
-  const version = Buffer.from([0x74, 0x00, 0x00, 0x04]);
-  const body = Buffer.concat([u8(1), version, bVarChar('Fake SQL Server'), Buffer.from([16, 0, 0, 1])]);
-  return Buffer.concat([u8(0xad), u16(body.length), body]);
-}
-
-function preloginReply(encryption: number): Buffer {
-  const version = Buffer.from([16, 0, 0x10, 0x00, 0, 0]);
-  const options = 2 * 5 + 1;
-  return Buffer.concat([
-    Buffer.from([0x00]), Buffer.from([0, options, 0, version.length]),
-    Buffer.from([0x01]), Buffer.from([0, options + version.length, 0, 1]),
-    Buffer.from([0xff]), version, u8(encryption),
-  ]);
-}
-
-function typeInfo(type: FakeColumnType): Buffer {
-  switch (type) {
-    case 'int':
-      return Buffer.from([0x26, 4]);
-    case 'bit':
-      return Buffer.from([0x68, 1]);
-    case 'float':
-      return Buffer.from([0x6d, 8]);
-    case 'varbinary':
-      return Buffer.concat([u8(0xa5), u16(8000)]);
-    case 'nvarchar':
-      return Buffer.concat([u8(0xe7), u16(8000), COLLATION]);
-  }
-}
-
-function colMetadata(columns: readonly FakeColumn[]): Buffer {
-  const parts = columns.map((c) => Buffer.concat([u32(0), u16(0x0001), typeInfo(c.type), bVarChar(c.name)]));
-  return Buffer.concat([u8(0x81), u16(columns.length), ...parts]);
-}
-
-function value(type: FakeColumnType, v: FakeValue): Buffer {
-  if (type === 'nvarchar' || type === 'varbinary') {
-    if (v === null) return u16(0xffff);
-    const bytes = Buffer.isBuffer(v) ? v : Buffer.from(String(v), type === 'nvarchar' ? 'utf16le' : 'utf8');
-    return Buffer.concat([u16(bytes.length), bytes]);
-  }
-  if (v === null) return u8(0);
-  if (type === 'bit') return Buffer.from([1, v ? 1 : 0]);
-  const b = Buffer.alloc(type === 'float' ? 9 : 5);
-  b.writeUInt8(type === 'float' ? 8 : 4, 0);
-  if (type === 'float') b.writeDoubleLE(Number(v), 1);
-  else b.writeInt32LE(Number(v), 1);
-  return b;
-}
-
-const row = (columns: readonly FakeColumn[], values: readonly FakeValue[]) =>
-  Buffer.concat([u8(0xd1), ...columns.map((c, i) => value(c.type, values[i] ?? null))]);
-
-/** The nvarchar parameters of an sp_executesql RPC: the statement, then the declarations. */
-function rpcTexts(payload: Buffer): string[] {
-  let o = payload.readUInt32LE(0);
-  const nameLength = payload.readUInt16LE(o);
-  o += 2 + (nameLength === 0xffff ? 2 : nameLength * 2) + 2;
-  const texts: string[] = [];
-  while (o < payload.length && texts.length < 2) {
-    o += 1 + payload.readUInt8(o) * 2 + 1;
-    if (payload.readUInt8(o) !== 0xe7) break;
-    const max = payload.readUInt16LE(o + 1);
-    o += 1 + 2 + 5;
-    if (max === 0xffff) {
-      const chunks: Buffer[] = [];
-      o += 8;
-      for (let n = payload.readUInt32LE(o); n !== 0; n = payload.readUInt32LE(o)) {
-        chunks.push(payload.subarray(o + 4, o + 4 + n));
-        o += 4 + n;
-      }
-      o += 4;
-      texts.push(Buffer.concat(chunks).toString('utf16le'));
-    } else {
-      const length = payload.readUInt16LE(o);
-      texts.push(payload.subarray(o + 2, o + 2 + length).toString('utf16le'));
-      o += 2 + length;
-    }
-  }
-  return texts;
-}
-
 export async function startFakeTdsServer(options: FakeTdsServerOptions = {}): Promise<FakeTdsServer> {
   const sockets = new Set<Socket>();
-  const state = { statements: [] as string[], declarations: [] as string[], running: 0, attentions: 0, rowsSent: 0 };
+  const preloginContext = options.preloginTls && createSecureContext({ cert: options.preloginTls.cert, key: options.preloginTls.key });
+  const state = { statements: [] as string[], declarations: [] as string[], running: 0, attentions: 0, rowsSent: 0, connections: 0, logins: 0 };
 
   const handle = (socket: Socket): void => {
+    state.connections++;
     sockets.add(socket);
     socket.on('error', () => undefined);
     socket.on('close', () => sockets.delete(socket));
@@ -179,10 +91,13 @@ export async function startFakeTdsServer(options: FakeTdsServerOptions = {}): Pr
     let message: Buffer[] = [];
     let attention = false;
     let busy: 'idle' | 'streaming' | 'hanging' = 'idle';
+    // Where replies go: the socket, or the TLS session negotiated inside the pre-login.
+    let out: Socket = socket;
+    let preloginTls: PreloginTls | undefined;
 
     const write = async (data: Buffer): Promise<void> => {
       if (socket.destroyed) throw new Error('closed');
-      if (!socket.write(data)) await Promise.race([once(socket, 'drain'), once(socket, 'close')]);
+      if (!out.write(data)) await Promise.race([once(out, 'drain'), once(socket, 'close')]);
     };
     const packet = (data: Buffer, last: boolean) => {
       const header = Buffer.from([PACKET.REPLY, last ? 1 : 0, 0, 0, 0, 0, 1, 0]);
@@ -236,9 +151,19 @@ export async function startFakeTdsServer(options: FakeTdsServerOptions = {}): Pr
     const onMessage = async (type: number, payload: Buffer): Promise<void> => {
       switch (type) {
         case PACKET.PRELOGIN:
+          if (preloginTls !== undefined) return preloginTls.feed(payload);
+          if (preloginContext !== undefined) {
+            preloginTls = negotiateInsidePrelogin(socket, preloginContext, (secure) => {
+              out = secure;
+              secure.on('data', onData);
+            });
+            return reply(preloginReply(ENCRYPTION.ON));
+          }
           return reply(preloginReply(ENCRYPTION[options.encryption ?? 'NOT_SUP']));
         case PACKET.LOGIN7:
+          state.logins++;
           if (options.loginErrors?.length) return reply(Buffer.concat([...options.loginErrors.map(errorToken), done(DONE.ERROR)]));
+          if (options.route) return reply(Buffer.concat([routingEnvChange(options.route.server, options.route.port), loginAck(), done(DONE.FINAL)]));
           return reply(Buffer.concat([loginAck(), done(DONE.FINAL)]));
         case PACKET.BATCH:
           // tedious' initial SET statements
@@ -252,7 +177,7 @@ export async function startFakeTdsServer(options: FakeTdsServerOptions = {}): Pr
       }
     };
 
-    socket.on('data', (data: Buffer) => {
+    const onData = (data: Buffer): void => {
       pending = Buffer.concat([pending, data]);
       while (pending.length >= 8 && pending.length >= pending.readUInt16BE(2)) {
         const length = pending.readUInt16BE(2);
@@ -277,9 +202,12 @@ export async function startFakeTdsServer(options: FakeTdsServerOptions = {}): Pr
           } else void reply(done(DONE.ATTN)).catch(() => undefined);
           continue;
         }
-        void onMessage(type, payload).catch(() => undefined);
+        // The TLS handshake goes on synchronously: its records must not wait behind other messages.
+        if (type === PACKET.PRELOGIN && preloginTls !== undefined) preloginTls.feed(payload);
+        else void onMessage(type, payload).catch(() => undefined);
       }
-    });
+    };
+    socket.on('data', onData);
   };
 
   const server: Server = options.tls ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, handle) : createServer(handle);
@@ -298,6 +226,12 @@ export async function startFakeTdsServer(options: FakeTdsServerOptions = {}): Pr
     },
     get rowsSent() {
       return state.rowsSent;
+    },
+    get connections() {
+      return state.connections;
+    },
+    get logins() {
+      return state.logins;
     },
     killConnections: () => {
       for (const socket of sockets) socket.destroy();
