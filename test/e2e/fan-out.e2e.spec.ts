@@ -1,70 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { connect, createServer, type Server, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../helpers/auth-routes.js';
 import { startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 import { createTempDatabase, TEST_PG, type TempDatabase } from '../helpers/pg-database.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 const ADMIN = `admin-${randomBytes(24).toString('base64url')}`;
 const REDIS_URL = 'redis://127.0.0.1:6379';
-
-/** A TCP forwarder to PostgreSQL on `host` that records how many connections it holds at once. */
-interface CountingListener {
-  readonly host: string;
-  readonly port: number;
-  readonly peak: number;
-  readonly total: number;
-  close(): Promise<void>;
-}
-
-async function startCountingListener(host: string, onChange: (delta: number) => void): Promise<CountingListener> {
-  const sockets = new Set<Socket>();
-  let open = 0;
-  let peak = 0;
-  let total = 0;
-  const server: Server = createServer((client) => {
-    open += 1;
-    total += 1;
-    peak = Math.max(peak, open);
-    onChange(1);
-    const upstream = connect(TEST_PG.port, TEST_PG.host);
-    sockets.add(client).add(upstream);
-    let closed = false;
-    const drop = () => {
-      if (!closed) {
-        closed = true;
-        open -= 1;
-        onChange(-1);
-      }
-      client.destroy();
-      upstream.destroy();
-      sockets.delete(client);
-      sockets.delete(upstream);
-    };
-    client.on('error', drop).on('close', drop);
-    upstream.on('error', drop).on('close', drop);
-    client.pipe(upstream);
-    upstream.pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  const address = server.address();
-  return {
-    host,
-    port: typeof address === 'object' && address ? address.port : 0,
-    get peak() {
-      return peak;
-    },
-    get total() {
-      return total;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 async function issueKey(fetcher: EmbeddedFetcher, productName: string): Promise<string> {
   const response = await fetcher.http.post('/v1/management/api-keys').set(bearer(ADMIN)).send({ productName, name: 'fan-out' });
@@ -162,19 +105,21 @@ describe('no fan-out from one caller', () => {
     const GLOBAL_CAP = 4;
     const PER_HOST_CAP = 1;
     let manager: EmbeddedFetcher;
-    let listeners: CountingListener[];
+    let listeners: Array<TcpProxy & { host: string }>;
     let open = 0;
     let peak = 0;
 
     beforeAll(async () => {
       // Five hosts (loopback aliases), two connections on each: the global cap binds, and so does the per-host one.
+      const onChange = (delta: number) => {
+        open += delta;
+        peak = Math.max(peak, open);
+      };
       listeners = await Promise.all(
-        Array.from({ length: 5 }, (_, i) =>
-          startCountingListener(`127.0.0.${11 + i}`, (delta) => {
-            open += delta;
-            peak = Math.max(peak, open);
-          }),
-        ),
+        Array.from({ length: 5 }, async (_, i) => {
+          const host = `127.0.0.${11 + i}`;
+          return Object.assign(await startTcpProxy(TEST_PG.port, TEST_PG.host, { listenHost: host, onChange }), { host });
+        }),
       );
       manager = await startEmbeddedFetcher({
         AUTH_MODE: 'apikey',

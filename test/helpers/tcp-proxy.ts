@@ -2,6 +2,10 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 
 export interface TcpProxy {
   readonly port: number;
+  /** Client connections it holds now, the most it held at once, and all it accepted. */
+  readonly open: number;
+  readonly peak: number;
+  readonly total: number;
   /** Drops every open connection and refuses new ones, as a dead host would. */
   cut(): void;
   /** Accepts connections again. */
@@ -9,40 +13,68 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
+export interface TcpProxyOptions {
+  /** Address it listens on (any loopback alias); default 127.0.0.1. */
+  readonly listenHost?: string;
+  /** Told +1 when a client connects and -1 when it goes, e.g. to count across several proxies. */
+  readonly onChange?: (delta: 1 | -1) => void;
+}
+
 /**
- * A TCP forwarder to 127.0.0.1:targetPort that a test can cut and restore, to make a database,
- * Redis or the broker disappear for one process without touching the machine's shared services.
+ * A TCP forwarder to targetHost:targetPort that a test can cut and restore, to make a database,
+ * Redis or the broker disappear for one process without touching the machine's shared services,
+ * and that counts the connections it carries.
  */
-export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
-  const open = new Set<Socket>();
+export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1', options: TcpProxyOptions = {}): Promise<TcpProxy> {
+  const sockets = new Set<Socket>();
   let cut = false;
+  let open = 0;
+  let peak = 0;
+  let total = 0;
   const server: Server = createServer((client) => {
     if (cut) {
       client.destroy();
       return;
     }
+    open += 1;
+    total += 1;
+    peak = Math.max(peak, open);
+    options.onChange?.(1);
     const upstream = connect(targetPort, targetHost);
-    open.add(client);
-    open.add(upstream);
+    sockets.add(client).add(upstream);
+    let dropped = false;
     const drop = () => {
       client.destroy();
       upstream.destroy();
-      open.delete(client);
-      open.delete(upstream);
+      sockets.delete(client);
+      sockets.delete(upstream);
+      if (dropped) return;
+      dropped = true;
+      open -= 1;
+      options.onChange?.(-1);
     };
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
     client.pipe(upstream);
     upstream.pipe(client);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, options.listenHost ?? '127.0.0.1', resolve));
   const address = server.address();
   return {
     port: typeof address === 'object' && address ? address.port : 0,
+    get open() {
+      return open;
+    },
+    get peak() {
+      return peak;
+    },
+    get total() {
+      return total;
+    },
     cut() {
       cut = true;
-      for (const socket of open) socket.destroy();
-      open.clear();
+      for (const socket of sockets) socket.destroy();
+      sockets.clear();
     },
     restore() {
       cut = false;
@@ -50,7 +82,7 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     close: () =>
       new Promise<void>((resolve) => {
         cut = true;
-        for (const socket of open) socket.destroy();
+        for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
       }),
   };
