@@ -23,3 +23,8 @@ export function actsFor(principal: Principal, product: string | null | undefined
   if (product === null || product === undefined) return false;
   return principal.products.includes(product.toLowerCase());
 }
+
+/** The products a principal may see: 'all' for an operator. */
+export function productsOf(principal: Principal): readonly string[] | 'all' {
+  return principal.operator ? 'all' : principal.products;
+}

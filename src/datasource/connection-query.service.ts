@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { actsFor, type Principal } from '../auth/principal.js';
+import { actsFor, productsOf, type Principal } from '../auth/principal.js';
 import type { ProductScope } from '../auth/product-scope.js';
 import type { InternalDatasourceConfig } from '../config/internal-datasources.config.js';
 import type { ConnectionRecord } from './connection.entity.js';
@@ -28,7 +28,7 @@ export class ConnectionQueryService {
   async load(id: string, principal: Principal): Promise<LoadedConnection> {
     const datasource = this.internal.findById(id);
     if (datasource) {
-      if (!InternalDatasources.usableBy(datasource, principal)) throw notFound();
+      if (!InternalDatasources.openTo(datasource, productsOf(principal))) throw notFound();
       return { internal: true, datasource };
     }
     const record = await this.connections.findById(id);
@@ -48,7 +48,7 @@ export class ConnectionQueryService {
   list(scope: ProductScope, query: ListConnectionsQuery): Promise<ConnectionPageDto> {
     const internal = scope.named
       ? []
-      : this.internal.all().filter((datasource) => InternalDatasources.usableIn(datasource, scope) && matchesInternal(datasource, query));
+      : this.internal.all().filter((datasource) => InternalDatasources.openTo(datasource, scope.products) && matchesInternal(datasource, query));
     const productNames = scope.products === 'all' ? undefined : scope.products;
     return this.page({ ...filterOf(query), productNames }, internal, query);
   }

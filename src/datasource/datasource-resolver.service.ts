@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { actsFor, type Principal } from '../auth/principal.js';
+import { actsFor, productsOf, type Principal } from '../auth/principal.js';
 import { FetCode } from '../common/errors/fet-code.js';
 import type { ConnectionRecord } from './connection.entity.js';
 import { ConnectionRepository } from './connection.repository.js';
@@ -29,7 +29,7 @@ export class DatasourceResolver {
       const internal = this.internal.findByConfigName(name);
       if (!internal) continue;
       internalNames.add(name);
-      if (principal === undefined || InternalDatasources.usableBy(internal, principal)) resolved.set(name, InternalDatasources.resolved(internal));
+      if (principal === undefined || InternalDatasources.openTo(internal, productsOf(principal))) resolved.set(name, InternalDatasources.resolved(internal));
     }
     const external = configNames.filter((name) => !internalNames.has(name));
     for (const record of await this.connections.findByConfigNames(external)) {

@@ -111,7 +111,7 @@ export class JobService {
     for (const datasource of datasources) {
       if (datasource.internal) {
         const declared = this.internal.findByConfigName(datasource.configName);
-        if (declared && !InternalDatasources.allowsProduct(declared, source)) throw productMismatch(datasource.configName, source);
+        if (declared && !InternalDatasources.openTo(declared, [source])) throw productMismatch(datasource.configName, source);
         continue;
       }
       if (!datasource.productName) {

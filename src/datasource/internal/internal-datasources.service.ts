@@ -1,8 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import type { InternalDatasourceConfig } from '../../config/internal-datasources.config.js';
-import type { Principal } from '../../auth/principal.js';
-import type { ProductScope } from '../../auth/product-scope.js';
 import type { ResolvedDatasource } from '../connectors/engine-connector.js';
 
 /**
@@ -31,22 +29,12 @@ export class InternalDatasources {
     return this.byName.get(configName);
   }
 
-  /** DATASOURCE_<NAME>_PRODUCTS restricts one to the products it names; operators may always use it. */
-  static usableBy(datasource: InternalDatasourceConfig, principal: Principal): boolean {
-    return principal.operator || InternalDatasources.allows(datasource, principal.products);
-  }
-
-  static usableIn(datasource: InternalDatasourceConfig, scope: ProductScope): boolean {
-    return scope.products === 'all' || InternalDatasources.allows(datasource, scope.products);
-  }
-
-  /** Whether a job of `product` may read it. */
-  static allowsProduct(datasource: InternalDatasourceConfig, product: string): boolean {
-    return InternalDatasources.allows(datasource, [product.toLowerCase()]);
-  }
-
-  private static allows(datasource: InternalDatasourceConfig, products: readonly string[]): boolean {
-    return datasource.products === null || datasource.products.some((product) => products.includes(product));
+  /**
+   * Whether products may use it: DATASOURCE_<NAME>_PRODUCTS restricts it to the products it names
+   * ('all' stands for an operator, or a job of any product when it names none).
+   */
+  static openTo(datasource: InternalDatasourceConfig, products: readonly string[] | 'all'): boolean {
+    return products === 'all' || datasource.products === null || datasource.products.some((product) => products.includes(product));
   }
 
   static resolved(datasource: InternalDatasourceConfig): ResolvedDatasource {
