@@ -1,14 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectorRegistry } from '../../src/datasource/connectors/connector-registry.js';
 import type { ConnectorSession, ResolvedDatasource } from '../../src/datasource/connectors/engine-connector.js';
 import { MySqlConnector } from '../../src/datasource/connectors/mysql/mysql.connector.js';
 import { DatasourceSessions } from '../../src/datasource/datasource-sessions.service.js';
-import { DatasourceConnectError } from '../../src/datasource/datasource.error.js';
-import { HostGuard } from '../../src/datasource/ssrf/host-guard.service.js';
 import { startFakeMySqlAuthServer, type FakeMySqlServer } from '../helpers/fake-mysql-auth-server.js';
 import { createTempMariaDatabase, resolvedMySqlDatasource, type TempMariaDatabase, withMariaAdmin } from '../helpers/mariadb-database.js';
-import { expectAbortKeepsSession } from '../helpers/session-scenarios.js';
+import { connectFailure, expectAbortKeepsSession, guardedSessions } from '../helpers/session-scenarios.js';
 import { createTestCertificates, type TestCertificates } from '../helpers/test-certificates.js';
 
 /**
@@ -23,26 +20,9 @@ const NAMES: Record<string, string[]> = { [NAME]: ['127.0.0.1'], [OTHER_NAME]: [
 const USER = `fetcher_egress_${run}`;
 const PASSWORD = `Pw-${run}`;
 
-function sessions(allowPlaintextPassword: boolean, lookups: string[] = []): DatasourceSessions {
-  const guard = new HostGuard({ allowPrivateHosts: true }, async (host) => {
-    lookups.push(host);
-    return NAMES[host] ?? [];
-  });
-  return new DatasourceSessions(new ConnectorRegistry([new MySqlConnector()]), guard, { allowPlaintextPassword });
-}
+const sessions = (allowPlaintextPassword: boolean, lookups: string[] = []) => guardedSessions(new MySqlConnector(), NAMES, allowPlaintextPassword, lookups);
 
-const failure = async (promise: Promise<ConnectorSession>): Promise<DatasourceConnectError> => {
-  const error = await promise.then(
-    async (session) => {
-      await session.close();
-      throw new Error('expected the connection to fail');
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(DatasourceConnectError);
-  expect((error as Error).message).not.toContain(PASSWORD);
-  return error as DatasourceConnectError;
-};
+const failure = (opening: Promise<ConnectorSession>) => connectFailure(opening, PASSWORD);
 
 describe('MySQL egress against the local MariaDB', () => {
   let db: TempMariaDatabase;

@@ -1,14 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectorRegistry } from '../../src/datasource/connectors/connector-registry.js';
 import type { ConnectorSession, ResolvedDatasource } from '../../src/datasource/connectors/engine-connector.js';
 import { PostgresConnector } from '../../src/datasource/connectors/postgres/postgres.connector.js';
 import { DatasourceSessions } from '../../src/datasource/datasource-sessions.service.js';
-import { DatasourceConnectError } from '../../src/datasource/datasource.error.js';
-import { HostGuard } from '../../src/datasource/ssrf/host-guard.service.js';
 import { startFakePgAuthServer, type FakePgServer } from '../helpers/fake-pg-auth-server.js';
 import { createTempDatabase, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';
-import { expectAbortKeepsSession } from '../helpers/session-scenarios.js';
+import { connectFailure, expectAbortKeepsSession, guardedSessions } from '../helpers/session-scenarios.js';
 import { createTestCertificates, type TestCertificates } from '../helpers/test-certificates.js';
 
 /**
@@ -24,29 +21,12 @@ const NAMES: Record<string, string[]> = {
 };
 const PASSWORD = `pw-${run}`;
 
-function sessions(allowPlaintextPassword: boolean, lookups: string[] = []): DatasourceSessions {
-  const guard = new HostGuard({ allowPrivateHosts: true }, async (host) => {
-    lookups.push(host);
-    return NAMES[host] ?? [];
-  });
-  return new DatasourceSessions(new ConnectorRegistry([new PostgresConnector()]), guard, { allowPlaintextPassword });
-}
+const sessions = (allowPlaintextPassword: boolean, lookups: string[] = []) => guardedSessions(new PostgresConnector(), NAMES, allowPlaintextPassword, lookups);
 
 const fakeRecord = (port: number, overrides: Partial<ResolvedDatasource> = {}): ResolvedDatasource =>
   resolvedDatasource({ name: 'd', host: '127.0.0.1', port, user: 'someone', password: PASSWORD }, { configName: 'pg_egress', ...overrides });
 
-const failure = async (promise: Promise<ConnectorSession>): Promise<DatasourceConnectError> => {
-  const error = await promise.then(
-    async (session) => {
-      await session.close();
-      throw new Error('expected the connection to fail');
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(DatasourceConnectError);
-  expect((error as Error).message).not.toContain(PASSWORD);
-  return error as DatasourceConnectError;
-};
+const failure = (opening: Promise<ConnectorSession>) => connectFailure(opening, PASSWORD);
 
 describe('PostgreSQL egress: the checked address is dialled, the name is verified', () => {
   let db: TempDatabase;
