@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectorSession, ResolvedDatasource } from '../../src/datasource/connectors/engine-connector.js';
 import { PostgresConnector } from '../../src/datasource/connectors/postgres/postgres.connector.js';
-import { DatasourceSessions } from '../../src/datasource/datasource-sessions.service.js';
 import { startFakePgAuthServer, type FakePgServer } from '../helpers/fake-pg-auth-server.js';
 import { createTempDatabase, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';
 import { connectFailure, expectAbortKeepsSession, guardedSessions } from '../helpers/session-scenarios.js';
