@@ -9,7 +9,7 @@ export class ConnectionTestSlots {
   private readonly hosts = new Map<string, Semaphore>();
 
   constructor(
-    private readonly maxConcurrent: number,
+    maxConcurrent: number,
     private readonly maxPerHost: number,
   ) {
     this.all = new Semaphore(maxConcurrent);

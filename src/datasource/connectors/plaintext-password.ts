@@ -23,3 +23,8 @@ export function findPlaintextRefusal(error: unknown): PlaintextPasswordRefusedEr
   }
   return undefined;
 }
+
+/** What a connect-error classifier says for reason `plaintext_password_refused`. */
+export function plaintextRefusalMessage(error: unknown): string {
+  return findPlaintextRefusal(error)?.message ?? 'the password would have been sent in clear text';
+}

@@ -1,6 +1,6 @@
 import { type ConnectFailureReason, DatasourceConnectError } from '../../datasource.error.js';
 import type { ResolvedDatasource } from '../engine-connector.js';
-import { findPlaintextRefusal } from '../plaintext-password.js';
+import { findPlaintextRefusal, plaintextRefusalMessage } from '../plaintext-password.js';
 
 /** Our own connect deadline (it also covers the session setup that follows the handshake). */
 export class ConnectTimeoutError extends Error {
@@ -78,7 +78,7 @@ function detail(reason: ConnectFailureReason, error: unknown, ds: ResolvedDataso
     case 'timeout':
       return `no answer from ${where} within ${timeoutMs} ms`;
     case 'plaintext_password_refused':
-      return findPlaintextRefusal(error)?.message ?? 'the password would have been sent in clear text';
+      return plaintextRefusalMessage(error);
     case 'tls':
       if (code === 'FETCHER_SSL_MODE') return 'unsupported SSL mode';
       if (code === 'HANDSHAKE_NO_SSL_SUPPORT') return 'TLS required by the SSL mode, but the server does not support SSL';

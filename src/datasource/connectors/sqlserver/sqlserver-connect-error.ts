@@ -1,6 +1,6 @@
 import { type ConnectFailureReason, DatasourceConnectError } from '../../datasource.error.js';
 import type { ResolvedDatasource } from '../engine-connector.js';
-import { findPlaintextRefusal } from '../plaintext-password.js';
+import { findPlaintextRefusal, plaintextRefusalMessage } from '../plaintext-password.js';
 import type { SqlServerSslMode } from './sqlserver-ssl.js';
 
 /** Our own connect deadline (it also covers the session setup that follows the login). */
@@ -112,7 +112,7 @@ function detail(reason: ConnectFailureReason, error: unknown, ds: ResolvedDataso
     case 'timeout':
       return `no answer from ${where} within ${timeoutMs} ms`;
     case 'plaintext_password_refused':
-      return findPlaintextRefusal(error)?.message ?? 'the password would have been sent in clear text';
+      return plaintextRefusalMessage(error);
     case 'tls': {
       if (codes.includes('FETCHER_SSL_MODE')) return 'unsupported SSL mode';
       if (codes.includes('EENCRYPT')) return 'the server requires encryption: use SSL mode "true" or "strict"';
