@@ -10,6 +10,12 @@ export interface TcpProxy {
   cut(): void;
   /** Accepts connections again. */
   restore(): void;
+  /**
+   * Keeps every connection (and accepts new ones) but forwards nothing in either direction: a
+   * server that took the login and then went silent. `resume()` forwards again.
+   */
+  stall(): void;
+  resume(): void;
   close(): Promise<void>;
 }
 
@@ -18,6 +24,13 @@ export interface TcpProxyOptions {
   readonly listenHost?: string;
   /** Told +1 when a client connects and -1 when it goes, e.g. to count across several proxies. */
   readonly onChange?: (delta: 1 | -1) => void;
+  /**
+   * Once a chunk the client sends matches, that connection forwards nothing more either way (the
+   * chunk included) but stays open: a server that took the login and then never answers, e.g.
+   * `(chunk) => chunk.includes('pg_namespace')` for a catalog query. Matched on single chunks,
+   * which is how a driver's one small message arrives over loopback.
+   */
+  readonly silenceWhen?: (clientChunk: Buffer) => boolean;
 }
 
 /**
@@ -28,6 +41,8 @@ export interface TcpProxyOptions {
 export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1', options: TcpProxyOptions = {}): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
   let cut = false;
+  let stalled = false;
+  const pairs = new Set<{ client: Socket; upstream: Socket }>();
   let open = 0;
   let peak = 0;
   let total = 0;
@@ -55,8 +70,27 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     };
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
-    client.pipe(upstream);
-    upstream.pipe(client);
+    const pair = { client, upstream };
+    pairs.add(pair);
+    client.on('close', () => pairs.delete(pair));
+    if (options.silenceWhen) {
+      const silenceWhen = options.silenceWhen;
+      let silent = false;
+      client.on('data', (chunk: Buffer) => {
+        silent ||= silenceWhen(chunk);
+        if (!silent) upstream.write(chunk);
+      });
+      upstream.on('data', (chunk: Buffer) => {
+        if (!silent) client.write(chunk);
+      });
+    } else {
+      client.pipe(upstream);
+      upstream.pipe(client);
+    }
+    if (stalled) {
+      client.pause();
+      upstream.pause();
+    }
   });
   await new Promise<void>((resolve) => server.listen(0, options.listenHost ?? '127.0.0.1', resolve));
   const address = server.address();
@@ -78,6 +112,20 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     },
     restore() {
       cut = false;
+    },
+    stall() {
+      stalled = true;
+      for (const { client, upstream } of pairs) {
+        client.pause();
+        upstream.pause();
+      }
+    },
+    resume() {
+      stalled = false;
+      for (const { client, upstream } of pairs) {
+        client.resume();
+        upstream.resume();
+      }
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -95,7 +95,7 @@ export function describeEngineScenarios(
     beforeAll(async () => {
       ({ harness, cleanup } = await prepare());
       session = await harness.connector.open(harness.datasource, { connectTimeoutMs: 15_000 });
-      const found = (await session.discover(harness.schemas)).tables.get(harness.tableKey);
+      const found = (await session.discover(harness.schemas, new AbortController().signal)).tables.get(harness.tableKey);
       if (!found) throw new Error(`${harness.tableKey} was not discovered`);
       table = found;
     }, 120_000);

@@ -76,7 +76,7 @@ suite('SQL Server', TEST_MSSQL_URL, SQLSERVER_SKIP_REASON, async () => {
     await db.query('INSERT INTO dbo.items VALUES (@id, @label, @amount, @qty, @active, @day, @at, @category)', { ...item, amount: item.amount });
   }
   const session = await new SqlServerConnector().open(resolvedSqlServerDatasource(db), { connectTimeoutMs: 15_000 });
-  const table = (await session.discover(['dbo'])).tables.get('items') as TableInfo;
+  const table = (await session.discover(['dbo'], new AbortController().signal)).tables.get('items') as TableInfo;
   return { session, table, column: (name) => name, cleanup: () => db.drop() };
 }, (c) => c.ids);
 
@@ -92,6 +92,6 @@ suite('Oracle', TEST_ORACLE_URL, ORACLE_SKIP_REASON, async () => {
     );
   }
   const session = await new OracleConnector().open(resolvedOracleDatasource(schema.server), { connectTimeoutMs: 15_000 });
-  const table = (await session.discover([schema.owner])).tables.get(name) as TableInfo;
+  const table = (await session.discover([schema.owner], new AbortController().signal)).tables.get(name) as TableInfo;
   return { session, table, column: (field) => field.toUpperCase(), cleanup: () => schema.drop() };
 }, (c) => ORACLE_EMPTY_IS_NULL[c.name] ?? c.ids);

@@ -27,7 +27,7 @@ const engines: Engine[] = [
         await db.query('INSERT INTO items VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [item.id, item.label, item.amount, item.qty, item.active, item.day, item.at, item.category]);
       }
       const session = await new PostgresConnector().open(resolvedDatasource(db), { connectTimeoutMs: 5_000 });
-      const table = (await session.discover(['public'])).tables.get('items') as TableInfo;
+      const table = (await session.discover(['public'], new AbortController().signal)).tables.get('items') as TableInfo;
       return { session, table, cleanup: () => db.drop() };
     },
   },
@@ -42,7 +42,7 @@ const engines: Engine[] = [
         await db.query('INSERT INTO items VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [item.id, item.label, item.amount, item.qty, item.active === null ? null : Number(item.active), item.day, item.at, item.category]);
       }
       const session = await new MySqlConnector().open(resolvedMySqlDatasource(db), { connectTimeoutMs: 5_000 });
-      const table = (await session.discover([])).tables.get('items') as TableInfo;
+      const table = (await session.discover([], new AbortController().signal)).tables.get('items') as TableInfo;
       return { session, table, cleanup: () => db.drop() };
     },
   },

@@ -36,6 +36,7 @@ export enum FetCode {
   ConnectionDown = 'FET-1040',
   ConnectionTestFailed = 'FET-1041',
   SchemaDiscoveryFailed = 'FET-1042',
+  SchemaDiscoveryTimeout = 'FET-1043',
   SchemaValidationFailed = 'FET-1060',
   LimitExceeded = 'FET-1061',
   RateLimited = 'FET-1070',
@@ -45,6 +46,7 @@ export enum FetCode {
   StorageFailed = 'FET-1104',
   ExtractionCancelled = 'FET-1105',
   JobAbandoned = 'FET-1106',
+  WorkerMemoryExceeded = 'FET-1107',
 }
 
 export interface FetCodeInfo {
@@ -82,6 +84,7 @@ export const FET_CATALOGUE: Readonly<Record<FetCode, FetCodeInfo>> = {
   [FetCode.ConnectionDown]: { status: HttpStatus.BAD_REQUEST, title: 'Connection Down' },
   [FetCode.ConnectionTestFailed]: { status: HttpStatus.BAD_GATEWAY, title: 'Database Connection Error' },
   [FetCode.SchemaDiscoveryFailed]: { status: HttpStatus.BAD_GATEWAY, title: 'Schema Retrieval Error' },
+  [FetCode.SchemaDiscoveryTimeout]: { status: HttpStatus.GATEWAY_TIMEOUT, title: 'Schema Retrieval Timeout' },
   [FetCode.SchemaValidationFailed]: { status: HttpStatus.UNPROCESSABLE_ENTITY, title: 'Schema validation failed' },
   [FetCode.LimitExceeded]: { status: HttpStatus.BAD_REQUEST, title: 'Validation Limit Exceeded' },
   [FetCode.RateLimited]: { status: HttpStatus.TOO_MANY_REQUESTS, title: 'Rate Limit Exceeded' },
@@ -91,4 +94,5 @@ export const FET_CATALOGUE: Readonly<Record<FetCode, FetCodeInfo>> = {
   [FetCode.StorageFailed]: { status: HttpStatus.BAD_GATEWAY, title: 'Result Storage Failed' },
   [FetCode.ExtractionCancelled]: { status: HttpStatus.SERVICE_UNAVAILABLE, title: 'Extraction Cancelled' },
   [FetCode.JobAbandoned]: { status: HttpStatus.INTERNAL_SERVER_ERROR, title: 'Job Abandoned' },
+  [FetCode.WorkerMemoryExceeded]: { status: HttpStatus.SERVICE_UNAVAILABLE, title: 'Worker Memory Exceeded' },
 };

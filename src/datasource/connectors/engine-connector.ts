@@ -1,6 +1,7 @@
 import type { DatasourceType } from '../datasource-type.js';
 import type { FilterCondition } from '../../job/data-request.js';
 import type { EgressPolicy } from '../ssrf/egress-policy.js';
+import type { ReadBudget } from './read-budget.js';
 
 /** A connection record with its secrets decrypted, ready for a driver. Never logged or returned. */
 export interface ResolvedDatasource {
@@ -51,6 +52,11 @@ export interface TableReadRequest {
   readonly columns: readonly ColumnInfo[];
   /** Validated filters keyed by column name; every key is a column of `table`. */
   readonly filters?: Readonly<Record<string, FilterCondition>>;
+  /**
+   * Bounds the memory a read may hold by bytes, not rows. Absent (connectors driven directly by
+   * tests): the connector's defaults (DEFAULT_READ_BUDGET).
+   */
+  readonly budget?: ReadBudget;
 }
 
 /**
@@ -66,9 +72,11 @@ export interface RowBatch {
 export interface ConnectorSession {
   /**
    * Discovers the given namespaces, or every namespace the login can read when `schemas` is null
-   * (system schemas never appear). Engines without schemas ignore the list.
+   * (system schemas never appear). Engines without schemas ignore the list. An abort stops the
+   * catalog queries on the server like a read's, and rejects with the signal's reason within
+   * ABORT_BUDGET_MS: a server that accepts the login and then stays silent cannot hold a caller.
    */
-  discover(schemas: readonly string[] | null): Promise<SchemaSnapshot>;
+  discover(schemas: readonly string[] | null, signal: AbortSignal): Promise<SchemaSnapshot>;
   /** Streams the rows of one table in primary-key order, with backpressure: the next batch is read when asked for. */
   readRows(request: TableReadRequest, signal: AbortSignal): AsyncIterable<RowBatch>;
   close(): Promise<void>;

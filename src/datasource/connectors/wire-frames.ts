@@ -1,0 +1,110 @@
+import type { Readable } from 'node:stream';
+import { type ReadBudget, ValueTooLargeError } from './read-budget.js';
+
+/** How a wire protocol frames its messages: a fixed-size header that gives the body's length. */
+export interface FrameFormat {
+  readonly headerBytes: number;
+  /** Body bytes that follow the header starting at `offset` of `bytes`. */
+  bodyBytes(bytes: Buffer, offset: number): number;
+}
+
+/** Called with each header (at `offset` of `bytes`, valid only during the call) and its body length. */
+export type FrameListener = (bytes: Buffer, offset: number, bodyBytes: number) => void;
+
+/**
+ * Follows the framing of a driver's socket, ahead of the driver: drivers buffer a whole message
+ * before they parse it, so only the header, seen as it arrives, tells how large a message will be
+ * before its bytes are in memory. Bodies are skipped, never copied, headers split across chunks are
+ * stitched; the cost is one listener call per message.
+ *
+ * It must be attached when the stream is at a message boundary (between statements) and stay
+ * attached from then on: it cannot find its way back into a stream it lost.
+ */
+export class FrameWatcher {
+  private skip = 0;
+  private readonly header: Buffer;
+  private headerFill = 0;
+  private attached = true;
+
+  constructor(
+    private readonly stream: Readable,
+    private readonly format: FrameFormat,
+    private readonly listener: FrameListener,
+  ) {
+    this.header = Buffer.alloc(format.headerBytes);
+    // Before the driver's own listener: a message can be refused before the driver buffers it.
+    stream.prependListener('data', this.onData);
+  }
+
+  detach(): void {
+    this.attached = false;
+    this.stream.removeListener('data', this.onData);
+  }
+
+  private readonly onData = (chunk: Buffer): void => {
+    const size = this.format.headerBytes;
+    const end = chunk.length;
+    let i = 0;
+    while (i < end && this.attached) {
+      if (this.skip > 0) {
+        const n = Math.min(this.skip, end - i);
+        this.skip -= n;
+        i += n;
+      } else if (this.headerFill === 0 && end - i >= size) {
+        const body = Math.max(0, this.format.bodyBytes(chunk, i));
+        this.skip = body;
+        this.listener(chunk, i, body);
+        i += size;
+      } else {
+        const n = Math.min(size - this.headerFill, end - i);
+        chunk.copy(this.header, this.headerFill, i, i + n);
+        this.headerFill += n;
+        i += n;
+        if (this.headerFill === size) {
+          this.headerFill = 0;
+          const body = Math.max(0, this.format.bodyBytes(this.header, 0));
+          this.skip = body;
+          this.listener(this.header, 0, body);
+        }
+      }
+    }
+  };
+}
+
+/**
+ * Refuses, as its header arrives, a row message larger than what the result may still hold, while
+ * a read is armed. `rowBytes` maps a header to the size of the row it carries, or undefined for
+ * other messages. On a refusal the watcher stops and `onOversize` gets the error: the caller must
+ * cut the connection (the driver holds part of a message it will never complete).
+ */
+export class RowSizeGuard {
+  private armed: { readonly table: string; readonly budget: ReadBudget } | undefined;
+  private readonly watcher: FrameWatcher;
+
+  constructor(
+    stream: Readable,
+    format: FrameFormat,
+    rowBytes: (bytes: Buffer, offset: number, bodyBytes: number) => number | undefined,
+    onOversize: (error: ValueTooLargeError) => void,
+  ) {
+    this.watcher = new FrameWatcher(stream, format, (bytes, offset, body) => {
+      const size = rowBytes(bytes, offset, body);
+      if (size === undefined || this.armed === undefined) return;
+      const remaining = this.armed.budget.remainingBytes();
+      if (size <= remaining) return;
+      const error = new ValueTooLargeError(this.armed.table, size, remaining);
+      this.armed = undefined;
+      this.watcher.detach();
+      onOversize(error);
+    });
+  }
+
+  /** Checks each row of this table's read against `budget.remainingBytes()` until disarmed. */
+  arm(table: string, budget: ReadBudget): void {
+    this.armed = { table, budget };
+  }
+
+  disarm(): void {
+    this.armed = undefined;
+  }
+}
