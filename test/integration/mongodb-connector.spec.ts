@@ -100,14 +100,14 @@ if (!TEST_MONGO_URL) {
     });
 
     const table = async (key: string): Promise<TableInfo> => {
-      const info = (await session.discover(null)).tables.get(key);
+      const info = (await session.discover(null, new AbortController().signal)).tables.get(key);
       if (!info) throw new Error(`${key} not discovered`);
       return info;
     };
     const pick = (info: TableInfo, ...names: string[]) => names.map((name) => info.columns.find((c) => c.name === name)!);
 
     it('discovers collections, views and dotted names, never system.*, with nested paths by sampling', async () => {
-      const snapshot = await session.discover(null);
+      const snapshot = await session.discover(null, new AbortController().signal);
       expect([...snapshot.tables.keys()].sort()).toEqual(['big', 'empty', 'fidelity', 'fidelity_view', 'sales.2026', 'sampled']);
       const fidelity = snapshot.tables.get('fidelity')!;
       expect(fidelity.primaryKey).toEqual(['_id']);
@@ -213,7 +213,7 @@ if (!TEST_MONGO_URL) {
     it('a database that does not exist opens and has no collections (MongoDB creates databases on write)', async () => {
       const other = await connector.open(resolvedMongoDatasource({ name: `${db.name}_absent`.slice(0, 63), target: db.target }), { connectTimeoutMs: 10_000 });
       try {
-        expect((await other.discover(null)).tables.size).toBe(0);
+        expect((await other.discover(null, new AbortController().signal)).tables.size).toBe(0);
       } finally {
         await other.close();
       }

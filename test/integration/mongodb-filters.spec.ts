@@ -95,7 +95,7 @@ if (!TEST_MONGO_URL) {
       db = await createTempMongoDatabase('filters');
       await db.db.collection('items').insertMany(DOCUMENTS as never[]);
       session = await new MongoDbConnector().open(resolvedMongoDatasource(db), { connectTimeoutMs: 10_000 });
-      table = (await session.discover(null)).tables.get('items') as TableInfo;
+      table = (await session.discover(null, new AbortController().signal)).tables.get('items') as TableInfo;
     });
     afterAll(async () => {
       await session?.close();

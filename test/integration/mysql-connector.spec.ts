@@ -102,7 +102,7 @@ describe('MySqlConnector against MariaDB', () => {
   });
 
   const table = async (key: string): Promise<TableInfo> => {
-    const info = (await session.discover(null)).tables.get(key);
+    const info = (await session.discover(null, new AbortController().signal)).tables.get(key);
     if (info === undefined) throw new Error(`table ${key} not discovered`);
     return info;
   };
@@ -169,7 +169,7 @@ describe('MySqlConnector against MariaDB', () => {
   });
 
   it('discovers tables and views of the connected database, columns in order and the PK in key order', async () => {
-    const snapshot = await session.discover(['ignored', 'mysql']);
+    const snapshot = await session.discover(['ignored', 'mysql'], new AbortController().signal);
     const keys = [...snapshot.tables.keys()].sort();
     expect(keys).toEqual(
       ['Order Lines', 'dbl_key', 'fidelity', 'heap', 'json_view', 'loose_json', 'order_view', 'plain', 'unordered', 'weird`name'].sort(),
@@ -198,7 +198,7 @@ describe('MySqlConnector against MariaDB', () => {
   it('never shows system databases, even when connected to one', async () => {
     const system = await connector.open(resolvedMySqlDatasource(db, { databaseName: 'mysql' }), { connectTimeoutMs: 5_000 });
     try {
-      expect((await system.discover(null)).tables.size).toBe(0);
+      expect((await system.discover(null, new AbortController().signal)).tables.size).toBe(0);
     } finally {
       await system.close();
     }
@@ -234,7 +234,7 @@ describe('MySqlConnector against MariaDB', () => {
     const extra = await connector.open(resolvedMySqlDatasource(db), { connectTimeoutMs: 5_000 });
     await extra.close();
     await expect(extra.close()).resolves.toBeUndefined();
-    await expect(extra.discover(null)).rejects.toMatchObject({ name: 'DatasourceQueryError', message: 'Session is closed' });
+    await expect(extra.discover(null, new AbortController().signal)).rejects.toMatchObject({ name: 'DatasourceQueryError', message: 'Session is closed' });
   });
 
   it('reports a failing query as DatasourceQueryError naming the table, and stays usable', async () => {
@@ -266,7 +266,7 @@ describe('MySqlConnector against MariaDB', () => {
       name: 'DatasourceQueryError',
       table: 'heap',
     });
-    await expect(doomed.discover(null)).rejects.toMatchObject({ name: 'DatasourceQueryError', message: expect.stringMatching(/^Connection lost/) });
+    await expect(doomed.discover(null, new AbortController().signal)).rejects.toMatchObject({ name: 'DatasourceQueryError', message: expect.stringMatching(/^Connection lost/) });
     await expect(doomed.close()).resolves.toBeUndefined();
   });
 });

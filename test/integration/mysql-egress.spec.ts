@@ -47,7 +47,7 @@ describe('MySQL egress against the local MariaDB', () => {
     // The native password plugin never sends the password itself: refusing plaintext changes nothing.
     const session = await sessions(false, lookups).open(record({ ssl: { mode } }), { connectTimeoutMs: 5_000 });
     try {
-      expect((await session.discover(null)).tables.has('small')).toBe(true);
+      expect((await session.discover(null, new AbortController().signal)).tables.has('small')).toBe(true);
     } finally {
       await session.close();
     }

@@ -28,7 +28,7 @@ describe('MySqlConnector filters against MariaDB', () => {
       SET SESSION time_zone = DEFAULT;
     `);
     session = await connector.open(resolvedMySqlDatasource(db), { connectTimeoutMs: 5_000 });
-    items = (await session.discover(null)).tables.get('items')!;
+    items = (await session.discover(null, new AbortController().signal)).tables.get('items')!;
   });
 
   afterAll(async () => {

@@ -42,7 +42,7 @@ describe('MySqlConnector streaming and abort', () => {
       INSERT INTO small VALUES (1), (2);
     `);
     session = await connector.open(resolvedMySqlDatasource(db), { connectTimeoutMs: 5_000 });
-    const tables = (await session.discover(null)).tables;
+    const tables = (await session.discover(null, new AbortController().signal)).tables;
     big = tables.get('big')!;
     slow = tables.get('slow')!;
   });
@@ -53,7 +53,7 @@ describe('MySqlConnector streaming and abort', () => {
   });
 
   const readSmall = async (s: ConnectorSession = session): Promise<number> => {
-    const small = (await s.discover(null)).tables.get('small')!;
+    const small = (await s.discover(null, new AbortController().signal)).tables.get('small')!;
     let n = 0;
     for await (const batch of s.readRows({ table: small, columns: small.columns }, new AbortController().signal)) n += batch.rowCount;
     return n;

@@ -75,7 +75,7 @@ describe('PostgresConnector connect failures', () => {
 
   it('connects with a valid record and answers', async () => {
     const session = await connector.open(probe({}), { connectTimeoutMs: 5_000 });
-    await expect(session.discover(['public'])).resolves.toBeDefined();
+    await expect(session.discover(['public'], new AbortController().signal)).resolves.toBeDefined();
     await session.close();
   });
 

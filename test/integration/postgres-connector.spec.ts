@@ -84,7 +84,7 @@ describe('PostgresConnector against PostgreSQL', () => {
   });
 
   const table = async (key: string, schemas = ['public']): Promise<TableInfo> => {
-    const info = (await session.discover(schemas)).tables.get(key);
+    const info = (await session.discover(schemas, new AbortController().signal)).tables.get(key);
     if (info === undefined) throw new Error(`table ${key} not discovered`);
     return info;
   };
@@ -149,7 +149,7 @@ describe('PostgresConnector against PostgreSQL', () => {
   });
 
   it('discovers tables, views and partitioned tables with columns in order and the PK in key order', async () => {
-    const snapshot = await session.discover(['public', 'Sales', 'pg_catalog', 'information_schema']);
+    const snapshot = await session.discover(['public', 'Sales', 'pg_catalog', 'information_schema'], new AbortController().signal);
     const keys = [...snapshot.tables.keys()].sort();
     expect(keys).toEqual(
       ['Sales.OrderLines', 'Sales.plain', 'Sales.totals', 'events', 'fidelity', 'heap', 'order_view', 'unordered', 'weird "name"'].sort(),
@@ -178,7 +178,7 @@ describe('PostgresConnector against PostgreSQL', () => {
   it('uses the configured default schema for bare keys', async () => {
     const other = await connector.open(resolvedDatasource(db, { schemaName: 'Sales' }), { connectTimeoutMs: 5_000 });
     try {
-      const keys = [...(await other.discover(['Sales', 'public'])).tables.keys()];
+      const keys = [...(await other.discover(['Sales', 'public'], new AbortController().signal)).tables.keys()];
       expect(keys).toContain('OrderLines');
       expect(keys).toContain('public.fidelity');
     } finally {

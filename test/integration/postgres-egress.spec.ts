@@ -47,7 +47,7 @@ describe('PostgreSQL egress: the checked address is dialled, the name is verifie
     const lookups: string[] = [];
     const session = await sessions(true, lookups).open(resolvedDatasource(db, { host: `pg-${run}.fetcher-egress.test` }), { connectTimeoutMs: 5_000 });
     try {
-      expect((await session.discover(['public'])).tables.has('small')).toBe(true);
+      expect((await session.discover(['public'], new AbortController().signal)).tables.has('small')).toBe(true);
     } finally {
       await session.close();
     }

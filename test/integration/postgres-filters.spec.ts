@@ -24,7 +24,7 @@ describe('PostgresConnector filters against PostgreSQL', () => {
         (5, 50, '100%',    '2024-02-01 00:00:00+00', 0.00,  'z',  'ef', false);
     `);
     session = await connector.open(resolvedDatasource(db), { connectTimeoutMs: 5_000 });
-    items = (await session.discover(['public'])).tables.get('items')!;
+    items = (await session.discover(['public'], new AbortController().signal)).tables.get('items')!;
   });
 
   afterAll(async () => {

@@ -41,7 +41,7 @@ describe('PostgresConnector streaming and abort', () => {
       INSERT INTO small VALUES (1), (2);
     `);
     session = await connector.open(resolvedDatasource(db), { connectTimeoutMs: 5_000 });
-    const tables = (await session.discover(['public'])).tables;
+    const tables = (await session.discover(['public'], new AbortController().signal)).tables;
     big = tables.get('big')!;
     slow = tables.get('slow')!;
   });
@@ -52,7 +52,7 @@ describe('PostgresConnector streaming and abort', () => {
   });
 
   const readSmall = async (s: ConnectorSession = session): Promise<number> => {
-    const small = (await s.discover(['public'])).tables.get('small')!;
+    const small = (await s.discover(['public'], new AbortController().signal)).tables.get('small')!;
     let n = 0;
     for await (const batch of s.readRows({ table: small, columns: small.columns }, new AbortController().signal)) n += batch.rowCount;
     return n;

@@ -3,6 +3,7 @@ import { MongoClient, type MongoClientOptions } from 'mongodb';
 import type { EgressPolicy } from '../../ssrf/egress-policy.js';
 import { egressLookup } from '../../ssrf/egress-socket.js';
 import type { ResolvedDatasource } from '../engine-connector.js';
+import { raceDeadline } from '../settle.js';
 import { tlsOptions } from './mongodb-ssl.js';
 import { BSON_READ_OPTIONS } from './mongodb-values.js';
 
@@ -118,26 +119,20 @@ export async function connectMongo(
     // Unauthorized rather than at discovery). The filter matches nothing: no cursor is left.
     await db.command({ listCollections: 1, filter: { name: '' }, nameOnly: true, authorizedCollections: true });
   })();
-  // Whatever settles second is ignored, never reported as unhandled.
-  work.catch(() => undefined);
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  const interrupted = new Promise<never>((_, reject) => {
-    if (timeoutMs > 0) timer = setTimeout(() => reject(new ConnectTimeoutError('connect timeout')), timeoutMs + DEADLINE_GRACE_MS);
-    onAbort = () => reject(signal?.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-  interrupted.catch(() => undefined);
   try {
-    await Promise.race([work, interrupted]);
-    return client;
+    // Not awaited on a deadline or an abort: those must return at once; closing only stops
+    // monitors and sockets. Our deadline is a backstop after the driver's server selection.
+    const deadline = timeoutMs > 0 ? timeoutMs + DEADLINE_GRACE_MS : 0;
+    return await raceDeadline(
+      work.then(() => client),
+      deadline,
+      signal,
+      () => new ConnectTimeoutError('connect timeout'),
+      () => void client.close().catch(() => undefined),
+    );
   } catch (error) {
-    // Not awaited: an abort must return at once; closing only stops monitors and sockets.
     void client.close().catch(() => undefined);
     if (signal?.aborted) throw signal.reason;
     throw error;
-  } finally {
-    clearTimeout(timer);
-    if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
   }
 }

@@ -132,10 +132,10 @@ export function toTableInfo(entry: CollectionEntry, collector: FieldCollector): 
 }
 
 /** Collections and views of the database, `system.*` excluded, sorted by name. */
-export async function listCollections(db: Db): Promise<CollectionEntry[]> {
+export async function listCollections(db: Db, signal?: AbortSignal): Promise<CollectionEntry[]> {
   // nameOnly + authorizedCollections: also works for a login that may read some collections
   // but lacks the listCollections privilege; type still says collection / view / timeseries.
-  const infos = await db.listCollections({}, { nameOnly: true, authorizedCollections: true }).toArray();
+  const infos = await db.listCollections({}, { nameOnly: true, authorizedCollections: true, signal }).toArray();
   return infos
     .filter((info) => typeof info.name === 'string' && !info.name.startsWith('system.'))
     .map((info) => ({ name: info.name, type: typeof info.type === 'string' ? info.type : undefined }))
@@ -143,9 +143,11 @@ export async function listCollections(db: Db): Promise<CollectionEntry[]> {
 }
 
 /** Streams the sample of one collection into the collector (documents are not kept). */
-export async function sampleCollection(db: Db, entry: CollectionEntry, collector: FieldCollector): Promise<void> {
+export async function sampleCollection(db: Db, entry: CollectionEntry, collector: FieldCollector, signal?: AbortSignal): Promise<void> {
   const collection = db.collection(entry.name);
-  const common = { maxTimeMS: DISCOVERY_MAX_TIME_MS, batchSize: 200, ...BSON_READ_OPTIONS };
+  // The signal makes the driver fail a query in flight at once (dropping its connection; the
+  // server then stops it) and kill an open cursor: an aborted discovery leaves nothing running.
+  const common = { maxTimeMS: DISCOVERY_MAX_TIME_MS, batchSize: 200, ...BSON_READ_OPTIONS, signal };
   if (entry.type === 'view') {
     for await (const doc of collection.find({}, { ...common, limit: VIEW_SAMPLE_DOCS })) collector.add(doc);
     return;
@@ -163,10 +165,10 @@ export async function sampleCollection(db: Db, entry: CollectionEntry, collector
  * failing the discovery of the others; a read of that collection then reports the server's
  * error. Network and driver errors fail the discovery.
  */
-async function discoverCollection(db: Db, entry: CollectionEntry): Promise<TableInfo> {
+async function discoverCollection(db: Db, entry: CollectionEntry, signal?: AbortSignal): Promise<TableInfo> {
   const collector = new FieldCollector();
   try {
-    await sampleCollection(db, entry, collector);
+    await sampleCollection(db, entry, collector, signal);
   } catch (error) {
     if (!(error instanceof MongoServerError)) throw error;
   }
@@ -174,14 +176,14 @@ async function discoverCollection(db: Db, entry: CollectionEntry): Promise<Table
 }
 
 /** Every collection of the connected database (schemas do not exist in MongoDB). */
-export async function discoverDatabase(db: Db): Promise<SchemaSnapshot> {
-  const entries = await listCollections(db);
+export async function discoverDatabase(db: Db, signal?: AbortSignal): Promise<SchemaSnapshot> {
+  const entries = await listCollections(db, signal);
   const tables: TableInfo[] = new Array<TableInfo>(entries.length);
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < entries.length) {
       const index = next++;
-      tables[index] = await discoverCollection(db, entries[index]);
+      tables[index] = await discoverCollection(db, entries[index], signal);
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_SAMPLES, entries.length) }, worker));

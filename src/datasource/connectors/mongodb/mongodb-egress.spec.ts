@@ -52,7 +52,7 @@ describe('MongoDB egress', () => {
     const sessions = new DatasourceSessions(new ConnectorRegistry([new MongoDbConnector()]), guard, { allowPlaintextPassword: false });
 
     session = await sessions.open(datasource(seed.port, 'mongo.fetcher-egress.test'), { connectTimeoutMs: 3_000 });
-    const items = (await session.discover(null)).tables.get('items') as TableInfo;
+    const items = (await session.discover(null, new AbortController().signal)).tables.get('items') as TableInfo;
     const batches: string[] = [];
     for await (const batch of session.readRows({ table: items, columns: items.columns.filter((c) => c.name === 'sku') }, new AbortController().signal)) {
       batches.push(batch.json.toString('utf8'));

@@ -56,7 +56,7 @@ async function open(options: FakeMongoOptions = {}): Promise<{ server: FakeMongo
 }
 
 const table = async (s: ConnectorSession, key: string): Promise<TableInfo> => {
-  const info = (await s.discover(null)).tables.get(key);
+  const info = (await s.discover(null, new AbortController().signal)).tables.get(key);
   if (!info) throw new Error(`${key} not discovered`);
   return info;
 };
@@ -65,7 +65,7 @@ const columns = (info: TableInfo, ...names: string[]) => names.map((name) => inf
 describe('MongoDbSession through the driver', () => {
   it('discovers collections and views with sampled nested fields', async () => {
     const { session } = await open();
-    const snapshot = await session.discover(null);
+    const snapshot = await session.discover(null, new AbortController().signal);
     expect([...snapshot.tables.keys()]).toEqual(['empty', 'items', 'totals']);
     expect(snapshot.tables.get('items')?.columns.map((c) => c.name)).toEqual(['_id', 'sku', 'price', 'stock', 'at', 'owner', 'owner.id', 'owner.city', 'note']);
     expect(snapshot.tables.get('items')?.columns.find((c) => c.name === 'price')?.dataType).toBe('decimal');
@@ -202,7 +202,7 @@ describe('MongoDbSession through the driver', () => {
     const items = await table(session, 'items');
     await Promise.all([session.close(), session.close()]);
     await session.close();
-    await expect(session.discover(null)).rejects.toThrow('Session is closed');
+    await expect(session.discover(null, new AbortController().signal)).rejects.toThrow('Session is closed');
     await expect(async () => {
       for await (const _ of session!.readRows({ table: items, columns: items.columns }, new AbortController().signal)) break;
     }).rejects.toThrow('Session is closed');

@@ -1,15 +1,24 @@
-import type { Db, Document, FindCursor, MongoClient } from 'mongodb';
+import type { Db, Document, MongoClient } from 'mongodb';
 import { DatasourceQueryError } from '../../datasource.error.js';
+import { ABORT_BUDGET_MS, abortableRead } from '../abortable-read.js';
 import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../engine-connector.js';
-import { discoverDatabase } from './mongodb-discovery.js';
+import { DEFAULT_READ_BUDGET, ValueTooLargeError } from '../read-budget.js';
 import { RENDER_CHUNK_CHARS } from '../row-batch-renderer.js';
+import { settlesWithin } from '../settle.js';
+import { discoverDatabase } from './mongodb-discovery.js';
+import { firstBatchDocs, MongoDocReader, RAW_DOCUMENTS } from './mongodb-doc-reader.js';
 import { buildFind, createDocumentRenderer } from './mongodb-query.js';
 
 export { RENDER_CHUNK_CHARS };
 /** Documents taken from the cursor's received batch at a time (no I/O involved). */
 const DRAIN_DOCS = 64;
 const CLOSE_TIMEOUT_MS = 2_000;
-const ABORTED = Symbol('aborted');
+/**
+ * close()'s wait after an abort stopped an operation in flight: the server may be why it had to
+ * be stopped, and what close still sends (endSessions, on a new connection if the abort dropped
+ * the last one) would wait for a server that does not answer; the cursors are already killed.
+ */
+const CLOSE_AFTER_INTERRUPT_MS = 250;
 
 export interface MongoSessionContext {
   readonly configName: string;
@@ -29,13 +38,28 @@ export function describeError(error: unknown): string {
   return typeof e?.codeName === 'string' && /^[A-Za-z0-9_]{2,60}$/.test(e.codeName) ? `${message} (${e.codeName})` : message;
 }
 
+/** The driver fails the operation in flight on an abort by itself: waiting for that is the interrupt. */
+const settled = (read: Promise<unknown>): Promise<void> =>
+  read.then(
+    () => undefined,
+    () => undefined,
+  );
+
+/** The driver's topology, which alone can drop every socket at once (MongoClient.close waits on the server). */
+type ClosableTopology = { topology?: { close(): void } };
+
 /**
- * One MongoClient on the datasource's database. Reads run through find cursors: an abort makes
- * the pending read reject with `signal.reason` at once, and an abort or early stop (the consumer
- * returns) kills the server cursor in `finally`.
+ * One MongoClient on the datasource's database. Discovery and reads hand the caller's signal to
+ * the driver: an abort fails a command in flight at once and closes the connection it was on
+ * (its answer can no longer be told apart), and open cursors are killed (killCursors, which also
+ * ends a getMore in flight on the server), so the session stays usable. When what was in flight
+ * has not ended within ABORT_BUDGET_MS, every socket is dropped and the session is lost.
  */
 export class MongoDbSession implements ConnectorSession {
   private closing: Promise<void> | undefined;
+  private lost: Error | undefined;
+  /** An abort stopped an operation in flight (see CLOSE_AFTER_INTERRUPT_MS). */
+  private interrupted = false;
 
   constructor(
     private readonly client: MongoClient,
@@ -43,34 +67,42 @@ export class MongoDbSession implements ConnectorSession {
     private readonly ctx: MongoSessionContext,
   ) {}
 
-  async discover(_schemas: readonly string[] | null): Promise<SchemaSnapshot> {
+  async discover(_schemas: readonly string[] | null, signal: AbortSignal): Promise<SchemaSnapshot> {
     this.assertOpen();
-    try {
-      return await discoverDatabase(this.db);
-    } catch (error) {
-      throw new DatasourceQueryError(this.ctx.configName, `Schema discovery failed: ${describeError(error)}`);
-    }
+    return abortableRead(
+      () => discoverDatabase(this.db, signal),
+      signal,
+      (read) => {
+        this.interrupted = true;
+        return settled(read);
+      },
+      (error) => new DatasourceQueryError(this.ctx.configName, `Schema discovery failed: ${describeError(error)}`),
+      () => this.sever(new Error('discovery did not stop in time; connection closed')),
+    );
   }
 
   async *readRows(request: TableReadRequest, signal: AbortSignal): AsyncIterable<RowBatch> {
     signal.throwIfAborted();
     const table = request.table.key;
     this.assertOpen(table);
+    const budget = request.budget ?? DEFAULT_READ_BUDGET;
     const plan = buildFind(request);
     const render = createDocumentRenderer(plan.fields);
-    // The signal is not handed to the driver: on abort it would close the cursor from its own
-    // listener while our `finally` closes it too, and the second close ends the session before
-    // the first one's killCursors is sent (the server cursor then lives on until it times out).
-    const cursor = this.db.collection(plan.collection).find<Document>(plan.filter, plan.options);
+    // With the signal the driver kills the cursor itself on an abort (and fails a find in
+    // flight); closing it here as well would end its session before that killCursors is sent.
+    const cursor = this.db
+      .collection(plan.collection)
+      .find<Document>(plan.filter, { ...plan.options, batchSize: firstBatchDocs(budget), ...RAW_DOCUMENTS, signal });
+    const reader = new MongoDocReader(cursor, budget, table);
     let json = '';
     let count = 0;
     try {
       for (;;) {
         // What the last batch brought is rendered without I/O; the next getMore is only sent
         // when it is used up and the consumer asked for more: that is the backpressure.
-        let docs = this.buffered(cursor, table);
+        let docs = this.buffered(reader, table);
         if (docs.length === 0) {
-          const doc = await this.next(cursor, signal, table);
+          const doc = await this.next(reader, signal, table);
           if (doc === null) break;
           docs = [doc];
         }
@@ -89,66 +121,69 @@ export class MongoDbSession implements ConnectorSession {
       }
       if (count > 0) yield { json: Buffer.from(json, 'utf8'), rowCount: count };
     } finally {
-      // Early stop, abort or failure: kill the server cursor (a no-op once it is exhausted).
-      // After an abort the killCursors goes out in the background, so the abort stays prompt.
-      const closing = cursor.close().catch(() => undefined);
-      if (!signal.aborted) await closing;
+      // Early stop or failure: kill the server cursor (a no-op once it is exhausted).
+      if (!signal.aborted) await settlesWithin(cursor.close(), CLOSE_TIMEOUT_MS);
     }
   }
 
-  /** Idempotent. Active cursors are closed by the driver; a silent server cannot hold it up. */
+  /**
+   * Idempotent and bounded: active cursors are closed by the driver, sessions ended; when that
+   * has not finished in time (a silent server) every socket is dropped.
+   */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, CLOSE_TIMEOUT_MS);
-      });
-      try {
-        await Promise.race([this.client.close().catch(() => undefined), deadline]);
-      } finally {
-        clearTimeout(timer);
-      }
+      const closed = this.client.close();
+      const grace = this.interrupted ? CLOSE_AFTER_INTERRUPT_MS : CLOSE_TIMEOUT_MS;
+      if (this.lost !== undefined || !(await settlesWithin(closed, grace))) this.dropSockets();
     })();
     return this.closing;
   }
 
   private assertOpen(table?: string): void {
     if (this.closing !== undefined) throw new DatasourceQueryError(this.ctx.configName, 'Session is closed', table);
+    if (this.lost !== undefined) throw new DatasourceQueryError(this.ctx.configName, `Connection lost: ${describeError(this.lost)}`, table);
+  }
+
+  /** Every socket of the client is dropped; the session is lost. */
+  private sever(reason: Error): void {
+    this.lost ??= reason;
+    this.dropSockets();
+  }
+
+  private dropSockets(): void {
+    (this.client as unknown as ClosableTopology).topology?.close();
   }
 
   /** Documents already received; decoding happens here (a BSON error is a query error too). */
-  private buffered(cursor: FindCursor<Document>, table: string): Document[] {
+  private buffered(reader: MongoDocReader, table: string): Document[] {
     try {
-      return cursor.readBufferedDocuments(DRAIN_DOCS);
+      return reader.buffered(DRAIN_DOCS);
     } catch (error) {
+      if (error instanceof ValueTooLargeError) throw error;
       throw new DatasourceQueryError(this.ctx.configName, `Reading collection "${table}" failed: ${describeError(error)}`, table);
     }
   }
 
   /**
    * The next document, raced against the signal: an abort while a find or getMore is in flight
-   * returns at once (the cursor is then killed by readRows), without waiting for the server.
+   * returns at once, without waiting for the server. The driver fails a find in flight (dropping
+   * its connection) and kills the cursor, which ends a getMore in flight on the server; if that
+   * read has still not settled after ABORT_BUDGET_MS, the server ignored it and the sockets are cut.
    */
-  private async next(cursor: FindCursor<Document>, signal: AbortSignal, table: string): Promise<Document | null> {
-    signal.throwIfAborted();
-    let onAbort: (() => void) | undefined;
-    const aborted = new Promise<typeof ABORTED>((resolve) => {
-      onAbort = () => resolve(ABORTED);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-    try {
-      const read = cursor.next();
-      // Settled after an abort: its outcome is dropped, never reported as unhandled.
-      read.catch(() => undefined);
-      const outcome = await Promise.race([read, aborted]);
-      if (outcome === ABORTED) throw signal.reason;
-      return outcome;
-    } catch (error) {
-      if (signal.aborted) throw signal.reason;
-      this.assertOpen(table);
-      throw new DatasourceQueryError(this.ctx.configName, `Reading collection "${table}" failed: ${describeError(error)}`, table);
-    } finally {
-      if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
-    }
+  private next(reader: MongoDocReader, signal: AbortSignal, table: string): Promise<Document | null> {
+    return abortableRead(
+      () => reader.next(),
+      signal,
+      (read) => {
+        this.interrupted = true;
+        void settlesWithin(read, ABORT_BUDGET_MS).then((done) => done || this.sever(new Error('read did not stop; connection closed')));
+        return Promise.resolve();
+      },
+      (error) => {
+        if (error instanceof ValueTooLargeError) return error;
+        this.assertOpen(table);
+        return new DatasourceQueryError(this.ctx.configName, `Reading collection "${table}" failed: ${describeError(error)}`, table);
+      },
+    );
   }
 }

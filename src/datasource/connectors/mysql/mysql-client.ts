@@ -1,6 +1,7 @@
 import mysql, { type Connection, type ConnectionOptions } from 'mysql2';
 import type { EgressPolicy } from '../../ssrf/egress-policy.js';
 import { dialTarget } from '../../ssrf/egress-socket.js';
+import { raceDeadline, settlesWithin } from '../settle.js';
 import type { ResolvedDatasource } from '../engine-connector.js';
 import { clearPasswordPlugin } from './mysql-cleartext.js';
 import { ConnectTimeoutError } from './mysql-connect-error.js';
@@ -114,32 +115,19 @@ export async function connectMySql(
   connection.once('connect', (handshake: { serverVersion?: unknown } | undefined) => {
     if (typeof handshake?.serverVersion === 'string') serverVersion = handshake.serverVersion;
   });
-  let interrupt: ((error: unknown) => void) | undefined;
-  // Our deadline and the abort reject at once: a destroyed socket does not always reach
-  // mysql2's connect callback.
-  const interrupted = new Promise<never>((_, reject) => {
-    interrupt = reject;
-  });
-  const timer =
-    timeoutMs > 0 ? setTimeout(() => interrupt?.(new ConnectTimeoutError('connect timeout')), timeoutMs) : undefined;
-  const onAbort = (): void => interrupt?.(signal?.reason);
-  signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    await Promise.race([
-      interrupted,
-      (async () => {
-        await new Promise<void>((resolve, reject) => connection.connect((error) => (error ? reject(error) : resolve())));
-        if (setup) await runQuery(connection, SESSION_SETUP_SQL);
-      })(),
-    ]);
+  const work = (async () => {
+    await new Promise<void>((resolve, reject) => connection.connect((error) => (error ? reject(error) : resolve())));
+    if (setup) await runQuery(connection, SESSION_SETUP_SQL);
     return { connection, serverVersion };
+  })();
+  try {
+    // Our deadline and the abort reject at once: a destroyed socket does not always reach
+    // mysql2's connect callback, nor a setup statement on a server gone silent.
+    return await raceDeadline(work, timeoutMs, signal, () => new ConnectTimeoutError('connect timeout'), () => destroyConnection(connection));
   } catch (error) {
     destroyConnection(connection);
     if (signal?.aborted) throw signal.reason;
     throw error;
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', onAbort);
   }
 }
 
@@ -153,7 +141,9 @@ export async function killQuery(options: ConnectionOptions, threadId: number, ti
   let connected: ConnectedMySql | undefined;
   try {
     connected = await connectMySql({ ...options, connectAttributes: { program_name: 'fetcher-cancel' } }, timeoutMs, undefined, false);
-    await runQuery(connected.connection, `KILL QUERY ${threadId}`);
+    const connection = connected.connection;
+    const kill = runQuery(connection, `KILL QUERY ${threadId}`);
+    await raceDeadline(kill, timeoutMs, undefined, () => new ConnectTimeoutError('kill timeout'), () => destroyConnection(connection));
     return true;
   } catch {
     return false;
@@ -164,13 +154,6 @@ export async function killQuery(options: ConnectionOptions, threadId: number, ti
 
 /** Ends a connection politely (COM_QUIT), or destroys its socket when that does not finish in time. */
 export async function endConnection(connection: Connection, timeoutMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<void>((resolve) => {
-    timer = setTimeout(() => {
-      destroyConnection(connection);
-      resolve();
-    }, timeoutMs);
-  });
   const ended = new Promise<void>((resolve) => {
     try {
       connection.end(() => resolve());
@@ -178,9 +161,5 @@ export async function endConnection(connection: Connection, timeoutMs: number): 
       resolve();
     }
   });
-  try {
-    await Promise.race([ended, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
+  if (!(await settlesWithin(ended, timeoutMs))) destroyConnection(connection);
 }

@@ -1,4 +1,6 @@
 import type { Connection } from 'mysql2';
+import { ByteBatcher } from '../byte-batcher.js';
+import type { ReadBudget } from '../read-budget.js';
 import type { RawRow } from './mysql-value-encoders.js';
 
 /** What the value mapping reads from the server's column metadata (MariaDB: `json` format). */
@@ -8,9 +10,11 @@ export interface ResultField {
 
 /**
  * One running SELECT on the callback connection, read in batches with real backpressure. Rows are
- * collected from mysql2's per-row events until a batch is full; then the connection is paused
+ * collected from mysql2's per-row events until a batch is full (it holds the budget's
+ * `batchBytes`, estimated from the raw values, or `batchRows`); then the connection is paused
  * (its socket is no longer read, TCP fills up and the server waits) until the consumer asks for
- * the next batch. At most one batch is read ahead, never the table.
+ * the next batch. At most one batch is read ahead, never the table. A row with a value larger than
+ * what the result may still hold fails the stream (ValueTooLargeError) before it is rendered.
  */
 export class MySqlRowStream {
   private buffered: RawRow[] = [];
@@ -23,11 +27,15 @@ export class MySqlRowStream {
   /** Resolves once the statement is over on this connection (rows done, failed or abandoned). */
   readonly finished: Promise<void>;
 
+  private readonly batch: ByteBatcher;
+
   constructor(
     private readonly connection: Connection,
     sql: string,
-    private readonly batchRows: number,
+    budget: ReadBudget,
+    table: string,
   ) {
+    this.batch = new ByteBatcher(budget, table);
     this.finished = new Promise<void>((resolve) => {
       this.resolveFinished = resolve;
     });
@@ -53,12 +61,12 @@ export class MySqlRowStream {
   }
 
   /**
-   * The next batch of at most `batchRows` rows; an empty one once the result is exhausted.
-   * Rejects with the statement's error.
+   * The next batch (bounded by the budget's bytes and rows); an empty one once the result is
+   * exhausted. Rejects with the statement's error, or the failure the stream was stopped with.
    */
   async next(): Promise<RawRow[]> {
     if (this.failure !== undefined) throw this.failure;
-    if (this.buffered.length < this.batchRows && !this.ended) {
+    if (!this.batch.isFull && !this.ended) {
       const ready = new Promise<void>((resolve) => {
         this.wake = resolve;
       });
@@ -69,6 +77,7 @@ export class MySqlRowStream {
     }
     const rows = this.buffered;
     this.buffered = [];
+    this.batch.reset();
     return rows;
   }
 
@@ -87,10 +96,27 @@ export class MySqlRowStream {
     this.finish(error);
   }
 
+  /**
+   * Fails the stream with `error` while the statement may still be running: what keeps coming
+   * is dropped, and the caller stops the statement (the failure is what `next()` rejects with).
+   */
+  fail(error: unknown): void {
+    this.failure ??= error;
+    this.discard();
+    this.notify();
+  }
+
   private onRow(row: RawRow): void {
     if (this.discarding) return;
+    let full: boolean;
+    try {
+      full = this.batch.add(row);
+    } catch (error) {
+      this.fail(error);
+      return;
+    }
     this.buffered.push(row);
-    if (this.buffered.length >= this.batchRows) {
+    if (full) {
       this.connection.pause();
       this.notify();
     }
@@ -103,7 +129,8 @@ export class MySqlRowStream {
   private finish(error?: unknown): void {
     if (this.ended) return;
     this.ended = true;
-    if (error !== undefined) this.failure = error;
+    // A failure set by fail() stays the one reported: the kill's "interrupted" follows from it.
+    if (error !== undefined) this.failure ??= error;
     this.connection.removeListener('error', this.onConnectionError);
     this.resolveFinished();
     this.notify();

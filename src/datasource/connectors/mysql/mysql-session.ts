@@ -1,15 +1,18 @@
 import type { Connection, ConnectionOptions } from 'mysql2';
+import type { Readable } from 'node:stream';
 import { DatasourceQueryError } from '../../datasource.error.js';
-import { abortableRead } from '../abortable-read.js';
+import { ABORT_BUDGET_MS, abortableRead } from '../abortable-read.js';
 import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../engine-connector.js';
+import { DEFAULT_READ_BUDGET, ValueTooLargeError } from '../read-budget.js';
+import { settlesWithin } from '../settle.js';
+import type { RowSizeGuard } from '../wire-frames.js';
 import { destroyConnection, endConnection, killQuery, runQuery } from './mysql-client.js';
 import { COLUMNS_SQL, JSON_CHECKS_SQL, PRIMARY_KEYS_SQL, toSnapshot } from './mysql-discovery.js';
+import { mySqlPacketGuard } from './mysql-packet-gauge.js';
 import { MySqlRowStream } from './mysql-row-stream.js';
 import { buildSelect, renderSql } from './mysql-sql.js';
 import { createBatchRenderer, kindsForResult, type RawRow } from './mysql-value-encoders.js';
 
-/** Rows per batch: big enough to amortise the pause/resume, small enough to keep memory flat. */
-export const BATCH_ROWS = 2_000;
 /** How long a stopped statement may take to end after the KILL before the socket is cut. */
 const SETTLE_AFTER_KILL_MS = 2_000;
 const CLOSE_TIMEOUT_MS = 2_000;
@@ -36,16 +39,20 @@ export function describeError(error: unknown): string {
 /**
  * One open connection: discovery and row streams run one after the other on it.
  *
- * After an abort or an early stop the running statement is killed (KILL QUERY from a second
- * connection) and the rest of its result dropped; the session then stays usable. Only when the
- * kill cannot be delivered or the statement does not end within 2 s is the connection cut, and
- * every later call fails with "Connection lost".
+ * After an abort or an early stop the running statement (a read or a catalog query) is killed
+ * (KILL QUERY from a second connection) and the rest of its result dropped; the session then
+ * stays usable. Only when the kill cannot be delivered or the statement does not end in time
+ * (ABORT_BUDGET_MS after an abort) is the connection cut, and every later call fails with
+ * "Connection lost". A row larger than what the result may still hold fails the read with
+ * ValueTooLargeError: refused from its packet header (the connection is cut, before mysql2 has
+ * buffered it), and a value over it found in a parsed row stops the statement.
  */
 export class MySqlSession implements ConnectorSession {
   private lost: Error | undefined;
   private closing: Promise<void> | undefined;
   /** The statement currently streaming, if any: close() stops it rather than wait for it. */
   private active: MySqlRowStream | undefined;
+  private readonly guard: RowSizeGuard | undefined;
 
   constructor(
     private readonly connection: Connection,
@@ -57,26 +64,27 @@ export class MySqlSession implements ConnectorSession {
     connection.on('end', () => {
       this.lost ??= new Error('connection closed');
     });
+    // Attached right after the session setup statement, i.e. at a packet boundary.
+    const socket = (connection as unknown as { stream?: Readable }).stream;
+    this.guard = socket === undefined ? undefined : mySqlPacketGuard(socket, (error) => this.refuse(error));
   }
 
-  async discover(_schemas: readonly string[] | null): Promise<SchemaSnapshot> {
+  async discover(_schemas: readonly string[] | null, signal: AbortSignal): Promise<SchemaSnapshot> {
     this.assertUsable();
-    try {
-      const columns = await runQuery(this.connection, COLUMNS_SQL);
-      const keys = await runQuery(this.connection, PRIMARY_KEYS_SQL);
-      const checks = this.ctx.mariadb ? await runQuery(this.connection, JSON_CHECKS_SQL) : [];
-      return toSnapshot(columns, keys, checks);
-    } catch (error) {
-      throw new DatasourceQueryError(this.ctx.configName, `Schema discovery failed: ${describeError(error)}`);
-    }
+    const columns = await this.catalog(COLUMNS_SQL, signal);
+    const keys = await this.catalog(PRIMARY_KEYS_SQL, signal);
+    const checks = this.ctx.mariadb ? await this.catalog(JSON_CHECKS_SQL, signal) : [];
+    return toSnapshot(columns, keys, checks);
   }
 
   async *readRows(request: TableReadRequest, signal: AbortSignal): AsyncIterable<RowBatch> {
     signal.throwIfAborted();
     const table = request.table.key;
     this.assertUsable(table);
+    const budget = request.budget ?? DEFAULT_READ_BUDGET;
     const sql = renderSql(buildSelect(request));
-    const stream = new MySqlRowStream(this.connection, sql, BATCH_ROWS);
+    this.guard?.arm(table, budget);
+    const stream = new MySqlRowStream(this.connection, sql, budget, table);
     this.active = stream;
     let render: ((rows: readonly RawRow[]) => RowBatch[]) | undefined;
     try {
@@ -91,21 +99,33 @@ export class MySqlSession implements ConnectorSession {
           if (this.closing !== undefined) throw new DatasourceQueryError(this.ctx.configName, 'Session is closed', table);
           yield chunk;
         }
-        if (rows.length < BATCH_ROWS) return;
       }
     } finally {
-      // Early stop, abort or failure while rows are still coming: end the statement.
-      await this.stop(stream);
+      // Early stop, abort or failure while rows are still coming: end the statement. The guard
+      // stays armed meanwhile: rows drained after the kill are not to be buffered whole either.
+      await this.stop(stream, signal.aborted ? ABORT_BUDGET_MS : undefined);
+      this.guard?.disarm();
       if (this.active === stream) this.active = undefined;
     }
   }
 
-  /** Idempotent. A stream the consumer left unfinished is stopped first, so closing is prompt. */
+  /**
+   * Idempotent and bounded: a stream the consumer left unfinished is stopped first, so closing is
+   * prompt; whatever has not finished after CLOSE_TIMEOUT_MS is cut.
+   */
   close(): Promise<void> {
     this.closing ??= (async () => {
       const active = this.active;
-      if (active !== undefined && this.lost === undefined) await this.stop(active);
-      await endConnection(this.connection, CLOSE_TIMEOUT_MS);
+      if (this.lost !== undefined) {
+        destroyConnection(this.connection);
+        active?.abandon(this.lost);
+        return;
+      }
+      const graceful = (async () => {
+        if (active !== undefined) await this.stop(active, CLOSE_TIMEOUT_MS);
+        await endConnection(this.connection, CLOSE_TIMEOUT_MS);
+      })();
+      if (!(await settlesWithin(graceful, CLOSE_TIMEOUT_MS))) this.sever(new Error('session did not close in time'), active);
     })();
     return this.closing;
   }
@@ -117,6 +137,17 @@ export class MySqlSession implements ConnectorSession {
     }
   }
 
+  /** One catalog query, raced against the signal; an abort kills it on the server. */
+  private catalog(sql: string, signal: AbortSignal): Promise<unknown[][]> {
+    return abortableRead(
+      () => runQuery(this.connection, sql),
+      signal,
+      (read) => this.kill(read),
+      (error) => new DatasourceQueryError(this.ctx.configName, `Schema discovery failed: ${describeError(error)}`),
+      () => this.sever(new Error('discovery could not be stopped in time; connection closed')),
+    );
+  }
+
   /** One batch, raced against the signal; an abort stops the statement on the server. */
   private readBatch(stream: MySqlRowStream, signal: AbortSignal, table: string): Promise<RawRow[]> {
     // Aborted between batches: the finally block of readRows stops the statement.
@@ -124,31 +155,50 @@ export class MySqlSession implements ConnectorSession {
       () => stream.next(),
       signal,
       () => this.stop(stream),
-      (error) => new DatasourceQueryError(this.ctx.configName, `Reading table "${table}" failed: ${describeError(error)}`, table),
+      (error) =>
+        error instanceof ValueTooLargeError
+          ? error
+          : new DatasourceQueryError(this.ctx.configName, `Reading table "${table}" failed: ${describeError(error)}`, table),
+      () => this.sever(new Error('statement could not be stopped in time; connection closed'), stream),
     );
   }
 
+  /** A row refused from its packet header: the connection holds part of it and is cut. */
+  private refuse(error: ValueTooLargeError): void {
+    const stream = this.active;
+    stream?.fail(error);
+    this.sever(error, stream);
+  }
+
+  /** Cuts the socket: nothing more is read, the stream (if any) ends, and the session is lost. */
+  private sever(reason: Error, stream?: MySqlRowStream): void {
+    this.lost ??= reason;
+    destroyConnection(this.connection);
+    stream?.abandon(this.lost);
+  }
+
   /**
-   * Ends a statement that is still producing rows: drop what keeps coming, KILL QUERY from a
-   * second connection, wait for the statement to end. If either fails, the socket is cut so
-   * nothing keeps streaming into it (the session is then unusable).
+   * KILL QUERY from a second connection, then a wait for `running` to end. If either fails, the
+   * socket is cut so nothing keeps streaming into it (the session is then unusable).
    */
-  private async stop(stream: MySqlRowStream): Promise<void> {
+  private async kill(running: Promise<unknown>, stream?: MySqlRowStream): Promise<void> {
+    const killed = await killQuery(this.ctx.cancelOptions, this.connection.threadId, this.ctx.cancelTimeoutMs);
+    if (!(await settlesWithin(running, killed ? SETTLE_AFTER_KILL_MS : 0))) {
+      this.sever(new Error('statement could not be stopped; connection closed'), stream);
+    }
+  }
+
+  /**
+   * Ends a statement that is still producing rows: drop what keeps coming, kill it, wait for it to
+   * end. With `timeoutMs` (an abort, a close) the connection is cut when that takes longer.
+   */
+  private async stop(stream: MySqlRowStream, timeoutMs?: number): Promise<void> {
     if (stream.isFinished) return;
     stream.discard();
-    const killed = await killQuery(this.ctx.cancelOptions, this.connection.threadId, this.ctx.cancelTimeoutMs);
-    let timer: NodeJS.Timeout | undefined;
-    const settled = await Promise.race([
-      stream.finished.then(() => true),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), killed ? SETTLE_AFTER_KILL_MS : 0);
-      }),
-    ]);
-    clearTimeout(timer);
-    if (!settled) {
-      this.lost ??= new Error('statement could not be stopped; connection closed');
-      destroyConnection(this.connection);
-      stream.abandon(this.lost);
+    const stopping = this.kill(stream.finished, stream);
+    if (timeoutMs === undefined) return stopping;
+    if (!(await settlesWithin(stopping, timeoutMs))) {
+      this.sever(new Error('statement could not be stopped in time; connection closed'), stream);
     }
   }
 }

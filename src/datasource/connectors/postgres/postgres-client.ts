@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import pg from 'pg';
 import type { EgressPolicy } from '../../ssrf/egress-policy.js';
 import type { ResolvedDatasource } from '../engine-connector.js';
+import { raceDeadline, settlesWithin } from '../settle.js';
 import { cleartextGuard } from './postgres-cleartext.js';
 import { ConnectTimeoutError } from './postgres-connect-error.js';
 import type { PgSsl } from './postgres-ssl.js';
@@ -73,10 +74,12 @@ export interface ConnectedClient {
 }
 
 /**
- * Connects and sets up the session within `timeoutMs`. An abort destroys the socket at once
- * (nothing has run on the server yet) and rethrows the signal's reason; other failures are
- * thrown raw, for the caller to classify. `refusePlaintextPassword`: a cleartext password
- * request over plain TCP fails with PlaintextPasswordRefusedError instead of being answered.
+ * Connects and sets up the session within `timeoutMs`, the setup query included: a server that
+ * takes the login and then stays silent is given up at the deadline like one that never answers.
+ * An abort destroys the socket at once (nothing has run on the server yet) and rethrows the
+ * signal's reason; other failures are thrown raw, for the caller to classify.
+ * `refusePlaintextPassword`: a cleartext password request over plain TCP fails with
+ * PlaintextPasswordRefusedError instead of being answered.
  */
 export async function connectClient(
   config: pg.ClientConfig,
@@ -90,29 +93,18 @@ export async function connectClient(
   guard?.watch(client);
   // An 'error' event without a listener would crash the process; the session installs its own.
   client.on('error', () => undefined);
-  let timedOut = false;
-  // Like pg's connectionTimeoutMillis, a non-positive value means no deadline.
-  const timer =
-    timeoutMs > 0
-      ? setTimeout(() => {
-          timedOut = true;
-          destroyClient(client);
-        }, timeoutMs)
-      : undefined;
-  const onAbort = (): void => destroyClient(client);
-  signal?.addEventListener('abort', onAbort, { once: true });
-  try {
+  const work = (async () => {
     await client.connect();
     const setup = await client.query<string[]>({ text: SESSION_SETUP_SQL, rowMode: 'array' });
     return { client, backendPid: Number(setup.rows[0][5]) };
+  })();
+  try {
+    // Like pg's connectionTimeoutMillis, a non-positive value means no deadline.
+    return await raceDeadline(work, timeoutMs, signal, () => new ConnectTimeoutError('connect timeout'), () => destroyClient(client));
   } catch (error) {
     destroyClient(client);
     if (signal?.aborted) throw signal.reason;
-    if (timedOut) throw new ConnectTimeoutError('connect timeout');
     throw error;
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', onAbort);
   }
 }
 
@@ -124,11 +116,9 @@ export async function cancelBackend(config: pg.ClientConfig, pid: number, timeou
   let connected: ConnectedClient | undefined;
   try {
     connected = await connectClient({ ...config, application_name: 'fetcher-cancel' }, timeoutMs, undefined, refusePlaintextPassword);
-    const result = await connected.client.query<string[]>({
-      text: 'SELECT pg_catalog.pg_cancel_backend($1)',
-      values: [pid],
-      rowMode: 'array',
-    });
+    const client = connected.client;
+    const cancel = client.query<string[]>({ text: 'SELECT pg_catalog.pg_cancel_backend($1)', values: [pid], rowMode: 'array' });
+    const result = await raceDeadline(cancel, timeoutMs, undefined, () => new ConnectTimeoutError('cancel timeout'), () => destroyClient(client));
     return result.rows[0]?.[0] === 't';
   } catch {
     return false;
@@ -139,16 +129,5 @@ export async function cancelBackend(config: pg.ClientConfig, pid: number, timeou
 
 /** Ends a client politely, or destroys its socket when the server does not answer in time. */
 export async function endClient(client: pg.Client, timeoutMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<void>((resolve) => {
-    timer = setTimeout(() => {
-      destroyClient(client);
-      resolve();
-    }, timeoutMs);
-  });
-  try {
-    await Promise.race([client.end().catch(() => undefined), deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
+  if (!(await settlesWithin(client.end(), timeoutMs))) destroyClient(client);
 }

@@ -1,16 +1,18 @@
 import type pg from 'pg';
 import Cursor from 'pg-cursor';
 import { DatasourceQueryError } from '../../datasource.error.js';
-import { abortableRead } from '../abortable-read.js';
+import { ABORT_BUDGET_MS, abortableRead } from '../abortable-read.js';
 import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../engine-connector.js';
+import { FetchSizer } from '../fetch-sizer.js';
+import { DEFAULT_READ_BUDGET, type ValueTooLargeError } from '../read-budget.js';
+import { settlesWithin } from '../settle.js';
 import { cancelBackend, destroyClient, endClient, TEXT_TYPES } from './postgres-client.js';
 import { DISCOVERY_SQL, toSnapshot } from './postgres-discovery.js';
+import { PostgresRowGauge } from './postgres-row-gauge.js';
 import { buildSelect } from './postgres-sql.js';
 import { createBatchRenderer, type RawRow } from './postgres-value-encoders.js';
 
-/** Rows per cursor read: big enough to amortise round trips, small enough to keep memory flat. */
-export const BATCH_ROWS = 2_000;
-/** How long an aborted read may take to settle after the cancel before the socket is cut. */
+/** How long a cancelled statement may take to end before the socket is cut. */
 const SETTLE_AFTER_CANCEL_MS = 2_000;
 const CLOSE_TIMEOUT_MS = 2_000;
 
@@ -38,10 +40,21 @@ function describe(error: unknown): string {
   return typeof e?.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) ? `${message} (SQLSTATE ${e.code})` : message;
 }
 
-/** One open connection: discovery and row streams run one after the other on it. */
+/**
+ * One open connection: discovery and row streams run one after the other on it.
+ *
+ * An abort cancels the running statement from a second connection (pg_cancel_backend) and the
+ * session stays usable; when that has not worked within ABORT_BUDGET_MS the socket is cut and
+ * every later call fails with "Connection lost". Each fetch asks for as many rows as fit the read
+ * budget's bytes, and a row larger than what the result may still hold cuts the connection as
+ * soon as its header arrives (ValueTooLargeError), before pg has buffered it.
+ */
 export class PostgresSession implements ConnectorSession {
   private lost: Error | undefined;
   private closing: Promise<void> | undefined;
+  /** Set when the gauge refused a row: the read fails with it rather than with the cut connection. */
+  private tooLarge: ValueTooLargeError | undefined;
+  private readonly gauge: PostgresRowGauge;
 
   constructor(
     private readonly client: pg.Client,
@@ -53,45 +66,68 @@ export class PostgresSession implements ConnectorSession {
     client.on('end', () => {
       this.lost ??= new Error('connection closed');
     });
+    // Attached right after the session setup query, i.e. at a message boundary.
+    this.gauge = new PostgresRowGauge(client.connection.stream, (error) => {
+      this.tooLarge = error;
+      this.sever(error);
+    });
   }
 
-  async discover(schemas: readonly string[] | null): Promise<SchemaSnapshot> {
+  async discover(schemas: readonly string[] | null, signal: AbortSignal): Promise<SchemaSnapshot> {
     this.assertUsable();
     const names = schemas === null ? null : schemas.length > 0 ? [...schemas] : [this.ctx.defaultSchema];
-    try {
-      const result = await this.client.query<(string | null)[]>({ text: DISCOVERY_SQL, values: [names], rowMode: 'array' });
-      return toSnapshot(result.rows, this.ctx.defaultSchema);
-    } catch (error) {
-      throw new DatasourceQueryError(this.ctx.configName, `Schema discovery failed: ${describe(error)}`);
-    }
+    const result = await abortableRead(
+      () => this.client.query<(string | null)[]>({ text: DISCOVERY_SQL, values: [names], rowMode: 'array' }),
+      signal,
+      (read) => this.interrupt(read),
+      (error) => new DatasourceQueryError(this.ctx.configName, `Schema discovery failed: ${describe(error)}`),
+      () => this.sever(new Error('discovery could not be cancelled in time; connection closed')),
+    );
+    return toSnapshot(result.rows, this.ctx.defaultSchema);
   }
 
   async *readRows(request: TableReadRequest, signal: AbortSignal): AsyncIterable<RowBatch> {
     signal.throwIfAborted();
-    this.assertUsable(request.table.key);
+    const table = request.table.key;
+    this.assertUsable(table);
+    const budget = request.budget ?? DEFAULT_READ_BUDGET;
     const statement = buildSelect(request);
     const render = createBatchRenderer(request.columns);
+    const sizer = new FetchSizer(budget);
     const cursor = this.client.query(
       new Cursor<RawRow>(statement.text, statement.values, { rowMode: 'array', types: TEXT_TYPES }),
     );
     const stream: CursorStream = { cursor, failed: false };
+    this.gauge.arm(table, budget);
     try {
       for (;;) {
-        const rows = await this.readBatch(stream, signal, request.table.key);
+        const asked = sizer.next;
+        const before = this.gauge.rowBytes;
+        const rows = await this.readBatch(stream, asked, signal, table);
+        sizer.record(rows.length, this.gauge.rowBytes - before);
         for (const chunk of render(rows)) {
           signal.throwIfAborted();
           yield chunk;
         }
-        // A short batch means the portal is exhausted: no need for an empty round trip.
-        if (rows.length < BATCH_ROWS) return;
+        // Fewer rows than asked for means the portal is exhausted: no need for an empty round trip.
+        if (rows.length < asked) return;
       }
     } finally {
-      await this.closeCursor(stream);
+      this.gauge.disarm();
+      await this.closeCursor(stream, signal.aborted ? ABORT_BUDGET_MS : CLOSE_TIMEOUT_MS);
     }
   }
 
+  /** Idempotent and bounded: a session already lost is cut at once, a live one gets CLOSE_TIMEOUT_MS to say goodbye. */
   close(): Promise<void> {
-    this.closing ??= endClient(this.client, CLOSE_TIMEOUT_MS);
+    if (this.closing === undefined) {
+      if (this.lost !== undefined) {
+        destroyClient(this.client);
+        this.closing = Promise.resolve();
+      } else {
+        this.closing = endClient(this.client, CLOSE_TIMEOUT_MS);
+      }
+    }
     return this.closing;
   }
 
@@ -102,19 +138,26 @@ export class PostgresSession implements ConnectorSession {
     }
   }
 
-  /** One cursor read, raced against the signal; an abort cancels the statement on the server. */
-  private readBatch(stream: CursorStream, signal: AbortSignal, table: string): Promise<RawRow[]> {
+  /** One cursor read of `rows` rows, raced against the signal; an abort cancels the statement on the server. */
+  private readBatch(stream: CursorStream, rows: number, signal: AbortSignal, table: string): Promise<RawRow[]> {
     // Aborted between reads: nothing runs on the server, closing the portal is enough.
     return abortableRead(
       () =>
-        stream.cursor.read(BATCH_ROWS).catch((error: unknown) => {
+        stream.cursor.read(rows).catch((error: unknown) => {
           stream.failed = true;
           throw error;
         }),
       signal,
       (read) => this.interrupt(read),
-      (error) => new DatasourceQueryError(this.ctx.configName, `Reading table "${table}" failed: ${describe(error)}`, table),
+      (error) => this.tooLarge ?? new DatasourceQueryError(this.ctx.configName, `Reading table "${table}" failed: ${describe(error)}`, table),
+      () => this.sever(new Error('statement could not be cancelled in time; connection closed')),
     );
+  }
+
+  /** Cuts the socket: nothing more is read, and the session is lost. */
+  private sever(reason: Error): void {
+    this.lost ??= reason;
+    destroyClient(this.client);
   }
 
   /**
@@ -123,22 +166,9 @@ export class PostgresSession implements ConnectorSession {
    * nothing keeps waiting on it (the session is then unusable).
    */
   private async interrupt(read: Promise<unknown>): Promise<void> {
-    const settled = read.then(
-      () => true,
-      () => true,
-    );
     const cancelled = await cancelBackend(this.ctx.cancelConfig, this.ctx.backendPid, this.ctx.cancelTimeoutMs, this.ctx.refusePlaintextPassword);
-    let timer: NodeJS.Timeout | undefined;
-    const done = await Promise.race([
-      settled,
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), cancelled ? SETTLE_AFTER_CANCEL_MS : 0);
-      }),
-    ]);
-    clearTimeout(timer);
-    if (!done) {
-      this.lost ??= new Error('statement could not be cancelled; connection closed');
-      destroyClient(this.client);
+    if (!(await settlesWithin(read, cancelled ? SETTLE_AFTER_CANCEL_MS : 0))) {
+      this.sever(new Error('statement could not be cancelled; connection closed'));
     }
   }
 
@@ -147,22 +177,10 @@ export class PostgresSession implements ConnectorSession {
    * has already ended the statement, pg-cursor has sent Sync, and a Close would wait for a
    * ReadyForQuery that never comes.
    */
-  private async closeCursor(stream: CursorStream): Promise<void> {
+  private async closeCursor(stream: CursorStream, timeoutMs: number): Promise<void> {
     if (this.lost !== undefined || stream.failed) return;
-    let timer: NodeJS.Timeout | undefined;
-    const closed = await Promise.race([
-      stream.cursor.close().then(
-        () => true,
-        () => true,
-      ),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), CLOSE_TIMEOUT_MS);
-      }),
-    ]);
-    clearTimeout(timer);
-    if (!closed) {
-      this.lost ??= new Error('cursor did not close; connection closed');
-      destroyClient(this.client);
+    if (!(await settlesWithin(stream.cursor.close(), timeoutMs))) {
+      this.sever(new Error('cursor did not close; connection closed'));
     }
   }
 }

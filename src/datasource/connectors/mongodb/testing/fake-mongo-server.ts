@@ -12,6 +12,7 @@ import { BSON, Long, type Document } from 'mongodb';
  * cursors, aggregate (the first documents, for `$sample`), killCursors and endSessions; SCRAM is
  * refused with code 18 when `rejectAuth` is set. It does NOT evaluate filters or projections:
  * find returns the stored documents in stored order (the real server suites cover semantics).
+ * Like a server, it ends a batch at 16 MiB of documents (always sending at least one).
  */
 export interface FakeMongoOptions {
   readonly tls?: { readonly cert: string; readonly key: string; readonly clientCa?: string };
@@ -21,6 +22,8 @@ export interface FakeMongoOptions {
   readonly failures?: Readonly<Record<string, Document>>;
   /** Withhold the answers to these getMores until `releaseGetMore()` (to abort while one is in flight). */
   readonly holdGetMore?: (command: Document) => boolean;
+  /** Withhold the answers to these commands (any name) until `releaseGetMore()`. */
+  readonly hold?: (command: Document) => boolean;
   /** Fields added to the hello answer, e.g. `setName` and `hosts` of a replica set member. */
   readonly hello?: Document;
 }
@@ -39,6 +42,8 @@ export interface FakeMongoServer {
 }
 
 const OP_REPLY = 1;
+/** A server's cap on the documents of one cursor batch (BSONObjMaxUserSize). */
+const MAX_BATCH_BYTES = 16 * 1024 * 1024;
 const OP_QUERY = 2004;
 const OP_MSG = 2013;
 
@@ -87,11 +92,18 @@ export async function startFakeMongoServer(options: FakeMongoOptions = {}): Prom
   let nextCursor = 1000;
 
   const cursorReply = (ns: string, docs: readonly Document[], batchSize: number, first: boolean): Document => {
-    const batch = docs.slice(0, batchSize);
+    let taken = 0;
+    let bytes = 0;
+    while (taken < Math.min(batchSize, docs.length)) {
+      bytes += BSON.calculateObjectSize(docs[taken]);
+      if (taken > 0 && bytes > MAX_BATCH_BYTES) break;
+      taken++;
+    }
+    const batch = docs.slice(0, taken);
     let id = Long.ZERO;
-    if (docs.length > batchSize) {
+    if (docs.length > taken) {
       id = Long.fromNumber(nextCursor++);
-      cursors.set(id.toString(), { ns, docs, position: batchSize });
+      cursors.set(id.toString(), { ns, docs, position: taken });
     }
     return { cursor: { id, ns, [first ? 'firstBatch' : 'nextBatch']: batch }, ok: 1 };
   };
@@ -101,6 +113,7 @@ export async function startFakeMongoServer(options: FakeMongoOptions = {}): Prom
     const db = typeof cmd.$db === 'string' ? cmd.$db : 'admin';
     const failure = options.failures?.[name];
     if (failure) return failure;
+    if (options.hold?.(cmd) && !released) return 'hold';
     switch (name) {
       case 'hello':
       case 'isMaster':
