@@ -101,7 +101,7 @@ suite(`OracleConnector against a server${TEST_ORACLE_URL ? '' : ` — SKIPPED: $
   });
 
   const table = async (key: string, schemas: readonly string[] | null = []): Promise<TableInfo> => {
-    const info = (await session.discover(schemas)).tables.get(key);
+    const info = (await session.discover(schemas, new AbortController().signal)).tables.get(key);
     if (info === undefined) throw new Error(`table ${key} not discovered`);
     return info;
   };
@@ -158,7 +158,7 @@ suite(`OracleConnector against a server${TEST_ORACLE_URL ? '' : ` — SKIPPED: $
   });
 
   it('discovers the login’s schema: bare keys, columns in order, readable types, primary keys in key order', async () => {
-    const snapshot = await session.discover([]);
+    const snapshot = await session.discover([], new AbortController().signal);
     const mine = [...snapshot.tables.keys()].filter((key) => key.startsWith(db.prefix));
     expect(mine).toEqual(expect.arrayContaining([t('DATED'), t('FIDELITY'), t('HEAP'), `${db.prefix}Order Lines`, t('ROWIDS')]));
     // Only the login's own objects are keyed bare.
@@ -176,11 +176,11 @@ suite(`OracleConnector against a server${TEST_ORACLE_URL ? '' : ` — SKIPPED: $
   });
 
   it('discovers another owner as OWNER.TABLE (upper-casing the owner asked for), and never system owners', async (ctx) => {
-    expect((await session.discover(['SYS', 'system'])).tables.size).toBe(0);
-    const all = await session.discover(null);
+    expect((await session.discover(['SYS', 'system'], new AbortController().signal)).tables.size).toBe(0);
+    const all = await session.discover(null, new AbortController().signal);
     expect([...all.tables.keys()].filter((key) => /^(SYS|SYSTEM|XDB|MDSYS|CTXSYS)\./.test(key))).toEqual([]);
     expect(all.tables.has(t('FIDELITY'))).toBe(true);
-    const other = await session.discover([ORACLE_FIXTURE_OTHER_OWNER.toLowerCase()]);
+    const other = await session.discover([ORACLE_FIXTURE_OTHER_OWNER.toLowerCase()], new AbortController().signal);
     if (other.tables.size === 0) {
       process.stdout.write(`\n[oracle-connector] other-owner check skipped: ${ORACLE_FIXTURE_OTHER_OWNER} (docker/fixtures/oracle/init.sql) is not readable on this server\n`);
       ctx.skip();
@@ -207,7 +207,7 @@ suite(`OracleConnector against a server${TEST_ORACLE_URL ? '' : ` — SKIPPED: $
     const extra = await connector.open(resolvedOracleDatasource(db.server), { connectTimeoutMs: 15_000 });
     await extra.close();
     await expect(extra.close()).resolves.toBeUndefined();
-    await expect(extra.discover(null)).rejects.toMatchObject({ name: 'DatasourceQueryError', message: 'Session is closed' });
+    await expect(extra.discover(null, new AbortController().signal)).rejects.toMatchObject({ name: 'DatasourceQueryError', message: 'Session is closed' });
   });
 
   it('reports a failing query as DatasourceQueryError naming the table, and stays usable', async () => {

@@ -48,7 +48,7 @@ suite(`OracleConnector streaming and abort${TEST_ORACLE_URL ? '' : ` — SKIPPED
         : `CREATE VIEW "${db.name('SLOW')}" AS SELECT COUNT(*) AS "N" FROM ALL_OBJECTS a, ALL_OBJECTS b, ALL_OBJECTS c`,
     );
     session = await connector.open(resolvedOracleDatasource(db.server), { connectTimeoutMs: 15_000 });
-    const tables = (await session.discover([])).tables;
+    const tables = (await session.discover([], new AbortController().signal)).tables;
     big = tables.get(db.name('BIG'))!;
     slow = tables.get(db.name('SLOW'))!;
   }, 180_000);
@@ -59,7 +59,7 @@ suite(`OracleConnector streaming and abort${TEST_ORACLE_URL ? '' : ` — SKIPPED
   });
 
   const readSmall = async (s: ConnectorSession = session): Promise<number> => {
-    const small = (await s.discover([])).tables.get(db.name('SMALL'))!;
+    const small = (await s.discover([], new AbortController().signal)).tables.get(db.name('SMALL'))!;
     return (await collect(s.readRows({ table: small, columns: small.columns }, new AbortController().signal))).rowCount;
   };
 

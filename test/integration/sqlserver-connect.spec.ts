@@ -48,7 +48,7 @@ describeWithSqlServer('SqlServerConnector against SQL Server: connect failures',
 
   it('connects with a valid record and answers', async () => {
     const session = await attempt({});
-    await expect(session.discover(null)).resolves.toBeDefined();
+    await expect(session.discover(null, new AbortController().signal)).resolves.toBeDefined();
     await session.close();
   });
 

@@ -97,7 +97,7 @@ describeWithSqlServer('SqlServerConnector against SQL Server: values, filters, d
   });
 
   const table = async (key: string, schemas: readonly string[] | null = null): Promise<TableInfo> => {
-    const info = (await session.discover(schemas)).tables.get(key);
+    const info = (await session.discover(schemas, new AbortController().signal)).tables.get(key);
     if (info === undefined) throw new Error(`table ${key} not discovered`);
     return info;
   };
@@ -161,7 +161,7 @@ describeWithSqlServer('SqlServerConnector against SQL Server: values, filters, d
   });
 
   it('discovers tables and views of the named schemas, columns in order and the PK in key order', async () => {
-    const both = await session.discover(['dbo', 'Sales Dept']);
+    const both = await session.discover(['dbo', 'Sales Dept'], new AbortController().signal);
     expect([...both.tables.keys()].sort()).toEqual(
       ['Sales Dept.Order', 'Sales Dept.OrderView', 'db_users', 'dec_key', 'fidelity', 'heap', 'unordered', 'weird]name'].sort(),
     );
@@ -171,11 +171,11 @@ describeWithSqlServer('SqlServerConnector against SQL Server: values, filters, d
     expect(both.tables.get('Sales Dept.OrderView')!.primaryKey).toEqual([]);
     expect(both.tables.get('db_users')!.columns.map((c) => [c.dataType, (c.engineType as { typeName: string }).typeName])).toEqual([['int', 'int'], ['Phone', 'varchar']]);
 
-    const sales = await session.discover(['Sales Dept']);
+    const sales = await session.discover(['Sales Dept'], new AbortController().signal);
     expect([...sales.tables.keys()].sort()).toEqual(['Sales Dept.Order', 'Sales Dept.OrderView']);
-    const all = await session.discover(null);
+    const all = await session.discover(null, new AbortController().signal);
     expect([...all.tables.keys()].sort()).toEqual([...both.tables.keys()].sort());
-    expect([...(await session.discover([])).tables.keys()]).not.toContain('Sales Dept.Order');
+    expect([...(await session.discover([], new AbortController().signal)).tables.keys()]).not.toContain('Sales Dept.Order');
 
     const fidelity = both.tables.get('fidelity')!;
     const type = (name: string) => fidelity.columns.find((c) => c.name === name)!;
@@ -187,7 +187,7 @@ describeWithSqlServer('SqlServerConnector against SQL Server: values, filters, d
   });
 
   it('never shows system schemas, even when asked for them', async () => {
-    const snapshot = await session.discover(['sys', 'INFORMATION_SCHEMA', 'db_owner']);
+    const snapshot = await session.discover(['sys', 'INFORMATION_SCHEMA', 'db_owner'], new AbortController().signal);
     expect(snapshot.tables.size).toBe(0);
   });
 
@@ -226,7 +226,7 @@ describeWithSqlServer('SqlServerConnector against SQL Server: values, filters, d
     await withSqlServerAdmin(target, (admin) => admin.request().query(`KILL ${Number(doomed.spid)}`));
     const heap = await table('heap');
     await expect(collect(doomed.readRows({ table: heap, columns: heap.columns }, new AbortController().signal))).rejects.toMatchObject({ name: 'DatasourceQueryError' });
-    await expect(doomed.discover(null)).rejects.toMatchObject({ name: 'DatasourceQueryError', message: expect.stringMatching(/^Connection lost/) });
+    await expect(doomed.discover(null, new AbortController().signal)).rejects.toMatchObject({ name: 'DatasourceQueryError', message: expect.stringMatching(/^Connection lost/) });
     await expect(doomed.close()).resolves.toBeUndefined();
     await expect(doomed.close()).resolves.toBeUndefined();
   });

@@ -56,7 +56,7 @@ describeWithSqlServer('SqlServerConnector against SQL Server: streaming, early s
       'INSERT INTO dbo.small VALUES (1), (2)',
     );
     session = (await connector.open(resolvedSqlServerDatasource(db), { connectTimeoutMs: 15_000 })) as SqlServerSession;
-    const tables = (await session.discover(['dbo'])).tables;
+    const tables = (await session.discover(['dbo'], new AbortController().signal)).tables;
     big = tables.get('big')!;
     slow = tables.get('slow')!;
     small = tables.get('small')!;

@@ -1,5 +1,7 @@
+import type { Socket } from 'node:net';
 import type { ResolvedDatasource } from '../engine-connector.js';
 import { ConnectTimeoutError, OracleConfigError } from './oracle-connect-error.js';
+import { trackSockets } from './oracle-connect-sockets.js';
 import type { OracleColumnMetadata, OracleConnectOptions, OracleConnection, OracleDriver, OracleFetchType } from './oracle-driver.js';
 import type { OracleTlsPlan } from './oracle-ssl.js';
 
@@ -111,14 +113,24 @@ export function fetchTypeHandler(driver: OracleDriver): (metadata: OracleColumnM
 /**
  * Hard stop of a connection's socket, for statements that will not end and closes that hang.
  * node-oracledb has no public way to cut the socket; this uses its network session when present.
+ * `forceDisconnect` (what the driver's own pool uses on a hung ping) destroys the socket and wakes
+ * the call waiting on it, which then fails and releases the connection's lock, so a close() after
+ * it does not wait for that call; `disconnect` would leave the call pending forever.
  */
 export function destroyConnection(connection: OracleConnection): void {
-  const impl = (connection as unknown as { _impl?: { nscon?: { disconnect?: (type?: number) => void } } })._impl;
+  const nscon = (connection as unknown as { _impl?: { nscon?: NetworkSession } })._impl?.nscon;
   try {
-    impl?.nscon?.disconnect?.(0x0040 /* NSFIMM: immediate, no EOF packet */);
+    if (typeof nscon?.forceDisconnect === 'function') nscon.forceDisconnect();
+    else nscon?.disconnect?.(0x0040 /* NSFIMM: immediate, no EOF packet */);
   } catch {
     // already gone
   }
+}
+
+/** The part of node-oracledb thin's network session (sqlnet/networkSession.js) used to cut a socket. */
+interface NetworkSession {
+  forceDisconnect?: (error?: Error) => void;
+  disconnect?: (type?: number) => void;
 }
 
 /** Closes politely (log off), or cuts the socket when that does not finish in time. Never throws. */
@@ -139,8 +151,8 @@ export async function closeConnection(connection: OracleConnection, timeoutMs: n
 
 /**
  * Connects and sets up the session within `timeoutMs` (≤ 0: no deadline of ours). An abort or our
- * deadline rejects at once; a connection that completes afterwards is closed. Other failures are
- * thrown raw, for the caller to classify.
+ * deadline rejects at once and cuts the attempt's sockets; a connection that completes afterwards
+ * is closed. Other failures are thrown raw, for the caller to classify.
  */
 export async function connectOracle(
   driver: OracleDriver,
@@ -150,7 +162,8 @@ export async function connectOracle(
 ): Promise<OracleConnection> {
   signal?.throwIfAborted();
   let abandoned = false;
-  const work = (async () => {
+  const sockets = new Set<Socket>();
+  const work = trackSockets(sockets, async () => {
     const connection = await driver.getConnection(options);
     try {
       if (abandoned) throw new Error('connect abandoned');
@@ -161,7 +174,7 @@ export async function connectOracle(
       void closeConnection(connection, 2_000);
       throw error;
     }
-  })();
+  });
   let interrupt: ((error: unknown) => void) | undefined;
   const interrupted = new Promise<never>((_, reject) => {
     interrupt = reject;
@@ -173,8 +186,10 @@ export async function connectOracle(
     return await Promise.race([work, interrupted]);
   } catch (error) {
     abandoned = true;
-    // The attempt may still fail later; nobody waits for it any more.
+    // The attempt may still be logging in or running the setup: cut its sockets, so that neither
+    // the socket nor the driver call outlives the deadline. Nobody waits for it any more.
     work.catch(() => undefined);
+    for (const socket of sockets) socket.destroy();
     if (signal?.aborted) throw signal.reason;
     throw error;
   } finally {

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ColumnInfo, RowBatch, TableInfo } from '../engine-connector.js';
+import { FIRST_FETCH_ROWS } from '../read-budget.js';
 import { oracleDriver, type OracleBindValue, type OracleConnection, type OracleExecuteOptions } from './oracle-driver.js';
-import { BATCH_ROWS, describeError, LARGE_VALUE_BATCH_ROWS, OracleSession } from './oracle-session.js';
+import { BATCH_ROWS, describeError, OracleSession } from './oracle-session.js';
 import { describeColumnType } from './oracle-types.js';
 
 const driver = oracleDriver();
@@ -55,7 +56,7 @@ afterEach(() => {
 describe('Oracle session: discovery', () => {
   it('runs the two catalog statements with the owners bound and builds the snapshot', async () => {
     const fake = fakeConnection();
-    const snapshot = await session(fake.connection).discover(['fetcher', 'hr']);
+    const snapshot = await session(fake.connection).discover(['fetcher', 'hr'], new AbortController().signal);
     expect(fake.calls.map((c) => c.binds)).toEqual([['FETCHER', 'HR'], ['FETCHER', 'HR']]);
     expect(fake.calls[0].options).toMatchObject({ outFormat: driver.OUT_FORMAT_ARRAY });
     expect(snapshot.tables.get('ITEMS')).toMatchObject({ schema: 'FETCHER', primaryKey: ['ID'] });
@@ -66,7 +67,7 @@ describe('Oracle session: discovery', () => {
     fake.connection.execute.mockRejectedValueOnce(
       Object.assign(new Error('ORA-00942: table or view "SYS"."ALL_USERS" does not exist\nHelp: https://docs.oracle.com/error-help/db/ora-00942/'), { code: 'ORA-00942' }),
     );
-    await expect(session(fake.connection).discover(null)).rejects.toMatchObject({
+    await expect(session(fake.connection).discover(null, new AbortController().signal)).rejects.toMatchObject({
       name: 'DatasourceQueryError',
       configName: 'ora',
       message: 'Schema discovery failed: ORA-00942: table or view "SYS"."ALL_USERS" does not exist',
@@ -76,7 +77,8 @@ describe('Oracle session: discovery', () => {
 
 describe('Oracle session: reading rows', () => {
   it('executes the SELECT with typed CHAR binds and exact fetch types, then fetches one batch per request', async () => {
-    const fake = fakeConnection([ids(1, BATCH_ROWS), ids(BATCH_ROWS + 1, 5)]);
+    // The first fetch is full; the second (up to four times larger) is short.
+    const fake = fakeConnection([ids(1, FIRST_FETCH_ROWS), ids(FIRST_FETCH_ROWS + 1, 3)]);
     const rows = session(fake.connection).readRows({ table: TABLE, columns: [ID], filters: { CODE: { eq: ['ab'] } } }, new AbortController().signal);
     const iterator = rows[Symbol.asyncIterator]();
     const first = await iterator.next();
@@ -84,14 +86,14 @@ describe('Oracle session: reading rows', () => {
     const [call] = fake.calls;
     expect(call.sql).toBe('SELECT "ID" FROM "FETCHER"."ITEMS" t WHERE "CODE" = :1 ORDER BY t."ID"');
     expect(call.binds).toEqual([{ val: 'ab', type: driver.DB_TYPE_CHAR }]);
-    expect(call.options).toMatchObject({ resultSet: true, outFormat: driver.OUT_FORMAT_ARRAY, fetchArraySize: 1000, prefetchRows: 1000 });
+    expect(call.options).toMatchObject({ resultSet: true, outFormat: driver.OUT_FORMAT_ARRAY, fetchArraySize: FIRST_FETCH_ROWS, prefetchRows: FIRST_FETCH_ROWS });
     expect(call.options?.fetchTypeHandler?.({ name: 'ID', dbType: driver.DB_TYPE_NUMBER })).toEqual({ type: driver.STRING });
     // Backpressure: the second batch is not fetched while the consumer is still on the first.
     expect(fake.resultSet.getRows).toHaveBeenCalledTimes(1);
-    expect(fake.resultSet.getRows).toHaveBeenCalledWith(BATCH_ROWS);
+    expect(fake.resultSet.getRows).toHaveBeenCalledWith(FIRST_FETCH_ROWS);
     let rest = 0;
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) rest += next.value.rowCount;
-    expect(first.value!.rowCount + rest).toBe(BATCH_ROWS + 5);
+    expect(first.value!.rowCount + rest).toBe(FIRST_FETCH_ROWS + 3);
     // A short batch ends the read without another round trip; the cursor is closed.
     expect(fake.resultSet.getRows).toHaveBeenCalledTimes(2);
     expect(fake.resultSet.close).toHaveBeenCalledTimes(1);
@@ -107,8 +109,8 @@ describe('Oracle session: reading rows', () => {
   it('reads in small batches when a LOB is projected (LOBs are fetched inline)', async () => {
     const fake = fakeConnection([[['1', 'x']]]);
     expect(await collect(session(fake.connection).readRows({ table: TABLE, columns: [ID, NOTE] }, new AbortController().signal))).toBe('{"ID":1,"NOTE":"x"}');
-    expect(fake.resultSet.getRows).toHaveBeenCalledWith(LARGE_VALUE_BATCH_ROWS);
-    expect(fake.calls[0].options).toMatchObject({ fetchArraySize: LARGE_VALUE_BATCH_ROWS, prefetchRows: LARGE_VALUE_BATCH_ROWS });
+    expect(fake.resultSet.getRows).toHaveBeenCalledWith(FIRST_FETCH_ROWS);
+    expect(fake.calls[0].options).toMatchObject({ fetchArraySize: FIRST_FETCH_ROWS, prefetchRows: FIRST_FETCH_ROWS });
   });
 
   it('closes the cursor when the consumer stops early, without interrupting anything', async () => {
@@ -168,7 +170,7 @@ describe('Oracle session: reading rows', () => {
     const settled = expect(reading).rejects.toThrow('stop');
     await vi.advanceTimersByTimeAsync(2_100);
     await settled;
-    await expect(s.discover(null)).rejects.toMatchObject({ message: 'Connection lost: statement could not be interrupted; connection closed' });
+    await expect(s.discover(null, new AbortController().signal)).rejects.toMatchObject({ message: 'Connection lost: statement could not be interrupted; connection closed' });
   });
 
   it('does not start when the signal is already aborted', async () => {
@@ -209,7 +211,7 @@ describe('Oracle session: closing and lost connections', () => {
     await s.close();
     await expect(s.close()).resolves.toBeUndefined();
     expect(fake.connection.close).toHaveBeenCalledTimes(1);
-    await expect(s.discover(null)).rejects.toMatchObject({ name: 'DatasourceQueryError', message: 'Session is closed' });
+    await expect(s.discover(null, new AbortController().signal)).rejects.toMatchObject({ name: 'DatasourceQueryError', message: 'Session is closed' });
   });
 
   it('breaks a running fetch when closed under a consumer', async () => {
@@ -228,7 +230,7 @@ describe('Oracle session: closing and lost connections', () => {
   it('notices a dead connection through the driver health check', async () => {
     const fake = fakeConnection();
     fake.kill();
-    await expect(session(fake.connection).discover(null)).rejects.toMatchObject({ message: 'Connection lost: connection to Oracle Database was closed or broken' });
+    await expect(session(fake.connection).discover(null, new AbortController().signal)).rejects.toMatchObject({ message: 'Connection lost: connection to Oracle Database was closed or broken' });
   });
 
   it('describes errors by their first line only', () => {

@@ -1,20 +1,20 @@
 import { DatasourceQueryError } from '../../datasource.error.js';
-import type { ColumnInfo, ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../engine-connector.js';
+import { ABORT_BUDGET_MS, abortableRead } from '../abortable-read.js';
+import { assertFitsResult, rawValueBytes } from '../byte-batcher.js';
+import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../engine-connector.js';
+import { FetchSizer } from '../fetch-sizer.js';
+import { DEFAULT_READ_BUDGET, type ReadBudget } from '../read-budget.js';
+import { settlesWithin } from '../settle.js';
 import { closeConnection, destroyConnection, fetchTypeHandler } from './oracle-client.js';
 import { columnsStatement, discoveryOwners, primaryKeysStatement, toSnapshot } from './oracle-discovery.js';
 import type { OracleBindValue, OracleConnection, OracleDriver, OracleExecuteOptions, OracleResultSet } from './oracle-driver.js';
 import { buildSelect, type OracleBind, type SqlStatement } from './oracle-sql.js';
-import { kindOfColumn, LARGE_VALUE_KINDS } from './oracle-types.js';
 import { createBatchRenderer } from './oracle-value-encoders.js';
 
-/** Rows per batch: big enough to amortise round trips, small enough to keep memory flat. */
-export const BATCH_ROWS = 2_000;
-/** Rows per batch when a LOB or LONG is projected: those are fetched inline, whole. */
-export const LARGE_VALUE_BATCH_ROWS = 100;
-/** Rows per round trip (the driver's fetchArraySize / prefetchRows). */
+/** Rows per batch at most when the request brings no budget (DEFAULT_READ_BUDGET). */
+export const BATCH_ROWS = DEFAULT_READ_BUDGET.batchRows;
+/** Rows per round trip of the catalog queries (metadata, never table data). */
 export const FETCH_ARRAY_SIZE = 1_000;
-/** How long an interrupted call may take to end after the break before the socket is cut. */
-const SETTLE_AFTER_BREAK_MS = 2_000;
 const CLOSE_TIMEOUT_MS = 2_000;
 
 export interface OracleSessionContext {
@@ -30,15 +30,41 @@ export function describeError(error: unknown): string {
   return message.split('\n')[0].trim().slice(0, 300);
 }
 
-/** Batch size for a projection: small when any value may be a whole LOB. */
-export function batchRowsFor(columns: readonly ColumnInfo[]): number {
-  return columns.some((c) => LARGE_VALUE_KINDS.has(kindOfColumn(c))) ? LARGE_VALUE_BATCH_ROWS : BATCH_ROWS;
+/**
+ * Execute options of one extraction read: rows as arrays, exact fetch types. The execute's own
+ * round trip brings exactly the first fetch (`prefetchRows`), no more: a larger prefetch would
+ * buffer rows in the driver before anything knows how large they are. Later round trips are sized
+ * by getRows(n), which in thin mode asks the server for n rows (fetchArraySize only serves
+ * getRow() and streams, which are not used).
+ */
+export function readOptions(driver: OracleDriver, firstFetchRows: number): OracleExecuteOptions {
+  return {
+    resultSet: true,
+    outFormat: driver.OUT_FORMAT_ARRAY,
+    fetchArraySize: firstFetchRows,
+    prefetchRows: firstFetchRows,
+    fetchTypeHandler: fetchTypeHandler(driver),
+  };
 }
 
-/** Execute options of one extraction read (rows as arrays, exact fetch types, batch-sized round trips). */
-export function readOptions(driver: OracleDriver, batchRows: number): OracleExecuteOptions {
-  const size = Math.min(batchRows, FETCH_ARRAY_SIZE);
-  return { resultSet: true, outFormat: driver.OUT_FORMAT_ARRAY, fetchArraySize: size, prefetchRows: size, fetchTypeHandler: fetchTypeHandler(driver) };
+/**
+ * Estimated bytes of one fetch's rows, refusing a value larger than what the result may still
+ * hold before any of them is rendered. node-oracledb has assembled every value by then: LOBs are
+ * fetched inline (as LONG data), and a round trip's packets are all read before its rows are
+ * handed over.
+ */
+export function fetchedBytes(rows: readonly (readonly unknown[])[], budget: ReadBudget, table: string): number {
+  let total = 0;
+  let largest = 0;
+  for (const row of rows) {
+    for (let i = 0; i < row.length; i++) {
+      const bytes = rawValueBytes(row[i]);
+      total += bytes;
+      if (bytes > largest) largest = bytes;
+    }
+  }
+  assertFitsResult(budget, table, largest);
+  return total;
 }
 
 /** Filter values as the driver binds them: CHAR binds get their explicit type. */
@@ -49,17 +75,16 @@ export function driverBinds(driver: OracleDriver, binds: readonly OracleBind[]):
   });
 }
 
-const ABORTED = Symbol('aborted');
-
 /**
  * One open connection: discovery and row reads run one after the other on it.
  *
- * Rows are read from a result set in batches (`getRows`): one batch is fetched only when the
- * consumer asks for it, so a slow consumer holds the cursor open on the server instead of filling
- * memory. An abort while a round trip is running sends `connection.break()`, which makes the
- * server end the statement (ORA-01013); an early stop closes the cursor. The session then stays
- * usable. Only when the interrupted call does not end within 2 s is the socket cut, and every
- * later call fails with "Connection lost".
+ * Rows are read from a result set in round trips (`getRows`) sized from the bytes per row seen so
+ * far: one round trip is made only when the consumer asks for the next batch, so a slow consumer
+ * holds the cursor open on the server instead of filling memory. An abort while a round trip (a
+ * read or a catalog query) is running sends `connection.break()`, which makes the server end the
+ * call (ORA-01013); an early stop closes the cursor. The session then stays usable. Only when the
+ * interrupted call has not ended within ABORT_BUDGET_MS is the socket cut, and every later call
+ * fails with "Connection lost".
  */
 export class OracleSession implements ConnectorSession {
   private lost: Error | undefined;
@@ -73,17 +98,14 @@ export class OracleSession implements ConnectorSession {
     private readonly ctx: OracleSessionContext,
   ) {}
 
-  async discover(schemas: readonly string[] | null): Promise<SchemaSnapshot> {
+  async discover(schemas: readonly string[] | null, signal: AbortSignal): Promise<SchemaSnapshot> {
+    signal.throwIfAborted();
     this.assertUsable();
     const owners = discoveryOwners(schemas, this.ctx.defaultSchema);
-    try {
-      const columns = await this.catalog(columnsStatement(owners));
-      const keys = await this.catalog(primaryKeysStatement(owners));
-      return toSnapshot(columns, keys, this.ctx.defaultSchema);
-    } catch (error) {
-      this.noteLost();
-      throw new DatasourceQueryError(this.ctx.configName, `Schema discovery failed: ${describeError(error)}`);
-    }
+    const failed = (error: unknown) => new DatasourceQueryError(this.ctx.configName, `Schema discovery failed: ${describeError(error)}`);
+    const columns = await this.call(() => this.catalog(columnsStatement(owners)), signal, failed);
+    const keys = await this.call(() => this.catalog(primaryKeysStatement(owners)), signal, failed);
+    return toSnapshot(columns, keys, this.ctx.defaultSchema);
   }
 
   async *readRows(request: TableReadRequest, signal: AbortSignal): AsyncIterable<RowBatch> {
@@ -97,11 +119,13 @@ export class OracleSession implements ConnectorSession {
       // A filter value that is not a date for a DATE column, a BFILE column: nothing was sent.
       throw new DatasourceQueryError(this.ctx.configName, `Reading table "${table}" failed: ${describeError(error)}`, table);
     }
-    const batchRows = batchRowsFor(request.columns);
+    const budget = request.budget ?? DEFAULT_READ_BUDGET;
+    const sizer = new FetchSizer(budget);
     const render = createBatchRenderer(request.columns);
     const binds = driverBinds(this.driver, statement.binds);
-    const options = readOptions(this.driver, batchRows);
-    const result = await this.call(() => this.connection.execute(statement.text, binds, options), signal, table, (late) => {
+    const options = readOptions(this.driver, sizer.next);
+    const failed = (error: unknown) => new DatasourceQueryError(this.ctx.configName, `Reading table "${table}" failed: ${describeError(error)}`, table);
+    const result = await this.call(() => this.connection.execute(statement.text, binds, options), signal, failed, (late) => {
       // The statement completed just as the read was aborted: release its cursor.
       if (late.resultSet !== undefined) void this.closeResultSet(late.resultSet);
     });
@@ -109,26 +133,30 @@ export class OracleSession implements ConnectorSession {
     if (resultSet === undefined) return;
     try {
       for (;;) {
-        const rows = await this.call(() => resultSet.getRows(batchRows), signal, table);
+        const asked = sizer.next;
+        const rows = await this.call(() => resultSet.getRows(asked), signal, failed);
         if (rows.length === 0) return;
+        sizer.record(rows.length, fetchedBytes(rows, budget, table));
         for (const chunk of render(rows)) {
           signal.throwIfAborted();
           // Closed under a consumer that still holds the iterator: no more rows.
           if (this.closing !== undefined) throw new DatasourceQueryError(this.ctx.configName, 'Session is closed', table);
           yield chunk;
         }
-        if (rows.length < batchRows) return;
+        if (rows.length < asked) return;
       }
     } finally {
       await this.closeResultSet(resultSet);
     }
   }
 
-  /** Idempotent. A round trip still running is broken first, so closing is prompt. */
+  /** Idempotent. A round trip still running is broken first (within ABORT_BUDGET_MS), so closing is prompt. */
   close(): Promise<void> {
     this.closing ??= (async () => {
       const running = this.inFlight;
-      if (running !== undefined && this.lost === undefined) await this.interrupt(running);
+      if (running !== undefined && this.lost === undefined && !(await settlesWithin(this.breakCall(running), ABORT_BUDGET_MS))) {
+        this.sever('statement could not be interrupted; connection closed');
+      }
       await closeConnection(this.connection, CLOSE_TIMEOUT_MS);
     })();
     return this.closing;
@@ -156,87 +184,70 @@ export class OracleSession implements ConnectorSession {
   }
 
   /**
-   * One round trip, raced against the signal; an abort breaks it on the server. `onLate` gets
-   * the value of a call that completed anyway after the abort (e.g. a result set to close).
+   * One round trip, raced against the signal: an abort breaks it on the server, and cuts the
+   * socket when the call has not ended within ABORT_BUDGET_MS. `onLate` gets the value of a call
+   * that completed anyway after the abort (e.g. a result set to close). Other failures become
+   * `failed(error)`.
    */
-  private async call<T>(start: () => Promise<T>, signal: AbortSignal, table: string, onLate?: (value: T) => void): Promise<T> {
-    signal.throwIfAborted();
-    const pending = start();
-    const state = { settled: false };
-    pending.then(
-      () => (state.settled = true),
-      () => (state.settled = true),
-    );
-    this.inFlight = pending;
-    let onAbort: (() => void) | undefined;
-    const aborted = new Promise<typeof ABORTED>((resolve) => {
-      onAbort = () => resolve(ABORTED);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
+  private async call<T>(start: () => Promise<T>, signal: AbortSignal, failed: (error: unknown) => Error, onLate?: (value: T) => void): Promise<T> {
+    let pending: Promise<T> | undefined;
+    let settled = false;
     try {
-      const outcome = await Promise.race([pending, aborted]);
-      if (outcome === ABORTED) {
-        // A call that has just completed is not interrupted: a break with nothing running
-        // would only disturb the next call.
-        if (!state.settled) await this.interrupt(pending);
-        if (onLate !== undefined) pending.then(onLate, () => undefined);
-        throw signal.reason;
-      }
-      return outcome;
-    } catch (error) {
-      if (signal.aborted) throw signal.reason;
-      this.noteLost();
-      throw new DatasourceQueryError(this.ctx.configName, `Reading table "${table}" failed: ${describeError(error)}`, table);
+      return await abortableRead(
+        () => {
+          pending = start();
+          this.inFlight = pending;
+          pending.then(
+            () => (settled = true),
+            () => (settled = true),
+          );
+          return pending;
+        },
+        signal,
+        async (read) => {
+          if (onLate !== undefined) read.then(onLate, () => undefined);
+          // A call that has just completed is not interrupted: a break with nothing running
+          // would only disturb the next call.
+          if (!settled) await this.breakCall(read);
+        },
+        (error) => {
+          this.noteLost();
+          return failed(error);
+        },
+        () => this.sever('statement could not be interrupted; connection closed'),
+      );
     } finally {
-      if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
       if (this.inFlight === pending) this.inFlight = undefined;
     }
   }
 
   /**
-   * Stops the running call: `break()` (an Oracle Net interrupt on the same socket), then a short
-   * wait for the call to fail with ORA-01013. If that does not happen, the socket is cut.
+   * Stops the running call: `break()` (an Oracle Net interrupt on the same socket), then waits for
+   * the call to fail with ORA-01013. A break that cannot even be sent cuts the socket at once.
+   * The caller bounds the wait.
    */
-  private async interrupt(pending: Promise<unknown>): Promise<void> {
-    const settled = pending.then(
-      () => true,
-      () => true,
-    );
-    const broke = await this.connection.break().then(
-      () => true,
-      () => false,
-    );
-    let timer: NodeJS.Timeout | undefined;
-    const done = await Promise.race([
-      settled,
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), broke ? SETTLE_AFTER_BREAK_MS : 0);
-      }),
-    ]);
-    clearTimeout(timer);
-    if (!done) {
-      this.lost ??= new Error('statement could not be interrupted; connection closed');
-      destroyConnection(this.connection);
+  private async breakCall(pending: Promise<unknown>): Promise<void> {
+    try {
+      await this.connection.break();
+    } catch {
+      this.sever('statement could not be interrupted; connection closed');
+      return;
     }
+    await pending.then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  /** Cuts the socket: the session is lost, and the call waiting on it fails at once. */
+  private sever(reason: string): void {
+    this.lost ??= new Error(reason);
+    destroyConnection(this.connection);
   }
 
   /** Closes the cursor (early stop, abort, failure or end); on a lost connection there is nothing to close. */
   private async closeResultSet(resultSet: OracleResultSet): Promise<void> {
     if (this.lost !== undefined) return;
-    let timer: NodeJS.Timeout | undefined;
-    const closed = await Promise.race([
-      resultSet.close().then(
-        () => true,
-        () => true,
-      ),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), CLOSE_TIMEOUT_MS);
-      }),
-    ]);
-    clearTimeout(timer);
-    if (!closed) {
-      this.lost ??= new Error('cursor did not close; connection closed');
-      destroyConnection(this.connection);
-    }
+    if (!(await settlesWithin(resultSet.close(), CLOSE_TIMEOUT_MS))) this.sever('cursor did not close; connection closed');
   }
 }

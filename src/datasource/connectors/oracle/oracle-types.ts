@@ -156,5 +156,3 @@ export function kindOfColumn(column: ColumnInfo): OracleValueKind {
   return oracleColumnType(column)?.kind ?? 'other';
 }
 
-/** Kinds whose values can be large (LOBs, LONG): they are fetched inline, so in small batches. */
-export const LARGE_VALUE_KINDS: ReadonlySet<OracleValueKind> = new Set(['clob', 'blob', 'long', 'long_raw', 'json', 'xml', 'vector']);

@@ -27,6 +27,8 @@ export class ConnectionWatch {
   /** Called when a logged-in connection ends or fails; the session installs it. */
   onLost: ((error: Error) => void) | undefined;
   private cutting = false;
+  /** The connection that logged in last and is still open: the pool's one, once connectPool is done. */
+  private current: TediousConnection | undefined;
 
   constructor(private readonly requireTls: boolean) {}
 
@@ -57,6 +59,7 @@ export class ConnectionWatch {
     connection.on('connect', (error?: Error) => {
       if (error !== undefined) return;
       loggedIn = true;
+      this.current = connection;
       if (this.requireTls && !secure) this.unencryptedLogins++;
     });
     connection.on('error', (error: Error) => {
@@ -64,6 +67,7 @@ export class ConnectionWatch {
     });
     connection.on('end', () => {
       this.connections.delete(connection);
+      if (this.current === connection) this.current = undefined;
       if (loggedIn) this.onLost?.(new Error('connection closed'));
     });
   }
@@ -83,6 +87,11 @@ export class ConnectionWatch {
       if (!secure()) throw new UnencryptedLoginError('the server did not negotiate TLS; the login was not sent');
       return send.apply(this, args);
     };
+  }
+
+  /** The socket of the session's logged-in connection, if it is open. */
+  socket(): Socket | undefined {
+    return this.current?.socket;
   }
 
   /** Closes every connection at once, and any created later: a running request then fails with "Connection closed". */

@@ -1,5 +1,7 @@
 import sql, { type ConnectionPool, type ISqlType, type Request } from 'mssql';
+import type { ByteBatcher } from '../byte-batcher.js';
 import type { SqlParamType } from './sqlserver-filter.js';
+import type { PendingRowGuard } from './sqlserver-row-guard.js';
 import type { SqlStatement } from './sqlserver-sql.js';
 import type { RawRow } from './sqlserver-value-encoders.js';
 
@@ -28,13 +30,16 @@ export function prepareRequest(pool: ConnectionPool, statement: SqlStatement, st
 
 /**
  * One running SELECT in mssql's streaming mode, read in batches with real backpressure. Rows are
- * collected from the `row` events until a batch is full; then the request is paused (tedious
- * stops parsing, its socket is no longer read, TCP fills up and the server waits) until the
- * consumer asks for the next batch. At most one batch is read ahead, never the table.
+ * collected from the `row` events until a batch is full (`batchRows` rows or `batchBytes` bytes);
+ * then the request is paused (tedious stops parsing, its socket is no longer read, TCP fills up
+ * and the server waits) until the consumer asks for the next batch. At most one batch is read
+ * ahead, never the table.
  */
 export class SqlServerRowStream {
   private buffered: RawRow[] = [];
   private failure: unknown = undefined;
+  /** Why the batcher refused a row: the reason this stream gives, whatever the cancel that follows reports. */
+  private refused: unknown = undefined;
   private ended = false;
   private discarding = false;
   private wake: (() => void) | undefined;
@@ -43,7 +48,16 @@ export class SqlServerRowStream {
   /** Resolves once the statement is over on its connection (rows done, failed, cancelled or abandoned). */
   readonly finished: Promise<void>;
 
-  constructor(pool: ConnectionPool, statement: SqlStatement, private readonly batchRows: number) {
+  /**
+   * `batch` decides when a batch is full, and refuses rows holding a value the result cannot take;
+   * `guard`, when given, is told of each row and detached once the statement is over.
+   */
+  constructor(
+    pool: ConnectionPool,
+    statement: SqlStatement,
+    private readonly batch: ByteBatcher,
+    private readonly guard?: Pick<PendingRowGuard, 'rowArrived' | 'detach'>,
+  ) {
     this.finished = new Promise<void>((resolve) => {
       this.resolveFinished = resolve;
     });
@@ -63,23 +77,26 @@ export class SqlServerRowStream {
   }
 
   /**
-   * The next batch of (about) `batchRows` rows; an empty one once the result is exhausted.
-   * Rejects with the statement's error.
+   * The next batch of (about) `batchRows` rows or `batchBytes` bytes; an empty one once the result
+   * is exhausted. Rejects with the statement's error, or with the batcher's ValueTooLargeError.
    */
   async next(): Promise<RawRow[]> {
+    if (this.refused !== undefined) throw this.refused;
     // Never an empty batch after a cancel: that would read as the end of the table.
     if (this.discarding) throw new Error('statement cancelled');
     if (this.failure !== undefined) throw this.failure;
-    if (this.buffered.length < this.batchRows && !this.ended) {
+    if (!this.batch.isFull && !this.ended) {
       const ready = new Promise<void>((resolve) => {
         this.wake = resolve;
       });
       this.request.resume();
       await ready;
+      if (this.refused !== undefined) throw this.refused;
       if (this.failure !== undefined) throw this.failure;
     }
     const rows = this.buffered;
     this.buffered = [];
+    this.batch.reset();
     return rows;
   }
 
@@ -92,6 +109,9 @@ export class SqlServerRowStream {
     if (this.ended) return;
     this.discarding = true;
     this.buffered = [];
+    this.batch.reset();
+    // What arrives until the acknowledgement is dropped, whatever its size.
+    this.guard?.detach();
     this.request.cancel();
   }
 
@@ -100,10 +120,29 @@ export class SqlServerRowStream {
     this.finish(error);
   }
 
+  /** Fails the stream with `error` (a row refused while it arrived), whatever its connection reports next. */
+  refuse(error: unknown): void {
+    this.refused ??= error;
+    this.buffered = [];
+    this.notify();
+  }
+
   private onRow(row: RawRow): void {
-    if (this.discarding) return;
+    this.guard?.rowArrived();
+    if (this.discarding || this.refused !== undefined) return;
+    let full: boolean;
+    try {
+      full = this.batch.add(row);
+    } catch (error) {
+      // Nothing more is buffered; the consumer's next() throws and its cleanup cancels.
+      this.refused = error;
+      this.buffered = [];
+      this.request.pause();
+      this.notify();
+      return;
+    }
     this.buffered.push(row);
-    if (this.buffered.length >= this.batchRows) {
+    if (full) {
       this.request.pause();
       this.notify();
     }
@@ -112,6 +151,7 @@ export class SqlServerRowStream {
   private finish(error?: unknown): void {
     if (this.ended) return;
     this.ended = true;
+    this.guard?.detach();
     if (error !== undefined) this.failure ??= error;
     this.resolveFinished();
     this.notify();

@@ -115,7 +115,7 @@ describe('SqlServerSession through mssql/tedious (fake TDS server)', () => {
   });
 
   it('discovers with one query, schemas as typed parameters, and groups columns, types and key order', async () => {
-    const snapshot = await session.discover(['Sales', 'dbo', 'Sales']);
+    const snapshot = await session.discover(['Sales', 'dbo', 'Sales'], new AbortController().signal);
     expect(server.statements.at(-1)).toContain('AND s.name IN (@p1, @p2)');
     expect(server.declarations.at(-1)).toBe('@p1 nvarchar(max), @p2 nvarchar(max)');
     expect([...snapshot.tables.keys()]).toEqual(['Sales.Order Lines', 'db_users']);
@@ -248,7 +248,7 @@ describe('SqlServerSession through mssql/tedious (fake TDS server)', () => {
     expect(server.attentions).toBe(attentions + 1);
     await expect(iterator.next()).rejects.toMatchObject({ name: 'DatasourceQueryError' });
     await expect(other.close()).resolves.toBeUndefined();
-    await expect(other.discover(null)).rejects.toMatchObject({ name: 'DatasourceQueryError', message: 'Session is closed' });
+    await expect(other.discover(null, new AbortController().signal)).rejects.toMatchObject({ name: 'DatasourceQueryError', message: 'Session is closed' });
   });
 
   it('never ends a stream early as if the table were exhausted when the session closes between batches', async () => {
@@ -268,7 +268,7 @@ describe('SqlServerSession through mssql/tedious (fake TDS server)', () => {
     await iterator.next();
     own.killConnections();
     await expect((async () => { for (;;) if ((await iterator.next()).done) return; })()).rejects.toMatchObject({ name: 'DatasourceQueryError', table: 'big' });
-    await expect(doomed.discover(null)).rejects.toMatchObject({ name: 'DatasourceQueryError', message: expect.stringMatching(/^Connection lost/) });
+    await expect(doomed.discover(null, new AbortController().signal)).rejects.toMatchObject({ name: 'DatasourceQueryError', message: expect.stringMatching(/^Connection lost/) });
     await expect(doomed.close()).resolves.toBeUndefined();
     await own.close();
   });

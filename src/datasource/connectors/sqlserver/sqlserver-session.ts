@@ -1,16 +1,16 @@
 import { DatasourceQueryError } from '../../datasource.error.js';
-import { abortableRead } from '../abortable-read.js';
+import { ABORT_BUDGET_MS, abortableRead } from '../abortable-read.js';
+import { ByteBatcher } from '../byte-batcher.js';
 import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../engine-connector.js';
+import { DEFAULT_READ_BUDGET, ValueTooLargeError } from '../read-budget.js';
+import { settlesWithin } from '../settle.js';
 import { closePool, type ConnectedPool } from './sqlserver-client.js';
 import { discoveryStatement, toSnapshot, type DiscoveryRow } from './sqlserver-discovery.js';
+import { PendingRowGuard } from './sqlserver-row-guard.js';
 import { prepareRequest, SqlServerRowStream } from './sqlserver-row-stream.js';
 import { buildSelect } from './sqlserver-sql.js';
 import { createBatchRenderer, type RawRow } from './sqlserver-value-encoders.js';
 
-/** Rows per batch: big enough to amortise the pause/resume, small enough to keep memory flat. */
-export const BATCH_ROWS = 2_000;
-/** How long a cancelled statement may take to end before the connection is cut (tedious gives up after 3 s). */
-const SETTLE_AFTER_CANCEL_MS = 4_000;
 const CLOSE_TIMEOUT_MS = 2_000;
 
 export interface SqlServerSessionContext {
@@ -38,16 +38,17 @@ export function describeError(error: unknown): string {
 /**
  * One open connection: discovery and row streams run one after the other on it.
  *
- * After an abort or an early stop the running statement is cancelled on the server (a TDS
- * attention on the same connection) and the rest of its result dropped; the session then stays
- * usable. Only when the server does not acknowledge the cancel in time is the connection cut,
- * and every later call fails with "Connection lost" (as when the server drops it).
+ * After an abort or an early stop the running statement (a read or a catalog query) is cancelled
+ * on the server (a TDS attention on the same connection) and the rest of its result dropped; the
+ * session then stays usable. Only when the server does not acknowledge the cancel within
+ * ABORT_BUDGET_MS is the connection cut, and every later call fails with "Connection lost" (as
+ * when the server drops it): a server that has stopped answering cannot hold a caller.
  */
 export class SqlServerSession implements ConnectorSession {
   private lost: Error | undefined;
   private closing: Promise<void> | undefined;
-  /** The statement currently streaming, if any: close() stops it rather than wait for it. */
-  private active: SqlServerRowStream | undefined;
+  /** Stops the statement currently running, if any: close() calls it rather than wait for it. */
+  private active: (() => Promise<void>) | undefined;
 
   constructor(
     private readonly connected: ConnectedPool,
@@ -63,15 +64,32 @@ export class SqlServerSession implements ConnectorSession {
     return this.connected.spid;
   }
 
-  async discover(schemas: readonly string[] | null): Promise<SchemaSnapshot> {
+  async discover(schemas: readonly string[] | null, signal: AbortSignal): Promise<SchemaSnapshot> {
+    signal.throwIfAborted();
     this.assertUsable();
     const names = schemas === null ? null : schemas.length > 0 ? [...new Set(schemas)] : [this.ctx.defaultSchema];
     const statement = discoveryStatement(names);
+    const request = prepareRequest(this.connected.pool, statement, false);
+    let query: Promise<SchemaSnapshot> | undefined;
+    // mssql fails a request cancelled before it reached the connection with ECANCEL too.
+    const cancel = async (): Promise<void> => {
+      request.cancel();
+      await query?.catch(() => undefined);
+    };
+    const stop = async (): Promise<void> => {
+      if (!(await settlesWithin(cancel(), ABORT_BUDGET_MS))) this.sever('catalog query could not be cancelled; connection closed');
+    };
+    this.active = stop;
     try {
-      const result = await prepareRequest(this.connected.pool, statement, false).query<DiscoveryRow>(statement.text);
-      return toSnapshot(result.recordset, this.ctx.defaultSchema);
-    } catch (error) {
-      throw new DatasourceQueryError(this.ctx.configName, `Schema discovery failed: ${describeError(error)}`);
+      return await abortableRead(
+        () => (query = request.query<DiscoveryRow>(statement.text).then((result) => toSnapshot(result.recordset, this.ctx.defaultSchema))),
+        signal,
+        cancel,
+        (error) => new DatasourceQueryError(this.ctx.configName, `Schema discovery failed: ${describeError(error)}`),
+        () => this.sever('catalog query could not be cancelled; connection closed'),
+      );
+    } finally {
+      if (this.active === stop) this.active = undefined;
     }
   }
 
@@ -80,8 +98,21 @@ export class SqlServerSession implements ConnectorSession {
     const table = request.table.key;
     this.assertUsable(table);
     const render = createBatchRenderer(request.columns);
-    const stream = new SqlServerRowStream(this.connected.pool, buildSelect(request), BATCH_ROWS);
-    this.active = stream;
+    const budget = request.budget ?? DEFAULT_READ_BUDGET;
+    // A row too large for the result is refused while it arrives; the stream it belongs to is
+    // created just below.
+    let stream: SqlServerRowStream | undefined;
+    const socket = this.connected.watch.socket();
+    const guard =
+      socket === undefined
+        ? undefined
+        : new PendingRowGuard(socket, budget, table, (error) => {
+            stream?.refuse(error);
+            this.sever('a value too large for the result was arriving; connection closed', stream);
+          });
+    stream = new SqlServerRowStream(this.connected.pool, buildSelect(request), new ByteBatcher(budget, table), guard);
+    const stop = (): Promise<void> => this.stop(stream);
+    this.active = stop;
     try {
       for (;;) {
         // Closed or lost while the consumer held a batch: the statement was stopped, no more rows.
@@ -98,7 +129,7 @@ export class SqlServerSession implements ConnectorSession {
     } finally {
       // Early stop, abort or failure while rows are still coming: end the statement.
       await this.stop(stream);
-      if (this.active === stream) this.active = undefined;
+      if (this.active === stop) this.active = undefined;
     }
   }
 
@@ -106,7 +137,7 @@ export class SqlServerSession implements ConnectorSession {
   close(): Promise<void> {
     this.closing ??= (async () => {
       const active = this.active;
-      if (active !== undefined && this.lost === undefined) await this.stop(active);
+      if (active !== undefined && this.lost === undefined) await active();
       await closePool(this.connected, CLOSE_TIMEOUT_MS);
     })();
     return this.closing;
@@ -127,32 +158,32 @@ export class SqlServerSession implements ConnectorSession {
       signal,
       async (read) => {
         read.catch(() => undefined);
-        await this.stop(stream);
+        stream.cancel();
+        await stream.finished;
       },
-      (error) => new DatasourceQueryError(this.ctx.configName, `Reading table "${table}" failed: ${describeError(error)}`, table),
+      (error) =>
+        error instanceof ValueTooLargeError
+          ? error
+          : new DatasourceQueryError(this.ctx.configName, `Reading table "${table}" failed: ${describeError(error)}`, table),
+      () => this.sever('statement could not be cancelled; connection closed', stream),
     );
   }
 
   /**
    * Ends a statement that is still producing rows: cancel it on the server and wait for the
-   * acknowledgement. If that does not come in time, the connection is cut so nothing keeps
-   * streaming into it (the session is then unusable).
+   * acknowledgement. If that does not come within ABORT_BUDGET_MS, the connection is cut so
+   * nothing keeps streaming into it (the session is then unusable).
    */
   private async stop(stream: SqlServerRowStream): Promise<void> {
     if (stream.isFinished) return;
     stream.cancel();
-    let timer: NodeJS.Timeout | undefined;
-    const settled = await Promise.race([
-      stream.finished.then(() => true),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), SETTLE_AFTER_CANCEL_MS);
-      }),
-    ]);
-    clearTimeout(timer);
-    if (!settled) {
-      this.lost ??= new Error('statement could not be cancelled; connection closed');
-      this.connected.watch.cut();
-      stream.abandon(this.lost);
-    }
+    if (!(await settlesWithin(stream.finished, ABORT_BUDGET_MS))) this.sever('statement could not be cancelled; connection closed', stream);
+  }
+
+  /** Cuts the connection (the session is lost) and settles the stream that was running on it. */
+  private sever(reason: string, stream?: SqlServerRowStream): void {
+    this.lost ??= new Error(reason);
+    this.connected.watch.cut();
+    stream?.abandon(this.lost);
   }
 }

@@ -175,7 +175,7 @@ describe('SqlServerConnector', () => {
     it('connects when the server certificate verifies against the given CA', async () => {
       const server = await serve({ tls: { cert: certs.serverCert, key: certs.serverKey } });
       const session = await connector.open(fakeDatasource(server.port, { ssl: { mode: 'strict', ca: certs.ca } }), { connectTimeoutMs: 5_000 });
-      await expect(session.discover(['dbo'])).resolves.toBeDefined();
+      await expect(session.discover(['dbo'], new AbortController().signal)).resolves.toBeDefined();
       await session.close();
     });
 

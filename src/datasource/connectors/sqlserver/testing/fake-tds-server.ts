@@ -16,6 +16,7 @@ import {
   rpcTexts,
 } from './fake-tds-tokens.js';
 import { negotiateInsidePrelogin, type PreloginTls } from './fake-tds-tls.js';
+import type { FakeAnswer, FakeTdsServer, FakeTdsServerOptions } from './fake-tds-types.js';
 
 /**
  * A tiny TDS 7.4 server, enough for the real mssql/tedious client to log in, run statements and
@@ -23,58 +24,7 @@ import { negotiateInsidePrelogin, type PreloginTls } from './fake-tds-tls.js';
  * backpressure and cancel paths must still be exercised through the real driver. It does not
  * parse SQL: `answer` decides the result of each statement from its text.
  */
-export type FakeColumnType = 'int' | 'nvarchar' | 'bit' | 'varbinary' | 'float';
-export interface FakeColumn {
-  readonly name: string;
-  readonly type: FakeColumnType;
-}
-export type FakeValue = number | string | boolean | Buffer | null;
-export interface ServerMessage {
-  readonly number: number;
-  readonly message: string;
-}
-export type FakeAnswer =
-  | { readonly columns: readonly FakeColumn[]; readonly rows: Iterable<readonly FakeValue[]> }
-  | { readonly error: ServerMessage }
-  /** Never answers (WAITFOR, a lock wait…) until the client cancels. */
-  | { readonly hang: true };
-
-export interface FakeTdsServerOptions {
-  /** The pre-login ENCRYPTION answer (default NOT_SUP: no TLS). */
-  readonly encryption?: 'OFF' | 'ON' | 'NOT_SUP' | 'REQ';
-  /** The login fails with these server messages (in order), as SQL Server sends them. */
-  readonly loginErrors?: readonly ServerMessage[];
-  /** TDS 8.0 (`encrypt: 'strict'`): TLS from the first byte, with this certificate. */
-  readonly tls?: { readonly cert: string; readonly key: string };
-  /** TDS 7.x (`encrypt: true`): answers ENCRYPTION ON and negotiates TLS inside the pre-login, with this certificate. */
-  readonly preloginTls?: { readonly cert: string; readonly key: string };
-  /** Accepts connections and never says a word. */
-  readonly silent?: boolean;
-  /** Loopback address to listen on (default 127.0.0.1). */
-  readonly host?: string;
-  /** The login is answered with a routing ENVCHANGE (type 20) sending the client to this server, as Azure SQL gateways do. */
-  readonly route?: { readonly server: string; readonly port: number };
-  readonly answer?: (sql: string) => FakeAnswer;
-}
-
-export interface FakeTdsServer {
-  readonly port: number;
-  /** TCP connections accepted. */
-  readonly connections: number;
-  /** LOGIN7 packets received (user name and password travel in them). */
-  readonly logins: number;
-  /** Statement texts received (RPC sp_executesql), in order. */
-  readonly statements: string[];
-  /** The parameter declarations sent with each statement (`@p1 nvarchar(max), …`). */
-  readonly declarations: string[];
-  /** Statements whose result is still being produced (or hanging). */
-  readonly running: number;
-  readonly attentions: number;
-  readonly rowsSent: number;
-  /** Drops every client connection, as a server killing its sessions does. */
-  killConnections(): void;
-  close(): Promise<void>;
-}
+export type { FakeAnswer, FakeColumn, FakeColumnType, FakeTdsServer, FakeTdsServerOptions, FakeValue, ServerMessage } from './fake-tds-types.js';
 
 export async function startFakeTdsServer(options: FakeTdsServerOptions = {}): Promise<FakeTdsServer> {
   const sockets = new Set<Socket>();
@@ -91,13 +41,29 @@ export async function startFakeTdsServer(options: FakeTdsServerOptions = {}): Pr
     let message: Buffer[] = [];
     let attention = false;
     let busy: 'idle' | 'streaming' | 'hanging' = 'idle';
+    // The statement in progress ignores attentions (a server that no longer reads its socket).
+    let deaf = false;
+    // Wakes a result stalled mid-stream when its attention arrives.
+    let wakeStalled: (() => void) | undefined;
+    socket.on('close', () => {
+      if (busy === 'hanging') state.running--;
+      busy = 'idle';
+      wakeStalled?.();
+    });
     // Where replies go: the socket, or the TLS session negotiated inside the pre-login.
     let out: Socket = socket;
     let preloginTls: PreloginTls | undefined;
 
     const write = async (data: Buffer): Promise<void> => {
       if (socket.destroyed) throw new Error('closed');
-      if (!out.write(data)) await Promise.race([once(out, 'drain'), once(socket, 'close')]);
+      if (out.write(data)) return;
+      // The listener of whichever event loses must come off: big results wait for many drains.
+      const settled = new AbortController();
+      try {
+        await Promise.race([once(out, 'drain', { signal: settled.signal }), once(socket, 'close', { signal: settled.signal })]);
+      } finally {
+        settled.abort();
+      }
     };
     const packet = (data: Buffer, last: boolean) => {
       const header = Buffer.from([PACKET.REPLY, last ? 1 : 0, 0, 0, 0, 0, 1, 0]);
@@ -110,20 +76,46 @@ export async function startFakeTdsServer(options: FakeTdsServerOptions = {}): Pr
       }
     };
 
-    const stream = async (columns: readonly FakeColumn[], rows: Iterable<readonly FakeValue[]>): Promise<void> => {
+    const stall = async (chunk: Buffer): Promise<void> => {
+      if (chunk.length > 0) await write(packet(chunk, false));
+      if (socket.destroyed) return;
+      await new Promise<void>((resolve) => {
+        wakeStalled = resolve;
+      });
+      wakeStalled = undefined;
+    };
+
+    const stream = async (answer: Extract<FakeAnswer, { columns: unknown }>): Promise<void> => {
+      const { columns, rows } = answer;
       busy = 'streaming';
+      deaf = answer.deaf === true;
       state.running++;
       let chunk = colMetadata(columns);
       let count = 0;
+      let written = 0;
       try {
         for (const values of rows) {
           if (attention) break;
+          if (count === answer.stallAfter) {
+            await stall(chunk);
+            chunk = Buffer.alloc(0);
+            break;
+          }
           chunk = Buffer.concat([chunk, row(columns, values)]);
           count++;
           state.rowsSent++;
+          if (answer.stallAfterBytes !== undefined && written + chunk.length >= answer.stallAfterBytes) {
+            const head = chunk.subarray(0, answer.stallAfterBytes - written);
+            for (let o = 0; o < head.length; o += MAX_PACKET_DATA) await write(packet(head.subarray(o, o + MAX_PACKET_DATA), false));
+            await stall(Buffer.alloc(0));
+            // The rest of the row is never sent: the connection cannot be used again.
+            socket.destroy();
+            return;
+          }
           while (chunk.length >= MAX_PACKET_DATA && !attention) {
             await write(packet(chunk.subarray(0, MAX_PACKET_DATA), false));
             chunk = chunk.subarray(MAX_PACKET_DATA);
+            written += MAX_PACKET_DATA;
           }
         }
         await write(packet(Buffer.concat([chunk, done(attention ? DONE.FINAL : DONE.COUNT, count)]), true));
@@ -132,6 +124,7 @@ export async function startFakeTdsServer(options: FakeTdsServerOptions = {}): Pr
         // the client went away
       } finally {
         attention = false;
+        deaf = false;
         busy = 'idle';
         state.running--;
       }
@@ -141,11 +134,12 @@ export async function startFakeTdsServer(options: FakeTdsServerOptions = {}): Pr
       const answer = options.answer?.(sql) ?? { columns: [{ name: '', type: 'int' }], rows: [[1]] };
       if ('hang' in answer) {
         busy = 'hanging';
+        deaf = answer.deaf === true;
         state.running++;
         return;
       }
       if ('error' in answer) return reply(Buffer.concat([errorToken(answer.error), done(DONE.ERROR)]));
-      return stream(answer.columns, answer.rows);
+      return stream(answer);
     };
 
     const onMessage = async (type: number, payload: Buffer): Promise<void> => {
@@ -194,8 +188,11 @@ export async function startFakeTdsServer(options: FakeTdsServerOptions = {}): Pr
         message = [];
         if (type === PACKET.ATTENTION) {
           state.attentions++;
-          if (busy === 'streaming') attention = true;
-          else if (busy === 'hanging') {
+          if (deaf) continue;
+          if (busy === 'streaming') {
+            attention = true;
+            wakeStalled?.();
+          } else if (busy === 'hanging') {
             busy = 'idle';
             state.running--;
             void reply(done(DONE.FINAL)).then(() => reply(done(DONE.ATTN)), () => undefined);

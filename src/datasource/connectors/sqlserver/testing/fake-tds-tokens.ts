@@ -1,4 +1,4 @@
-import type { FakeColumn, FakeColumnType, FakeValue, ServerMessage } from './fake-tds-server.js';
+import type { FakeColumn, FakeColumnType, FakeValue, ServerMessage } from './fake-tds-types.js';
 
 /** The TDS 7.4 bytes the fake server writes and reads: packet types, tokens, values, RPC parameters. */
 export const PACKET = { BATCH: 0x01, RPC: 0x03, REPLY: 0x04, ATTENTION: 0x06, LOGIN7: 0x10, PRELOGIN: 0x12 };
@@ -66,7 +66,28 @@ export function typeInfo(type: FakeColumnType): Buffer {
       return Buffer.concat([u8(0xa5), u16(8000)]);
     case 'nvarchar':
       return Buffer.concat([u8(0xe7), u16(8000), COLLATION]);
+    // (max) types: length 0xFFFF, values as PLP chunks.
+    case 'nvarchar(max)':
+      return Buffer.concat([u8(0xe7), u16(0xffff), COLLATION]);
+    case 'varbinary(max)':
+      return Buffer.concat([u8(0xa5), u16(0xffff)]);
   }
+}
+
+/** PLP chunk size, as SQL Server sends (max) values: the total length first, then chunks. */
+const PLP_CHUNK = 8000;
+
+function plpValue(bytes: Buffer | null): Buffer {
+  if (bytes === null) return Buffer.alloc(8, 0xff);
+  const total = Buffer.alloc(8);
+  total.writeBigUInt64LE(BigInt(bytes.length));
+  const parts: Buffer[] = [total];
+  for (let o = 0; o < bytes.length; o += PLP_CHUNK) {
+    const chunk = bytes.subarray(o, o + PLP_CHUNK);
+    parts.push(u32(chunk.length), chunk);
+  }
+  parts.push(u32(0));
+  return Buffer.concat(parts);
 }
 
 export function colMetadata(columns: readonly FakeColumn[]): Buffer {
@@ -75,6 +96,9 @@ export function colMetadata(columns: readonly FakeColumn[]): Buffer {
 }
 
 export function value(type: FakeColumnType, v: FakeValue): Buffer {
+  if (type === 'nvarchar(max)' || type === 'varbinary(max)') {
+    return plpValue(v === null ? null : Buffer.isBuffer(v) ? v : Buffer.from(String(v), type === 'nvarchar(max)' ? 'utf16le' : 'utf8'));
+  }
   if (type === 'nvarchar' || type === 'varbinary') {
     if (v === null) return u16(0xffff);
     const bytes = Buffer.isBuffer(v) ? v : Buffer.from(String(v), type === 'nvarchar' ? 'utf16le' : 'utf8');
