@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FilterCondition } from '../../../job/data-request.js';
 import type { ColumnInfo } from '../engine-connector.js';
-import { buildWhere, likePattern, MAX_IN_LIST, OracleFilterError } from './oracle-filter.js';
+import { buildWhere, likePattern, MAX_BINDS, MAX_IN_LIST, OracleFilterError } from './oracle-filter.js';
 import { SqlBuilder } from './oracle-sql.js';
 import { describeColumnType } from './oracle-types.js';
 
@@ -114,6 +114,50 @@ describe('Oracle filter translation', () => {
     expect(sql).toMatch(/^ WHERE \("QTY" IN \(:1, .*, :1000\) OR "QTY" IN \(:1001, :1002\)\)$/);
     const negated = where({ QTY: { nin: [...values, null] } }).sql;
     expect(negated).toMatch(/^ WHERE \("QTY" NOT IN \(:1, .*:1000\) AND "QTY" NOT IN \(:1001, :1002\) AND "QTY" IS NOT NULL\)$/);
+  });
+
+  describe('past the 65,535-bind limit', () => {
+    const range = (length: number) => Array.from({ length }, (_, i) => i);
+
+    it('binds every value while the statement stays within the limit', () => {
+      const { sql, binds } = where({ QTY: { in: range(MAX_BINDS - 1) }, NAME: { eq: ['x'] } });
+      expect(binds).toHaveLength(MAX_BINDS);
+      expect(sql).toContain(':65535');
+    });
+
+    it('writes integer list values on numeric columns as NUMBER literals, in IN lists of 1000', () => {
+      const values = range(70_000);
+      const { sql, binds } = where({ NAME: { eq: ['x'] }, QTY: { in: [...values, null] } });
+      expect(binds).toEqual(['x']);
+      expect(sql.startsWith(' WHERE "NAME" = :1 AND ("QTY" IN (0, 1, 2, ')).toBe(true);
+      expect(sql.match(/"QTY" IN \(/g)).toHaveLength(70);
+      expect(sql).toContain(', 998, 999) OR "QTY" IN (1000, 1001, ');
+      expect(sql.endsWith(', 69999) OR "QTY" IS NULL)')).toBe(true);
+    });
+
+    it('does the same for nin, integer digit strings, negative numbers and booleans, and leaves other values bound', () => {
+      const values = [...range(69_998).map((i) => (i % 2 === 0 ? i : ` ${-i} `)), true, '9007199254740993', '1.5'];
+      const { sql, binds } = where({ AMOUNT: { nin: values } });
+      expect(binds).toEqual(['1.5']);
+      expect(sql).toMatch(/^ WHERE \("AMOUNT" NOT IN \(0, -1, 2, -3, /);
+      // 70,001 values: the last IN list holds the one left bound.
+      expect(sql.endsWith(', 1, 9007199254740993) AND "AMOUNT" NOT IN (TO_NUMBER(:1)))')).toBe(true);
+    });
+
+    it('keeps BINARY_DOUBLE digit strings bound (TO_BINARY_DOUBLE rounds its own way), and refuses what still needs too many binds', () => {
+      expect(() => where({ RATIO: { in: range(70_000).map(String) } })).toThrow(OracleFilterError);
+      expect(where({ RATIO: { in: range(70_000) } }).binds).toEqual([]);
+    });
+
+    it('refuses, with the count, a statement still over the limit (text values are never written into the SQL)', () => {
+      const names = range(70_000).map((i) => `n${i}`);
+      expect(() => where({ NAME: { in: names } })).toThrow(
+        new OracleFilterError('the filters need 70000 bind values, more than the 65535 Oracle takes in one statement (only integers on numeric columns can be written into it instead)'),
+      );
+      const sql = new SqlBuilder().append('SELECT 1 FROM t');
+      expect(() => buildWhere({ NAME: { in: names } }, COLUMNS, sql)).toThrow(OracleFilterError);
+      expect(sql.build()).toEqual({ text: 'SELECT 1 FROM t', binds: [] });
+    });
   });
 
   it('skips empty operator lists and appends nothing without filters', () => {

@@ -24,6 +24,12 @@ import { oracleColumnType, type OracleColumnType, type OracleValueKind } from '.
  * - BOOLEAN (23ai): booleans, PostgreSQL's boolean texts, numbers (non-zero is true).
  * `like` always matches text: the column's own for character types, the reader's ISO text for
  * dates, TO_CHAR otherwise; `\` escapes `%`, `_` and itself, as on PostgreSQL and MySQL.
+ *
+ * Values are bound, never written into the SQL, with one exception: a statement that would need
+ * more than MAX_BINDS binds writes the integers of its lists on numeric columns as NUMBER
+ * literals, which is what binding them gives (node-oracledb binds a JS number as NUMBER; TO_NUMBER
+ * reads integer digits exactly). IDs are what such lists hold; a statement still over the limit
+ * is refused with OracleFilterError.
  */
 export class OracleFilterError extends Error {
   override readonly name = 'OracleFilterError';
@@ -34,6 +40,8 @@ const COMPARISON: Partial<Record<FilterOperator, string>> = { gt: '>', gte: '>='
 
 /** Oracle refuses more than 1000 expressions in one IN list (ORA-01795). */
 export const MAX_IN_LIST = 1000;
+/** Oracle takes at most 65,535 bind variables in one statement. */
+export const MAX_BINDS = 65_535;
 
 const NUMERIC: ReadonlySet<OracleValueKind> = new Set(['integer', 'decimal', 'binary_float', 'binary_double']);
 const TEMPORAL: ReadonlySet<OracleValueKind> = new Set(['date', 'timestamp', 'timestamp_tz', 'timestamp_ltz']);
@@ -50,6 +58,8 @@ interface FieldContext {
   readonly type: OracleColumnType | null;
   readonly kind: OracleValueKind | null;
   readonly sql: SqlBuilder;
+  /** Past the bind limit: list integers on numeric columns written as literals (see above). */
+  readonly inlineIntegers: boolean;
 }
 
 const describeValue = (value: string): string => JSON.stringify(value.length > 60 ? value.slice(0, 60) + '…' : value);
@@ -85,6 +95,19 @@ function operand(ctx: FieldContext, value: Exclude<FilterScalar, null>): string 
   return sql.placeholder(typeof value === 'boolean' ? (value ? 1 : 0) : value);
 }
 
+/** One value of an IN list: a literal where the statement is past the bind limit and that is exact. */
+function listItem(ctx: FieldContext, value: Exclude<FilterScalar, null>): string {
+  if (ctx.inlineIntegers && ctx.kind !== null && NUMERIC.has(ctx.kind)) {
+    if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
+    if (typeof value === 'boolean') return value ? '1' : '0';
+    // TO_NUMBER of plain integer digits is that NUMBER whatever the NLS settings (64-bit IDs
+    // travel as strings). Not for BINARY_*: TO_BINARY_* rounds a long one its own way.
+    const digits = typeof value === 'string' ? value.trim() : '';
+    if ((ctx.kind === 'integer' || ctx.kind === 'decimal') && /^-?\d{1,38}$/.test(digits)) return digits;
+  }
+  return operand(ctx, value);
+}
+
 /** `c op v`, or for LOBs (which `=`/`<` reject) `DBMS_LOB.COMPARE(c, v) op 0`. */
 function compare(ctx: FieldContext, op: string, value: FilterScalar): string {
   const right = value === null ? ctx.sql.placeholder(null) : operand(ctx, value);
@@ -99,7 +122,7 @@ function membership(ctx: FieldContext, list: readonly FilterScalar[], negated: b
     parts.push(...present.map((v) => compare(ctx, negated ? '<>' : '=', v)));
   } else if (present.length > 1) {
     for (let i = 0; i < present.length; i += MAX_IN_LIST) {
-      const items = present.slice(i, i + MAX_IN_LIST).map((v) => operand(ctx, v));
+      const items = present.slice(i, i + MAX_IN_LIST).map((v) => listItem(ctx, v));
       parts.push(`${ctx.column} ${negated ? 'NOT IN' : 'IN'} (${items.join(', ')})`);
     }
   }
@@ -160,15 +183,35 @@ function predicate(ctx: FieldContext, op: FilterOperator, list: readonly FilterS
 /**
  * Appends ` WHERE …` with bound values to `sql`, or nothing when no filter applies. `columns`
  * are the table's columns, for types. Throws OracleFilterError for a value that cannot be read
- * as the column's type.
+ * as the column's type, and for filters needing more binds than Oracle takes.
  */
 export function buildWhere(filters: Readonly<Record<string, FilterCondition>>, columns: readonly ColumnInfo[], sql: SqlBuilder): void {
+  // Counted on a scratch builder first, so that `sql` only ever gets the statement sent.
+  const binds = (inlineIntegers: boolean) => {
+    const scratch = sql.scratch();
+    render(filters, columns, scratch, inlineIntegers);
+    return sql.bindCount + scratch.bindCount;
+  };
+  let inlineIntegers = false;
+  if (binds(false) > MAX_BINDS) {
+    inlineIntegers = true;
+    const needed = binds(true);
+    if (needed > MAX_BINDS) {
+      throw new OracleFilterError(
+        `the filters need ${needed} bind values, more than the ${MAX_BINDS} Oracle takes in one statement (only integers on numeric columns can be written into it instead)`,
+      );
+    }
+  }
+  render(filters, columns, sql, inlineIntegers);
+}
+
+function render(filters: Readonly<Record<string, FilterCondition>>, columns: readonly ColumnInfo[], sql: SqlBuilder, inlineIntegers: boolean): void {
   const byName = new Map(columns.map((c) => [c.name, c]));
   const predicates: string[] = [];
   for (const [field, condition] of Object.entries(filters)) {
     const column = byName.get(field);
     const type = column === undefined ? null : oracleColumnType(column);
-    const ctx: FieldContext = { field, column: quoteIdent(field), type, kind: type?.kind ?? null, sql };
+    const ctx: FieldContext = { field, column: quoteIdent(field), type, kind: type?.kind ?? null, sql, inlineIntegers };
     for (const op of OPERATOR_ORDER) {
       const list = condition[op];
       if (list === undefined || list.length === 0) continue;

@@ -33,6 +33,16 @@ export class SqlBuilder {
     return this;
   }
 
+  /** Values bound so far. */
+  get bindCount(): number {
+    return this.binds.length;
+  }
+
+  /** A new, empty builder: to measure what a fragment would bind without adding it here. */
+  scratch(): SqlBuilder {
+    return new SqlBuilder();
+  }
+
   /** Binds `value` and returns its placeholder, without appending it. */
   placeholder(value: OracleBind): string {
     this.binds.push(value);

@@ -1,19 +1,23 @@
 import type { FilterCondition, FilterOperator, FilterScalar } from '../../../job/data-request.js';
 import type { ColumnInfo } from '../engine-connector.js';
 import { quoteIdent } from './postgres-identifier.js';
-import { postgresColumnType } from './postgres-types.js';
-import { membershipPredicate } from '../sql-membership.js';
+import { postgresColumnType, type PostgresColumnType } from './postgres-types.js';
+import { membershipPredicate, type PresentScalar } from '../sql-membership.js';
 
 /**
  * Filters → one WHERE clause (SPEC §4.3). Every field and operator is ANDed; operators of one
  * field are emitted in a fixed order so the SQL is deterministic.
  *
  * NULL inside a value list is treated as a value, not as an unknown:
- * - `eq`/`in` [1, null]  → `(c IN (1) OR c IS NULL)`: matches 1 or NULL.
- * - `ne`/`nin` [1, null] → `(c NOT IN (1) AND c IS NOT NULL)`: matches neither.
+ * - `eq`/`in` [1, 2, null]  → `(c = ANY($1) OR c IS NULL)`: matches 1, 2 or NULL.
+ * - `ne`/`nin` [1, 2, null] → `(c <> ALL($1) AND c IS NOT NULL)`: matches none of them.
  * Without a null in the list, `ne`/`nin` keep plain SQL semantics: NULL rows never match `<>` or
  * NOT IN (as in the original). A null in `gt gte lt lte between like` is bound as NULL and so
  * matches nothing, which is what the SQL comparison means.
+ *
+ * Several values are one array parameter, however many: a Bind message carries at most 65,535
+ * parameters. `= ANY` / `<> ALL` over an array without nulls mean exactly IN / NOT IN, and each
+ * element is read by its type's input function, as `$n::type` reads a single value.
  */
 const OPERATOR_ORDER: readonly FilterOperator[] = ['eq', 'gt', 'gte', 'lt', 'lte', 'between', 'in', 'nin', 'ne', 'like'];
 
@@ -21,9 +25,11 @@ const COMPARISON: Partial<Record<FilterOperator, string>> = { gt: '>', gte: '>='
 
 /** String-category types compare with LIKE natively (and keep their collation, e.g. citext). */
 const TEXT_CATEGORY = 'S';
+const ARRAY_CATEGORY = 'A';
 
 interface FieldContext {
   readonly column: string;
+  readonly type: PostgresColumnType | null;
   readonly cast: string;
   readonly isText: boolean;
   readonly values: unknown[];
@@ -34,8 +40,21 @@ function bind(ctx: FieldContext, value: FilterScalar): string {
   return '$' + ctx.values.length + ctx.cast;
 }
 
+/** Two or more values as one array parameter (see above). */
+function anyOf(ctx: FieldContext, values: readonly PresentScalar[], negated: boolean): string {
+  ctx.values.push([...values]);
+  const array = '$' + ctx.values.length;
+  const test = `${ctx.column} ${negated ? '<> ALL' : '= ANY'}`;
+  // Without a known type the server infers the parameter as an array of the column's type.
+  if (ctx.type === null) return `${test}(${array})`;
+  // An array column: ANY over an array of arrays would compare with their elements, so the
+  // values travel as texts and each is cast whole.
+  if (ctx.type.category === ARRAY_CATEGORY) return `${test}(SELECT v::${ctx.type.castType} FROM unnest(${array}::text[]) AS v)`;
+  return `${test}(${array}::${ctx.type.castType}[])`;
+}
+
 function membership(ctx: FieldContext, list: readonly FilterScalar[], negated: boolean): string {
-  return membershipPredicate(ctx.column, list, negated, (value) => bind(ctx, value));
+  return membershipPredicate(ctx.column, list, negated, (value) => bind(ctx, value), (values) => anyOf(ctx, values, negated));
 }
 
 function predicate(ctx: FieldContext, op: FilterOperator, list: readonly FilterScalar[]): string {
@@ -77,6 +96,7 @@ export function buildWhere(
     // The cast type carries no typmod, so numeric(38,10) or varchar(5) never round or cut it.
     const ctx: FieldContext = {
       column: quoteIdent(field),
+      type,
       cast: type === null ? '' : '::' + type.castType,
       isText: type === null || type.category === TEXT_CATEGORY,
       values,

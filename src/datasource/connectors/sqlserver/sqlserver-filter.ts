@@ -2,6 +2,7 @@ import type { FilterCondition, FilterOperator, FilterScalar } from '../../../job
 import type { ColumnInfo } from '../engine-connector.js';
 import { textExpression } from './sqlserver-expressions.js';
 import { quoteIdent } from './sqlserver-identifier.js';
+import { MAX_STATEMENT_PARAMS, openJsonMembership } from './sqlserver-json-list.js';
 import { sqlServerColumnType, type SqlServerColumnType, type SqlServerValueKind } from './sqlserver-types.js';
 import { membershipPredicate } from '../sql-membership.js';
 
@@ -35,6 +36,10 @@ export interface SqlParam {
  * `like` matches the column's text form with the column's collation. SQL Server's own LIKE also
  * treats `[...]` as a character class and has no escape character; the pattern is rewritten so
  * that, as on the other engines, only `%` and `_` are wildcards and `\` escapes.
+ *
+ * A statement whose values would pass SQL Server's parameter limit binds each list of several
+ * values as one JSON parameter instead (sqlserver-json-list.ts), with the same typing; others keep
+ * one parameter per value, which also works where OPENJSON does not (compatibility level < 130).
  */
 const OPERATOR_ORDER: readonly FilterOperator[] = ['eq', 'gt', 'gte', 'lt', 'lte', 'between', 'in', 'nin', 'ne', 'like'];
 
@@ -93,14 +98,15 @@ export function temporalValue(value: string, kind: SqlServerValueKind): string {
   return `${local}${zone[0]}${digits.slice(0, 2)}:${digits.slice(2) || '00'}`;
 }
 
-interface Binding {
+/** How one value is bound: the parameter, and the CAST that makes it compare as the column's type. */
+export interface SqlBinding {
   readonly type: SqlParamType;
   readonly value: SqlParam['value'];
   readonly cast?: string;
 }
 
 /** How one value is bound for a column of `type` (null: no engine type known, bound as text). */
-export function bindingFor(type: SqlServerColumnType | null, value: FilterScalar): Binding {
+export function bindingFor(type: SqlServerColumnType | null, value: FilterScalar): SqlBinding {
   const kind = type?.kind ?? 'text';
   if (type !== null && DECIMAL_KINDS.has(kind)) {
     const text = typeof value === 'number' ? decimalText(value) : typeof value === 'boolean' ? (value ? '1' : '0') : value;
@@ -159,6 +165,8 @@ interface FieldContext {
   readonly text: string;
   readonly type: SqlServerColumnType | null;
   readonly params: SqlParam[];
+  /** Lists of several values as one JSON parameter each, rather than one parameter per value. */
+  readonly jsonLists: boolean;
 }
 
 function push(params: SqlParam[], type: SqlParamType, value: SqlParam['value']): string {
@@ -174,7 +182,11 @@ function bind(ctx: FieldContext, value: FilterScalar): string {
 }
 
 function membership(ctx: FieldContext, list: readonly FilterScalar[], negated: boolean): string {
-  return membershipPredicate(ctx.subject, list, negated, (value) => bind(ctx, value));
+  const one = (value: FilterScalar) => bind(ctx, value);
+  if (!ctx.jsonLists) return membershipPredicate(ctx.subject, list, negated, one);
+  return membershipPredicate(ctx.subject, list, negated, one, (values) =>
+    openJsonMembership(ctx.subject, values.map((value) => bindingFor(ctx.type, value)), negated, (type, json) => push(ctx.params, type, json)),
+  );
 }
 
 function predicate(ctx: FieldContext, op: FilterOperator, list: readonly FilterScalar[]): string {
@@ -199,9 +211,20 @@ function predicate(ctx: FieldContext, op: FilterOperator, list: readonly FilterS
 
 /**
  * Appends the parameters to `params` (names continue its numbering) and returns the predicate
- * text, '' when no filter applies. `columns` are the table's columns, for types.
+ * text, '' when no filter applies. `columns` are the table's columns, for types. Rendered again
+ * with JSON lists when one parameter per value would pass MAX_STATEMENT_PARAMS.
  */
 export function buildWhere(filters: Readonly<Record<string, FilterCondition>>, columns: readonly ColumnInfo[], params: SqlParam[]): string {
+  const inline = [...params];
+  const where = render(filters, columns, inline, false);
+  if (inline.length <= MAX_STATEMENT_PARAMS) {
+    params.push(...inline.slice(params.length));
+    return where;
+  }
+  return render(filters, columns, params, true);
+}
+
+function render(filters: Readonly<Record<string, FilterCondition>>, columns: readonly ColumnInfo[], params: SqlParam[], jsonLists: boolean): string {
   const byName = new Map(columns.map((c) => [c.name, c]));
   const predicates: string[] = [];
   for (const [field, condition] of Object.entries(filters)) {
@@ -214,6 +237,7 @@ export function buildWhere(filters: Readonly<Record<string, FilterCondition>>, c
       text: textExpression(quoted, kind),
       type,
       params,
+      jsonLists,
     };
     for (const op of OPERATOR_ORDER) {
       const list = condition[op];
