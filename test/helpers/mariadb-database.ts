@@ -85,6 +85,36 @@ export async function createTempMariaDatabase(prefix = 'fetcher_test'): Promise<
   };
 }
 
+/** A login on the local MariaDB, created for one run: its name never collides with another run's. */
+export interface TempMariaUser {
+  readonly name: string;
+  readonly password: string;
+  /** Drops the login (`'name'@'%'`). Safe to call twice. */
+  drop(): Promise<void>;
+}
+
+/**
+ * Creates `'<prefix>_<random>'@'%'`, optionally with SELECT on one database. Logins are
+ * server-wide, so a fixed name would be shared (and dropped) by runs going on at the same time.
+ * The prefix is cut so the name stays within MySQL's 32-character limit.
+ */
+export async function createTempMariaUser(prefix: string, options: { grantSelectOn?: string } = {}): Promise<TempMariaUser> {
+  const clean = prefix.toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, 20) || 'tmp';
+  const name = `${clean}_${randomBytes(5).toString('hex')}`;
+  const password = `Pw-${randomBytes(8).toString('hex')}`;
+  const drop = () => withMariaAdmin((admin) => admin.query(`DROP USER IF EXISTS '${name}'@'%'`)).then(() => undefined);
+  try {
+    await withMariaAdmin(async (admin) => {
+      await admin.query(`CREATE USER '${name}'@'%' IDENTIFIED BY '${password}'`);
+      if (options.grantSelectOn !== undefined) await admin.query(`GRANT SELECT ON \`${options.grantSelectOn}\`.* TO '${name}'@'%'`);
+    });
+  } catch (error) {
+    await drop().catch(() => undefined);
+    throw error;
+  }
+  return { name, password, drop };
+}
+
 /** A decrypted connection record pointing at `db`, as the connectors receive it. */
 export function resolvedMySqlDatasource(
   db: Pick<TempMariaDatabase, 'name' | 'host' | 'port' | 'user' | 'password'>,

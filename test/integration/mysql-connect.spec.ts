@@ -2,7 +2,13 @@ import { createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatasourceConnectError } from '../../src/datasource/datasource.error.js';
 import { MySqlConnector } from '../../src/datasource/connectors/mysql/mysql.connector.js';
-import { createTempMariaDatabase, resolvedMySqlDatasource, type TempMariaDatabase, withMariaAdmin } from '../helpers/mariadb-database.js';
+import {
+  createTempMariaDatabase,
+  createTempMariaUser,
+  resolvedMySqlDatasource,
+  type TempMariaDatabase,
+  type TempMariaUser,
+} from '../helpers/mariadb-database.js';
 
 /** A port nothing listens on: bind an ephemeral port, then release it. */
 async function closedPort(): Promise<number> {
@@ -32,29 +38,25 @@ async function silentServer(): Promise<{ port: number; close: () => Promise<void
   };
 }
 
-const PASSWORD = 'Sup3r-Secret-pw';
-const USER = 'fetcher_probe_user';
-const OUTSIDER = 'fetcher_probe_outsider';
+/** Logins are server-wide: every run makes its own (fetcher_probe_<random>) and drops them. */
+const USER_PREFIX = 'fetcher_probe';
 
 describe('MySqlConnector connect failures', () => {
   const connector = new MySqlConnector();
   let db: TempMariaDatabase;
+  /** SELECT on the database. */
+  let user: TempMariaUser;
+  /** No rights on the database. */
+  let outsider: TempMariaUser;
 
   beforeAll(async () => {
     db = await createTempMariaDatabase('my_connect');
-    await withMariaAdmin((admin) =>
-      admin.query(`
-        DROP USER IF EXISTS '${USER}'@'%', '${OUTSIDER}'@'%';
-        CREATE USER '${USER}'@'%' IDENTIFIED BY '${PASSWORD}';
-        GRANT SELECT ON \`${db.name}\`.* TO '${USER}'@'%';
-        CREATE USER '${OUTSIDER}'@'%' IDENTIFIED BY '${PASSWORD}';
-      `),
-    );
+    user = await createTempMariaUser(`${USER_PREFIX}_u`, { grantSelectOn: db.name });
+    outsider = await createTempMariaUser(`${USER_PREFIX}_o`);
   });
 
   afterAll(async () => {
-    await db?.drop();
-    await withMariaAdmin((admin) => admin.query(`DROP USER IF EXISTS '${USER}'@'%', '${OUTSIDER}'@'%'`));
+    await Promise.all([db?.drop(), user?.drop(), outsider?.drop()]);
   });
 
   const failure = async (promise: Promise<unknown>): Promise<DatasourceConnectError> => {
@@ -68,18 +70,19 @@ describe('MySqlConnector connect failures', () => {
     const connectError = error as DatasourceConnectError;
     expect(connectError.configName).toBe('my_probe');
     expect(connectError.message).toMatch(/^Cannot connect to MySQL datasource "my_probe": /);
-    expect(connectError.message).not.toContain(PASSWORD);
-    expect(connectError.message).not.toContain('fetcher_probe');
+    expect(connectError.message).not.toContain(user.password);
+    expect(connectError.message).not.toContain(outsider.password);
+    expect(connectError.message).not.toContain(USER_PREFIX);
     expect(connectError.message).not.toMatch(/mysql:\/\//);
     return connectError;
   };
 
   const probe = (overrides: Parameters<typeof resolvedMySqlDatasource>[1]) =>
-    resolvedMySqlDatasource(db, { configName: 'my_probe', userName: USER, password: PASSWORD, ...overrides });
+    resolvedMySqlDatasource(db, { configName: 'my_probe', userName: user.name, password: user.password, ...overrides });
 
   it('connects with a valid record and answers', async () => {
     const session = await connector.open(probe({}), { connectTimeoutMs: 5_000 });
-    await expect(session.discover(null)).resolves.toBeDefined();
+    await expect(session.discover(null, new AbortController().signal)).resolves.toBeDefined();
     await session.close();
   });
 
@@ -89,12 +92,12 @@ describe('MySqlConnector connect failures', () => {
   });
 
   it('reports an unknown user as auth_failed', async () => {
-    const error = await failure(connector.open(probe({ userName: `${USER}_missing` }), { connectTimeoutMs: 5_000 }));
+    const error = await failure(connector.open(probe({ userName: `${user.name}_missing` }), { connectTimeoutMs: 5_000 }));
     expect(error.reason).toBe('auth_failed');
   });
 
   it('reports a login without rights on the database as auth_failed (ER_DBACCESS_DENIED_ERROR)', async () => {
-    const error = await failure(connector.open(probe({ userName: OUTSIDER }), { connectTimeoutMs: 5_000 }));
+    const error = await failure(connector.open(probe({ userName: outsider.name, password: outsider.password }), { connectTimeoutMs: 5_000 }));
     expect(error.reason).toBe('auth_failed');
     expect(error.message).toContain(`may not use database "${db.name}"`);
   });
