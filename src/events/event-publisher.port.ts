@@ -5,7 +5,29 @@ export interface OutboundEvent {
   readonly payload: Record<string, unknown>;
 }
 
-/** Delivers terminal events to a broker. Resolves only once the broker has taken the event. */
+/**
+ * The broker took the event but could deliver it to no consumer (RabbitMQ: no queue bound to the
+ * exchange for its routing key). It is not published: it must stay in the outbox.
+ */
+export class UnroutableEventError extends Error {
+  override readonly name = 'UnroutableEventError';
+
+  constructor(
+    readonly eventId: string,
+    readonly routingKey: string,
+    readonly destination: string,
+    /** The broker's own words, e.g. `312 NO_ROUTE`. */
+    readonly brokerReply: string,
+  ) {
+    super(`no queue is bound to ${destination} for routing key "${routingKey}" (${brokerReply})`);
+  }
+}
+
+/**
+ * Delivers terminal events to a broker. `publish` resolves only once the broker has taken the
+ * event and routed it to at least one queue; it rejects with UnroutableEventError when the broker
+ * took it but had nowhere to route it, and with another error when the broker could not be reached.
+ */
 export interface EventPublisher {
   readonly kind: string;
   publish(event: OutboundEvent): Promise<void>;

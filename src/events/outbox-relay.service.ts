@@ -2,8 +2,8 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { EVENT_PUBLISHER, type EventPublisher } from './event-publisher.port.js';
-import { OutboxRepository } from './outbox.repository.js';
+import { EVENT_PUBLISHER, UnroutableEventError, type EventPublisher } from './event-publisher.port.js';
+import { OutboxRepository, type ClaimedEvent } from './outbox.repository.js';
 
 const BATCH = 50;
 const CLAIM_MS = 30_000;
@@ -12,8 +12,12 @@ const MAX_BACKOFF_MS = 15_000;
 
 /**
  * Relays terminal events from the outbox to the broker, oldest first, until the broker takes
- * each (at least once; consumers dedupe on the event id). Every process may run one: claims keep
- * two relays from publishing the same event in normal operation.
+ * each and routes it to a queue (at least once; consumers dedupe on the event id). Every process
+ * may run one: claims keep two relays from publishing the same event in normal operation.
+ *
+ * An event the broker cannot route (no queue bound for its routing key) stays in the outbox with
+ * its attempts and last_error, and is retried with the same backoff as a broker that is away:
+ * the outbox is the record until a consumer can have the event.
  */
 @Injectable()
 export class OutboxRelay {
@@ -58,26 +62,54 @@ export class OutboxRelay {
   private async relay(): Promise<void> {
     const publisher = this.publisher;
     if (!publisher) return;
-    let events;
+    let events: ClaimedEvent[];
     try {
       events = await this.outbox.claim(this.relayId, BATCH, CLAIM_MS);
     } catch (error) {
       this.logger.warn(`outbox unavailable: ${(error as Error).message}`);
       return;
     }
-    for (const [index, event] of events.entries()) {
-      try {
-        await publisher.publish(event);
-        await this.outbox.markPublished(event.id, this.relayId);
-      } catch (error) {
-        // The broker is away: put this event and the rest of the batch back, with a backoff.
-        for (const pending of events.slice(index)) {
-          const delay = Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** Math.min(10, pending.attempts));
-          await this.outbox.markFailed(pending.id, this.relayId, (error as Error).message ?? String(error), new Date(Date.now() + delay)).catch(() => undefined);
+    // Per routing key: the first refusal, and the events of that key held back behind it.
+    const unroutable = new Map<string, { error: UnroutableEventError; held: ClaimedEvent[] }>();
+    try {
+      for (const [index, event] of events.entries()) {
+        const refused = unroutable.get(event.type);
+        if (refused !== undefined) {
+          // Same key, same fate until a queue is bound; holding them keeps their order, and the
+          // broker is spared a publish per event.
+          refused.held.push(event);
+          await this.retryLater(event, `held back: ${refused.error.message}`);
+          continue;
         }
-        this.logger.warn(`event ${event.id} not delivered, will retry: ${(error as Error).message}`);
-        return;
+        try {
+          await publisher.publish(event);
+          await this.outbox.markPublished(event.id, this.relayId);
+        } catch (error) {
+          if (error instanceof UnroutableEventError) {
+            // The broker works: events of other keys go on.
+            unroutable.set(event.type, { error, held: [] });
+            await this.retryLater(event, error.message);
+            continue;
+          }
+          // The broker is away: put this event and the rest of the batch back, with a backoff.
+          for (const pending of events.slice(index)) await this.retryLater(pending, (error as Error).message ?? String(error));
+          this.logger.warn(`event ${event.id} not delivered, will retry: ${(error as Error).message}`);
+          return;
+        }
+      }
+    } finally {
+      for (const [type, { error, held }] of unroutable) {
+        this.logger.warn(
+          `event ${error.eventId}${held.length > 0 ? ` and ${held.length} more ${type} event(s)` : ''} NOT published, kept in the outbox ` +
+            `and retried with backoff: ${error.message}. Consumers must bind their queues to the exchange before jobs run.`,
+        );
       }
     }
+  }
+
+  /** Back to the outbox, due again after a backoff that grows with its failed attempts. */
+  private async retryLater(event: ClaimedEvent, reason: string): Promise<void> {
+    const delay = Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** Math.min(10, event.attempts));
+    await this.outbox.markFailed(event.id, this.relayId, reason, new Date(Date.now() + delay)).catch(() => undefined);
   }
 }

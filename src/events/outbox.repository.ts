@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { inTransaction } from '../persistence/transactions.js';
 import type { OutboundEvent } from './event-publisher.port.js';
+
+interface Statement {
+  readonly params: unknown[];
+  bind(value: unknown): string;
+}
 
 export interface ClaimedEvent extends OutboundEvent {
   /** Failed deliveries so far. */
@@ -18,31 +24,42 @@ export class OutboxRepository {
   }
 
   /**
-   * Claims up to `limit` due events for `claimMs`. On PostgreSQL, SKIP LOCKED lets several relays
-   * (processes) claim disjoint batches; an expired claim (relay died) is claimable again.
+   * Claims up to `limit` due events for `claimMs`, oldest first (creation time, then id). On
+   * PostgreSQL, SKIP LOCKED lets several relays (processes) claim disjoint batches; an expired
+   * claim (relay died) is claimable again.
+   *
+   * The order comes from the SELECT: UPDATE … RETURNING gives rows in no defined order, and pg
+   * hands timestamps over as Date objects, whose string forms sort by weekday and drop the
+   * milliseconds.
    */
   async claim(relayId: string, limit: number, claimMs: number): Promise<ClaimedEvent[]> {
-    const now = new Date();
-    const until = new Date(now.getTime() + claimMs);
-    const p = (i: number) => (this.postgres ? `$${i}` : '?');
-    const lock = this.postgres ? 'FOR UPDATE SKIP LOCKED' : '';
-    const due = `SELECT id FROM outbox_events
-      WHERE published_at IS NULL AND next_attempt_at <= ${p(3)} AND (claimed_until IS NULL OR claimed_until < ${p(4)})
-      ORDER BY created_at, id LIMIT ${p(5)} ${lock}`;
-    const rows: { id: string; event_type: string; payload: unknown; created_at: unknown; attempts: number | string }[] = await this.dataSource.query(
-      `UPDATE outbox_events SET claimed_by = ${p(1)}, claimed_until = ${p(2)} WHERE id IN (${due})
-       RETURNING id, event_type, payload, created_at, attempts`,
-      [relayId, this.param(until), this.param(now), this.param(now), limit],
-    );
-    const flat = (Array.isArray(rows[0]) ? rows[0] : rows) as typeof rows;
-    return flat
-      .sort((a, b) => String(a.created_at).localeCompare(String(b.created_at)) || a.id.localeCompare(b.id))
-      .map((row) => ({
-        id: row.id,
-        type: row.event_type,
-        payload: typeof row.payload === 'string' ? JSON.parse(row.payload) : (row.payload as Record<string, unknown>),
-        attempts: Number(row.attempts),
-      }));
+    const now = this.param(new Date());
+    const until = this.param(new Date(Date.now() + claimMs));
+    return inTransaction(this.dataSource, async (manager) => {
+      const select = this.statement();
+      const rows: { id: string; event_type: string; payload: unknown; attempts: number | string }[] = await manager.query(
+        `SELECT id, event_type, payload, attempts FROM outbox_events WHERE ${this.due(select, now)}
+         ORDER BY created_at, id LIMIT ${select.bind(limit)} ${this.postgres ? 'FOR UPDATE SKIP LOCKED' : ''}`,
+        select.params,
+      );
+      if (rows.length === 0) return [];
+      // The due condition again: it is what keeps a claim exclusive where there are no row locks (SQLite).
+      const update = this.statement();
+      const claimed: unknown[] = await manager.query(
+        `UPDATE outbox_events SET claimed_by = ${update.bind(relayId)}, claimed_until = ${update.bind(until)}
+         WHERE ${this.due(update, now)} AND id IN (${rows.map((row) => update.bind(row.id)).join(', ')}) RETURNING id`,
+        update.params,
+      );
+      const won = new Set(((Array.isArray(claimed[0]) ? claimed[0] : claimed) as { id: string }[]).map((row) => row.id));
+      return rows
+        .filter((row) => won.has(row.id))
+        .map((row) => ({
+          id: row.id,
+          type: row.event_type,
+          payload: typeof row.payload === 'string' ? JSON.parse(row.payload) : (row.payload as Record<string, unknown>),
+          attempts: Number(row.attempts),
+        }));
+    });
   }
 
   async markPublished(id: string, relayId: string): Promise<void> {
@@ -63,13 +80,26 @@ export class OutboxRepository {
   }
 
   private async update(id: string, relayId: string, assignments: string, values: Record<string, unknown>): Promise<void> {
+    const statement = this.statement();
+    const set = assignments.replace(/\$(\w+)/g, (_, name: string) => statement.bind(name === 'now' ? this.param(new Date()) : values[name]));
+    await this.dataSource.query(`UPDATE outbox_events SET ${set} WHERE id = ${statement.bind(id)} AND claimed_by = ${statement.bind(relayId)}`, statement.params);
+  }
+
+  /** Unpublished, due and not claimed by a live relay. */
+  private due(statement: Statement, now: Date | string): string {
+    return `published_at IS NULL AND next_attempt_at <= ${statement.bind(now)} AND (claimed_until IS NULL OR claimed_until < ${statement.bind(now)})`;
+  }
+
+  /** Placeholders in the order the SQL text uses them: SQLite's `?` are positional. */
+  private statement(): Statement {
     const params: unknown[] = [];
-    const bind = (value: unknown) => {
-      params.push(value);
-      return this.postgres ? `$${params.length}` : '?';
+    return {
+      params,
+      bind: (value) => {
+        params.push(value);
+        return this.postgres ? `$${params.length}` : '?';
+      },
     };
-    const set = assignments.replace(/\$(\w+)/g, (_, name: string) => bind(name === 'now' ? this.param(new Date()) : values[name]));
-    await this.dataSource.query(`UPDATE outbox_events SET ${set} WHERE id = ${bind(id)} AND claimed_by = ${bind(relayId)}`, params);
   }
 
   /** SQLite stores timestamps as TypeORM's UTC datetime text; PostgreSQL takes Date objects. */

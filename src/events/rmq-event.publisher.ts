@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
-import { ClientProxyFactory, RmqRecord, Transport, type ClientProxy } from '@nestjs/microservices';
+import { ClientRMQ, RmqRecord, type RmqOptions } from '@nestjs/microservices';
+import type { Channel } from 'amqplib';
 import { firstValueFrom } from 'rxjs';
-import type { EventPublisher, OutboundEvent } from './event-publisher.port.js';
+import { UnroutableEventError, type EventPublisher, type OutboundEvent } from './event-publisher.port.js';
 
 const PUBLISH_TIMEOUT_MS = 5_000;
 
@@ -16,16 +17,54 @@ class PayloadSerializer {
   }
 }
 
+/** What amqplib hands a channel's `return` listeners (basic.return): the fields it types loosely. */
+interface ReturnedMessage {
+  readonly fields: { readonly replyCode?: number; readonly replyText?: string };
+  readonly properties: { readonly messageId?: unknown };
+}
+
+/**
+ * Nest's RabbitMQ client, also listening for basic.return on every channel it opens (a new one
+ * after each reconnect). Nest has no option for it, and publishes with `mandatory` are returned.
+ */
+class ReturnAwareClientRmq extends ClientRMQ {
+  constructor(
+    options: Required<RmqOptions>['options'],
+    private readonly onReturn: (message: ReturnedMessage) => void,
+  ) {
+    super(options);
+  }
+
+  override async setupChannel(channel: Channel, resolve: Parameters<ClientRMQ['setupChannel']>[1]): Promise<void> {
+    channel.on('return', this.onReturn);
+    await super.setupChannel(channel, resolve);
+  }
+}
+
 /**
  * Publishes to a RabbitMQ topic exchange through @nestjs/microservices: routing key = event type
  * (`job.completed` / `job.failed`), messageId = event id, persistent, with publisher confirms.
  * A publish that does not complete in time closes the client, so a message queued while the broker
  * was away is discarded rather than sent later behind the relay's back (the relay retries it).
+ *
+ * Publishes are `mandatory`: a confirm alone only says the exchange took the message, also when no
+ * queue is bound for its routing key and it was dropped. RabbitMQ sends the basic.return of such
+ * a message before its confirm, on the same channel, so once the confirm is in, the publisher
+ * knows whether it was routed, and rejects with UnroutableEventError if not.
  */
 export class RmqEventPublisher implements EventPublisher {
   readonly kind = 'rmq';
   private readonly logger = new Logger('EventPublisher');
-  private client: ClientProxy | undefined;
+  private client: ClientRMQ | undefined;
+  /**
+   * Publishes awaiting their confirm, by message id (= event id; the relay never publishes one
+   * event twice at a time), with the broker's reply once returned.
+   */
+  private readonly inFlight = new Map<string, { returned?: string }>();
+  private readonly onReturn = (message: ReturnedMessage): void => {
+    const publish = this.inFlight.get(String(message.properties.messageId));
+    if (publish !== undefined) publish.returned = `${message.fields.replyCode ?? '?'} ${message.fields.replyText ?? 'returned'}`;
+  };
 
   constructor(
     private readonly url: string,
@@ -39,10 +78,19 @@ export class RmqEventPublisher implements EventPublisher {
       type: event.type,
       contentType: 'application/json',
       persistent: true,
+      mandatory: true,
       timestamp: Math.floor(Date.now() / 1000),
       headers: { 'x-event-id': event.id, 'x-event-type': event.type },
     });
-    await this.bounded(firstValueFrom(client.emit(event.type, record), { defaultValue: undefined }), 'publish');
+    const publish: { returned?: string } = {};
+    this.inFlight.set(event.id, publish);
+    try {
+      await this.bounded(firstValueFrom(client.emit(event.type, record), { defaultValue: undefined }), 'publish');
+    } finally {
+      this.inFlight.delete(event.id);
+    }
+    // The broker is fine (it confirmed): the client stays open.
+    if (publish.returned !== undefined) throw new UnroutableEventError(event.id, event.type, `exchange "${this.exchange}"`, publish.returned);
   }
 
   async ping(): Promise<void> {
@@ -55,11 +103,10 @@ export class RmqEventPublisher implements EventPublisher {
     await client?.close();
   }
 
-  private async connected(): Promise<ClientProxy> {
+  private async connected(): Promise<ClientRMQ> {
     if (!this.client) {
-      this.client = ClientProxyFactory.create({
-        transport: Transport.RMQ,
-        options: {
+      this.client = new ReturnAwareClientRmq(
+        {
           urls: [this.url],
           exchange: this.exchange,
           exchangeType: 'topic',
@@ -68,7 +115,8 @@ export class RmqEventPublisher implements EventPublisher {
           serializer: new PayloadSerializer(),
           socketOptions: { heartbeatIntervalInSeconds: 10, reconnectTimeInSeconds: 1 },
         },
-      });
+        this.onReturn,
+      );
     }
     const client = this.client;
     await this.bounded(client.connect(), 'connect');
