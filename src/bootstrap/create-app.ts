@@ -1,4 +1,4 @@
-import { ConsoleLogger, ValidationPipe, type INestApplication, type LogLevel } from '@nestjs/common';
+import { ConsoleLogger, type INestApplication, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from '../app.module.js';
@@ -6,6 +6,9 @@ import type { AppConfig } from '../config/app-config.js';
 import { FetcherRole } from '../config/fetcher-role.js';
 import { FetExceptionFilter } from '../common/errors/fet-exception.filter.js';
 import { validationExceptionFactory } from '../common/errors/validation-exception.factory.js';
+import { bodyLimitsMiddleware } from '../common/http/body-limits.middleware.js';
+import { answerClientErrorsWithEnvelope } from '../common/http/client-error.handler.js';
+import { RequestValidationPipe } from '../common/http/request-validation.pipe.js';
 import { setupSwagger } from './swagger.js';
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
@@ -27,9 +30,12 @@ export async function createFetcherApp(config: AppConfig, logger = createLogger(
 /** Everything an application needs beyond its module graph; tests that build the graph themselves call it too. */
 export function configureFetcherApp(app: NestExpressApplication, config: AppConfig): INestApplication {
   app.useBodyParser('json', { limit: '1mb' });
+  // Before any pipe: the DTO transform recurses, so depth and size are bounded first.
+  app.use(bodyLimitsMiddleware);
+  answerClientErrorsWithEnvelope(app.getHttpServer());
   app.useGlobalFilters(new FetExceptionFilter());
   app.useGlobalPipes(
-    new ValidationPipe({
+    new RequestValidationPipe({
       transform: true,
       whitelist: true,
       forbidNonWhitelisted: true,

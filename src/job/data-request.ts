@@ -19,3 +19,9 @@ export interface DataRequestLimits {
 }
 
 export const WILDCARD = '*';
+
+/**
+ * Values one operator of one filter may list (docs/request-limits.md). Checked by the Manager;
+ * the engines bind the list, and some cap parameters per statement (PostgreSQL at 65,535).
+ */
+export const MAX_VALUES_PER_OPERATOR = 10_000;

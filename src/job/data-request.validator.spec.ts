@@ -4,6 +4,7 @@ import { FetCode } from '../common/errors/fet-code.js';
 import type { JobError } from './job.error.js';
 import { effectiveLimits, validateDataRequest } from './data-request.validator.js';
 import type { DataRequestDto } from './dto/create-job.dto.js';
+import { MAX_VALUES_PER_OPERATOR } from './data-request.js';
 
 function errorOf(request: Partial<DataRequestDto>): JobError {
   try {
@@ -96,5 +97,71 @@ describe('validateDataRequest', () => {
 
   it('lowers only the limits given', () => {
     expect(effectiveLimits(DEFAULT_CEILINGS, { maxParallelDatasources: 2 })).toEqual({ ...DEFAULT_CEILINGS, maxParallelDatasources: 2 });
+  });
+
+  describe('hostile shapes and names', () => {
+    const accepts = (request: unknown) => expect(() => validateDataRequest(request as DataRequestDto, DEFAULT_CEILINGS)).not.toThrow();
+    const parsed = (json: string) => JSON.parse(json) as Partial<DataRequestDto>;
+
+    it.each([
+      ['an array as dataRequest', [], 'dataRequest'],
+      ['an array of arrays as dataRequest', [[]], 'dataRequest'],
+      ['an array as mappedFields', { mappedFields: [] }, 'dataRequest.mappedFields'],
+      ['a string as filters', { mappedFields: { ds: { t: ['id'] } }, filters: 'x' }, 'dataRequest.filters'],
+      ['an array as filters', { mappedFields: { ds: { t: ['id'] } }, filters: [] }, 'dataRequest.filters'],
+      ['an array as limits', { mappedFields: { ds: { t: ['id'] } }, limits: [[]] }, 'dataRequest.limits'],
+    ])('answers %s with FET-0401 naming it, not a TypeError', (_name, request, path) => {
+      let error: JobError | undefined;
+      try {
+        validateDataRequest(request as unknown as DataRequestDto, DEFAULT_CEILINGS);
+      } catch (thrown) {
+        error = thrown as JobError;
+      }
+      expect(error?.code).toBe(FetCode.InvalidDataRequest);
+      expect(Object.keys(error?.fields ?? {})).toContain(path);
+    });
+
+    it('does not find a filter table in the prototype of mappedFields (toString, constructor, hasOwnProperty)', () => {
+      for (const table of ['toString', 'constructor', 'hasOwnProperty', 'valueOf']) {
+        const error = errorOf({ mappedFields: { ds: { t: ['id'] } }, filters: { ds: { [table]: { id: { eq: [1] } } } } });
+        expect(error.code).toBe(FetCode.InvalidDataRequest);
+        expect(error.details?.[0]).toMatchObject({ type: 'invalid_filter', datasource: 'ds', table });
+      }
+      expect(errorOf({ mappedFields: { ds: { t: ['id'] } }, filters: { toString: { t: { id: { eq: [1] } } } } }).details?.[0]).toMatchObject({
+        type: 'invalid_filter',
+        datasource: 'toString',
+      });
+    });
+
+    it('treats constructor, prototype and toString as ordinary names when they are mapped', () => {
+      accepts(parsed('{"mappedFields":{"constructor":{"prototype":["toString"]}},"filters":{"constructor":{"prototype":{"constructor":{"eq":[1]}}}}}'));
+    });
+
+    it.each([
+      ['a datasource', '{"mappedFields":{"__proto__":{"t":["id"]}}}', 'dataRequest.mappedFields.__proto__'],
+      ['a table', '{"mappedFields":{"ds":{"__proto__":["id"]}}}', 'dataRequest.mappedFields.ds.__proto__'],
+      ['a schema-qualified table', '{"mappedFields":{"ds":{"public.__proto__":["id"]}}}', 'dataRequest.mappedFields.ds.public.__proto__'],
+      ['a table in another case', '{"mappedFields":{"ds":{"__PROTO__":["id"]}}}', 'dataRequest.mappedFields.ds.__PROTO__'],
+      ['a field', '{"mappedFields":{"ds":{"t":["__proto__"]}}}', 'dataRequest.mappedFields.ds.t'],
+      ['a filter field', '{"mappedFields":{"ds":{"t":["id"]}},"filters":{"ds":{"t":{"__proto__":{"eq":[1]}}}}}', 'dataRequest.filters.ds.t.__proto__'],
+    ])('refuses __proto__ as %s, naming it (an assignment downstream would drop it)', (_name, json, path) => {
+      const error = errorOf(parsed(json));
+      expect(error.code).toBe(FetCode.InvalidDataRequest);
+      expect(error.fields?.[path]).toContain("'__proto__' is refused");
+    });
+
+    it(`accepts ${MAX_VALUES_PER_OPERATOR} values for one operator and refuses one more with FET-1061, naming the operator`, () => {
+      const values = (n: number) => Array.from({ length: n }, (_, i) => i);
+      accepts({ mappedFields: { ds: { t: ['id'] } }, filters: { ds: { t: { id: { in: values(MAX_VALUES_PER_OPERATOR) } } } } });
+      for (const operator of ['in', 'nin', 'eq', 'ne'] as const) {
+        const error = errorOf({ mappedFields: { ds: { t: ['id'] } }, filters: { ds: { t: { id: { [operator]: values(MAX_VALUES_PER_OPERATOR + 1) } } } } });
+        expect(error.code).toBe(FetCode.LimitExceeded);
+        expect(error.fields).toEqual({
+          [`dataRequest.filters.ds.t.id.${operator}`]: `operator '${operator}' on 'ds.t.id' takes at most 10000 values, got 10001`,
+        });
+        expect(error.details?.[0]).toMatchObject({ type: 'limit_exceeded', datasource: 'ds', table: 't', field: 'id', operator });
+      }
+      expect(errorOf({ mappedFields: { ds: { t: ['id'] } }, filters: { ds: { t: { id: { in: values(65_536) } } } } }).code).toBe(FetCode.LimitExceeded);
+    });
   });
 });

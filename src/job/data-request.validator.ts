@@ -1,7 +1,7 @@
 import { FetCode } from '../common/errors/fet-code.js';
 import type { ErrorDetail } from '../common/errors/fetcher.error.js';
 import type { ExtractionCeilings } from '../config/app-config.js';
-import { FILTER_OPERATORS, WILDCARD, type DataRequestLimits, type FilterOperator } from './data-request.js';
+import { FILTER_OPERATORS, MAX_VALUES_PER_OPERATOR, WILDCARD, type DataRequestLimits, type FilterOperator, type MappedFields } from './data-request.js';
 import type { DataRequestDto } from './dto/create-job.dto.js';
 import { JobError } from './job.error.js';
 
@@ -19,6 +19,14 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const isBlank = (value: string) => value.trim() === '';
 
+/**
+ * Names are looked up as own properties only, so `constructor` or `toString` are ordinary
+ * names. `__proto__` (as a whole name or as a part of `schema.table`, in any case) is refused:
+ * wherever it became a key (`public.__proto__` is keyed `__proto__`) an assignment would drop it.
+ */
+const isForbiddenName = (name: string) => name.split('.').some((part) => part.toLowerCase() === '__proto__');
+const forbiddenNameMessage = (name: string) => `'${name}' cannot be used as a name: '__proto__' is refused`;
+
 /** The ceilings of this job: the engine's, lowered by `dataRequest.limits`. */
 export function effectiveLimits(ceilings: ExtractionCeilings, requested: DataRequestLimits | null | undefined): ExtractionCeilings {
   const out = { ...ceilings };
@@ -34,6 +42,9 @@ export function effectiveLimits(ceilings: ExtractionCeilings, requested: DataReq
  * FET-1061 when only count limits are exceeded, FET-0401 otherwise; `details` lists each one.
  */
 export function validateDataRequest(request: DataRequestDto, ceilings: ExtractionCeilings): void {
+  if (!isPlainObject(request)) {
+    throw new JobError(FetCode.InvalidDataRequest, 'dataRequest must be an object', { fields: { dataRequest: 'dataRequest must be an object' } });
+  }
   const problems: ErrorDetail[] = [];
   const fields: Record<string, string> = {};
   const add = (detail: ErrorDetail, path: string, message: string) => {
@@ -41,8 +52,12 @@ export function validateDataRequest(request: DataRequestDto, ceilings: Extractio
     fields[path] ??= message;
   };
 
+  const requestedLimits: unknown = request.limits;
+  if (requestedLimits !== undefined && requestedLimits !== null && !isPlainObject(requestedLimits)) {
+    add({ type: 'invalid_limit' }, 'dataRequest.limits', 'dataRequest.limits must be an object');
+  }
   for (const name of LIMIT_NAMES) {
-    const value = (request.limits as Record<string, unknown> | undefined)?.[name];
+    const value = isPlainObject(requestedLimits) && Object.hasOwn(requestedLimits, name) ? requestedLimits[name] : undefined;
     if (value === undefined) continue;
     const path = `dataRequest.limits.${name}`;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
@@ -53,9 +68,12 @@ export function validateDataRequest(request: DataRequestDto, ceilings: Extractio
   }
   const limits = effectiveLimits(ceilings, problems.length > 0 ? undefined : request.limits);
 
-  const mapped = request.mappedFields;
+  const mapped: MappedFields = isPlainObject(request.mappedFields) ? request.mappedFields : {};
+  if (!isPlainObject(request.mappedFields)) {
+    add({ type: 'invalid_shape' }, 'dataRequest.mappedFields', 'mappedFields must be an object of datasources');
+  }
   const configNames = Object.keys(mapped);
-  if (configNames.length === 0) add({ type: 'invalid_shape' }, 'dataRequest.mappedFields', 'mappedFields cannot be empty');
+  if (isPlainObject(request.mappedFields) && configNames.length === 0) add({ type: 'invalid_shape' }, 'dataRequest.mappedFields', 'mappedFields cannot be empty');
   if (configNames.length > limits.maxDatasources) {
     add(
       { type: 'limit_exceeded' },
@@ -67,6 +85,7 @@ export function validateDataRequest(request: DataRequestDto, ceilings: Extractio
     const tables = mapped[configName];
     const base = `dataRequest.mappedFields.${configName}`;
     if (isBlank(configName)) add({ type: 'invalid_shape' }, base, 'datasource config name cannot be empty or whitespace-only');
+    if (isForbiddenName(configName)) add({ type: 'invalid_shape', datasource: configName }, base, forbiddenNameMessage(configName));
     if (!isPlainObject(tables) || Object.keys(tables).length === 0) {
       add({ type: 'invalid_shape', datasource: configName }, base, `datasource '${configName}' must map at least one table`);
       continue;
@@ -83,7 +102,7 @@ export function validateDataRequest(request: DataRequestDto, ceilings: Extractio
       validateFieldList(configName, table, tables[table], limits.maxFieldsPerTable, add);
     }
   }
-  validateFilters(request, limits.maxFieldsPerTable, add);
+  validateFilters(request.filters, mapped, limits.maxFieldsPerTable, add);
 
   if (problems.length === 0) return;
   const onlyCounts = problems.every((problem) => problem.type === 'limit_exceeded');
@@ -100,6 +119,7 @@ function validateFieldList(configName: string, table: string, list: unknown, max
   const path = `dataRequest.mappedFields.${configName}.${table}`;
   const at = { datasource: configName, table };
   if (isBlank(table)) return add({ type: 'invalid_shape', ...at }, path, `table name cannot be empty in '${configName}'`);
+  if (isForbiddenName(table)) return add({ type: 'invalid_shape', ...at }, path, forbiddenNameMessage(table));
   if (!Array.isArray(list) || list.length === 0) {
     return add({ type: 'invalid_shape', ...at }, path, `field list of '${configName}.${table}' must be a non-empty array`);
   }
@@ -112,6 +132,7 @@ function validateFieldList(configName: string, table: string, list: unknown, max
       add({ type: 'invalid_shape', ...at }, path, `field names of '${configName}.${table}' must be non-empty strings`);
       continue;
     }
+    if (isForbiddenName(field)) add({ type: 'invalid_shape', ...at, field }, path, forbiddenNameMessage(field));
     if (seen.has(field)) add({ type: 'invalid_shape', ...at, field }, path, `field '${field}' is listed twice in '${configName}.${table}'`);
     seen.add(field);
   }
@@ -120,12 +141,12 @@ function validateFieldList(configName: string, table: string, list: unknown, max
   }
 }
 
-function validateFilters(request: DataRequestDto, maxFields: number, add: AddProblem): void {
-  const filters = request.filters;
+function validateFilters(filters: unknown, mapped: MappedFields, maxFields: number, add: AddProblem): void {
   if (filters === undefined || filters === null) return;
+  if (!isPlainObject(filters)) return add({ type: 'invalid_filter' }, 'dataRequest.filters', 'filters must be an object of datasources');
   for (const [configName, tables] of Object.entries(filters)) {
     const base = `dataRequest.filters.${configName}`;
-    const mappedTables = request.mappedFields[configName];
+    const mappedTables = Object.hasOwn(mapped, configName) ? mapped[configName] : undefined;
     if (!isPlainObject(mappedTables)) {
       add({ type: 'invalid_filter', datasource: configName }, base, `filter references datasource '${configName}', which is not in mappedFields`);
       continue;
@@ -137,7 +158,7 @@ function validateFilters(request: DataRequestDto, maxFields: number, add: AddPro
     for (const [table, columns] of Object.entries(tables)) {
       const at = { datasource: configName, table };
       const tablePath = `${base}.${table}`;
-      if (!(table in mappedTables)) {
+      if (!Object.hasOwn(mappedTables, table)) {
         add({ type: 'invalid_filter', ...at }, tablePath, `filter references table '${configName}.${table}', which is not in mappedFields`);
         continue;
       }
@@ -163,6 +184,7 @@ function validateCondition(
 ): void {
   const where = `'${at.datasource}.${at.table}.${field}'`;
   if (isBlank(field)) return add({ type: 'invalid_filter', ...at }, path, `filter field name cannot be empty in '${at.datasource}.${at.table}'`);
+  if (isForbiddenName(field)) return add({ type: 'invalid_filter', ...at, field }, path, forbiddenNameMessage(field));
   if (!isPlainObject(condition) || Object.keys(condition).length === 0) {
     return add({ type: 'invalid_filter', ...at, field }, path, `filter on ${where} must be an object with at least one operator`);
   }
@@ -182,7 +204,13 @@ function validateCondition(
       continue;
     }
     const op = operator as FilterOperator;
-    if (EXACTLY_ONE.has(op) && values.length !== 1) {
+    if (values.length > MAX_VALUES_PER_OPERATOR) {
+      add(
+        { ...detail, type: 'limit_exceeded' },
+        opPath,
+        `operator '${op}' on ${where} takes at most ${MAX_VALUES_PER_OPERATOR} values, got ${values.length}`,
+      );
+    } else if (EXACTLY_ONE.has(op) && values.length !== 1) {
       add(detail, opPath, `operator '${op}' on ${where} takes exactly 1 value, got ${values.length}`);
     } else if (op === 'between' && values.length !== 2) {
       add(detail, opPath, `operator 'between' on ${where} takes exactly 2 values, got ${values.length}`);

@@ -185,7 +185,8 @@ export class JobService {
 }
 
 function validateSource(metadata: Record<string, unknown>): string {
-  if (!('source' in metadata) || metadata.source === null || metadata.source === undefined) {
+  // Own members only: metadata is free-form JSON, and `source` must not come from a prototype.
+  if (!Object.hasOwn(metadata, 'source') || metadata.source === null || metadata.source === undefined) {
     throw new JobError(FetCode.MissingFields, 'metadata.source is required for job notification routing', {
       fields: { 'metadata.source': 'metadata.source is a required field' },
     });

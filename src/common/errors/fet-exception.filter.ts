@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import { FET_CATALOGUE, FetCode } from './fet-code.js';
@@ -66,9 +67,12 @@ export class FetExceptionFilter implements ExceptionFilter {
         return { status, body: { code: FetCode.NotFound, title: 'Not Found', message: 'route not found' } };
       }
       if (status === HttpStatus.PAYLOAD_TOO_LARGE) return envelope(FetCode.PayloadTooLarge, 'request body exceeds 1 MiB');
+      // Express refuses a path parameter that is not valid percent-encoding (`/v1/fetcher/%ZZ`).
+      if (status === HttpStatus.BAD_REQUEST && exception.cause instanceof URIError) return envelope(FetCode.InvalidPathId, 'invalid path parameter encoding');
       if (status === HttpStatus.BAD_REQUEST) return envelope(FetCode.BadRequest, 'unable to parse request body');
       if (status < 500) {
-        return { status, body: { code: FetCode.BadRequest, title: exception.name, message: exception.message } };
+        // The HTTP reason phrase (`Unsupported Media Type`), not the class name of the framework error.
+        return { status, body: { code: FetCode.BadRequest, title: STATUS_CODES[status] ?? 'Bad Request', message: exception.message } };
       }
     }
     if (isStoreUnavailable(exception)) {

@@ -2,6 +2,8 @@ import { FetCode } from '../errors/fet-code.js';
 import { RequestValidationError } from '../errors/fetcher.error.js';
 
 export const MAX_PAGE_LIMIT = 100;
+/** Far past any real list; `page=1e20` made the offset a float the store refused, a 500 (docs/request-limits.md). */
+export const MAX_PAGE = 1_000_000;
 
 export interface PageRequest {
   readonly page: number;
@@ -11,6 +13,7 @@ export interface PageRequest {
 /** `page` (default 1) and `limit` (default 10, at most 100) of a list route's query string. */
 export function parsePageRequest(flat: Readonly<Record<string, string | undefined>>): PageRequest {
   const page = positiveInt(flat.page, 'page', 1);
+  if (page > MAX_PAGE) throw invalidQuery(FetCode.InvalidQuery, `page must not exceed ${MAX_PAGE}`, ['page']);
   const limit = positiveInt(flat.limit, 'limit', 10);
   if (limit > MAX_PAGE_LIMIT) {
     throw invalidQuery(
@@ -28,7 +31,8 @@ export function invalidQuery(code: FetCode, message: string, names: readonly str
 
 /** `?metadata.team=x` arrives flat or nested depending on the query parser; repeated keys are refused. */
 export function flatQuery(raw: Record<string, unknown>, prefix = ''): Record<string, string> {
-  const out: Record<string, string> = {};
+  // Null prototype: `?__proto__=x` must stay a parameter (and be refused as unknown), not vanish.
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [key, value] of Object.entries(raw)) {
     const name = prefix + key;
     if (typeof value === 'string') out[name] = value;

@@ -15,6 +15,7 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
+import { RawJson } from '../../common/http/raw-json.decorator.js';
 import { DATASOURCE_TYPES, DatasourceType } from '../datasource-type.js';
 
 export const CONFIG_NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
@@ -75,10 +76,11 @@ export class CreateConnectionDto {
   password!: string;
 
   @ApiPropertyOptional({ type: SslOptionsDto })
-  @IsOptional() @ValidateNested() @Type(() => SslOptionsDto)
+  // IsObject: ValidateNested alone lets an array through, validating each element.
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => SslOptionsDto)
   ssl?: SslOptionsDto;
 
   @ApiPropertyOptional({ example: { team: 'finance' }, description: 'Free-form. Oracle needs serviceName; MongoDB reads authSource (it is always connected directly to the host given).' })
-  @IsOptional() @IsObject()
+  @IsOptional() @IsObject() @RawJson()
   metadata?: Record<string, unknown>;
 }

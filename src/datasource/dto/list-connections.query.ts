@@ -44,7 +44,10 @@ export function parseListQuery(raw: Record<string, unknown>): ListConnectionsQue
   for (const [key, value] of Object.entries(flat)) {
     if (!key.startsWith('metadata.')) continue;
     const name = key.slice('metadata.'.length);
-    if (!METADATA_KEY.test(name)) throw invalid(FetCode.InvalidQuery, `metadata filter keys must be 1-64 characters of [A-Za-z0-9_-]`, [key]);
+    // `__proto__` is refused as a body member too, so no connection can have it; assigned below it would drop the filter.
+    if (!METADATA_KEY.test(name) || name === '__proto__') {
+      throw invalid(FetCode.InvalidQuery, `metadata filter keys must be 1-64 characters of [A-Za-z0-9_-], other than __proto__`, [key]);
+    }
     metadata[name] = value;
   }
   return {

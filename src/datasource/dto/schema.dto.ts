@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsDefined, IsObject } from 'class-validator';
+import { RawJson } from '../../common/http/raw-json.decorator.js';
 import { DatasourceType } from '../datasource-type.js';
 import type { MappedFields } from '../../job/data-request.js';
 
@@ -26,7 +27,7 @@ export class ConnectionTestResultDto {
 
 export class ValidateSchemaDto {
   @ApiProperty({ example: { pg_main: { accounts: ['id', 'email'], 'accounting.invoices': ['*'] } } })
-  @IsDefined() @IsObject()
+  @IsDefined() @IsObject() @RawJson()
   mappedFields!: MappedFields;
 }
 

@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, MinLength, ValidateIf, ValidateNested } from 'class-validator';
+import { RawJson } from '../../common/http/raw-json.decorator.js';
 import { DATASOURCE_TYPES, DatasourceType } from '../datasource-type.js';
 import { CONFIG_NAME_PATTERN, HOST_PATTERN, SslOptionsDto } from './create-connection.dto.js';
 
@@ -48,12 +49,12 @@ export class UpdateConnectionDto {
 
   @ApiPropertyOptional({ type: SslOptionsDto, nullable: true })
   @ValidateIf((dto: UpdateConnectionDto) => dto.ssl !== null && dto.ssl !== undefined)
-  @ValidateNested() @Type(() => SslPatchDto)
+  @IsObject() @ValidateNested() @Type(() => SslPatchDto)
   ssl?: SslPatchDto | null;
 
   @ApiPropertyOptional({ example: { team: 'finance' }, nullable: true, description: 'Replaces the whole object.' })
   @ValidateIf((dto: UpdateConnectionDto) => dto.metadata !== null && dto.metadata !== undefined)
-  @IsObject()
+  @IsObject() @RawJson()
   metadata?: Record<string, unknown> | null;
 }
 

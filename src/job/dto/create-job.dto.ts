@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsDefined, IsObject, IsOptional, ValidateNested } from 'class-validator';
+import { RawJson } from '../../common/http/raw-json.decorator.js';
 import type { DataRequestLimits, Filters, MappedFields } from '../data-request.js';
 
 /** Range and ceiling checks live in the data-request validator, which names each offending limit. */
@@ -20,30 +21,31 @@ export class DataRequestDto {
     example: { pg_main: { 'public.accounts': ['id', 'email'], 'accounting.invoices': ['*'] } },
     description: 'mappedFields[configName][table] = [field, …]; ["*"] selects every column.',
   })
-  @IsDefined() @IsObject()
+  @IsDefined() @IsObject() @RawJson()
   mappedFields!: MappedFields;
 
   @ApiPropertyOptional({
     example: { pg_main: { 'public.accounts': { created_at: { gte: ['2026-01-01'] } } } },
-    description: 'filters[configName][table][field] = {operator: [values…]} with eq, gt, gte, lt, lte, between, in, nin, ne, like.',
+    description: 'filters[configName][table][field] = {operator: [values…]} with eq, gt, gte, lt, lte, between, in, nin, ne, like; at most 10,000 values per operator.',
   })
-  @IsOptional() @IsObject()
+  @IsOptional() @IsObject() @RawJson()
   filters?: Filters;
 
   @ApiPropertyOptional({ type: LimitsDto, description: 'Lower any engine limit for this job.' })
-  @IsOptional() @ValidateNested() @Type(() => LimitsDto)
+  // IsObject: ValidateNested alone lets an array through, validating each element.
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => LimitsDto)
   limits?: LimitsDto;
 }
 
 export class CreateJobDto {
   @ApiProperty({ type: DataRequestDto })
-  @IsDefined() @ValidateNested() @Type(() => DataRequestDto)
+  @IsDefined() @IsObject() @ValidateNested() @Type(() => DataRequestDto)
   dataRequest!: DataRequestDto;
 
   @ApiProperty({
     example: { source: 'reporter', correlationId: 'settlement-2026-07-13' },
     description: 'Free-form, with a required `source`: the product that owns the job.',
   })
-  @IsDefined() @IsObject()
+  @IsDefined() @IsObject() @RawJson()
   metadata!: Record<string, unknown>;
 }

@@ -1,0 +1,550 @@
+import { randomBytes } from 'node:crypto';
+import fc from 'fast-check';
+import type { Response } from 'supertest';
+import { DataSource } from 'typeorm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADDRESS_RESOLVER } from '../../src/datasource/ssrf/address-resolver.port.js';
+import { bearer, documentedV1Routes, OPEN_ROUTES } from '../helpers/auth-routes.js';
+import { registerPostgres, startEmbeddedFetcher, TEST_MASTER_KEY, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { createTempDatabase, TEST_PG, type TempDatabase } from '../helpers/pg-database.js';
+
+/**
+ * Property-based fuzzing of every route: generated bodies, query strings, path parameters and
+ * headers, sent to the real app. Whatever arrives, the answer is below 500, a 4xx is a FET
+ * envelope, nothing carries a stack trace, a file path or a secret, and afterwards the process
+ * is healthy, every job has ended and the source table is unchanged.
+ *
+ * Deterministic by default; FUZZ_SEED=<n> replays or explores another seed. A failure names the
+ * seed (and fast-check's path) to replay it with.
+ */
+const SEED = process.env.FUZZ_SEED === undefined ? 20_260_713 : Number(process.env.FUZZ_SEED);
+if (!Number.isSafeInteger(SEED)) throw new Error(`FUZZ_SEED must be an integer, got '${process.env.FUZZ_SEED}'`);
+
+const PRODUCT = 'fuzz';
+const SOURCE = 'pg_fuzz';
+const CONNECTION_PASSWORD = 'not-needed-with-trust-auth';
+const FUZZ_PASSWORD = `fuzz-pw-${randomBytes(8).toString('hex')}`;
+const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
+const SECRETS = [TEST_MASTER_KEY, CONNECTION_PASSWORD, FUZZ_PASSWORD, ADMIN_KEY, ...(TEST_PG.password ? [TEST_PG.password] : [])];
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** What an answer must never show: stack frames, and paths of this checkout or of node_modules. */
+const LEAKS: ReadonlyArray<readonly [string, RegExp]> = [
+  ['a stack frame', /\n\s*at |\bat (?:async )?[\w$.<>[\]]+ \(|\bat (?:file:\/\/|node:)/],
+  ['a file path', new RegExp(`node_modules|file://|${escaped(process.cwd())}|[\\w-]+\\.[cm]?[jt]s:\\d+`)],
+];
+/** Fewer runs and a shorter budget when asked, e.g. FUZZ_RUNS=0.25 on a slow machine. */
+const SCALE = Number(process.env.FUZZ_RUNS ?? 1);
+const runs = (n: number) => Math.max(1, Math.round(n * SCALE));
+/** Each property takes a few seconds; the margin is for a loaded machine, and for shrinking a failure. */
+const PROPERTY_TIMEOUT = { timeout: 180_000 };
+
+type Method = 'get' | 'post' | 'patch' | 'delete';
+interface Route {
+  readonly method: Method;
+  /** Swagger's spelling, `{id}` for the path parameter. */
+  readonly template: string;
+}
+interface FuzzRequest {
+  readonly method: Method;
+  readonly path: string;
+  readonly headers?: ReadonlyArray<readonly [string, string | string[]]>;
+  readonly body?: string;
+}
+
+const stats = { requests: 0, byStatus: new Map<number, number>(), started: 0 };
+
+// ---------------------------------------------------------------------------------------------
+// Generators
+
+const HOSTILE_KEYS = [
+  '__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__', 'then', 'length', '0', '', ' ', '*', '.',
+  'public.tiny', 'a.b.c', '$where', '$gt', 'source', 'metadata', 'dataRequest', 'mappedFields', 'filters', 'limits', 'in', 'nin', 'eq', 'between',
+  'like', 'ssl', 'password', 'configName', SOURCE, 'tiny', 'id', 'label', 'TINY', 'Ünïcödé', '\u0000', 'x'.repeat(300),
+];
+const HOSTILE_STRINGS = [
+  '', ' ', '*', '%', '%ZZ', "'; DROP TABLE tiny; --", '" OR 1=1 --', '\u0000', '\ud800', '\u202e', '../../etc/passwd', '${jndi:ldap://x}', '{{7*7}}',
+  '<script>alert(1)</script>', 'null', 'undefined', 'NaN', '1e309', '2026-02-30', '2026-01-01', 'POSTGRESQL', 'fuzz', 'FUZZ', SOURCE, 'x'.repeat(5_000),
+];
+
+const hostileKey = fc.oneof(fc.constantFrom(...HOSTILE_KEYS), fc.string({ maxLength: 10 }), fc.string({ unit: 'binary', maxLength: 6 }));
+const hostileScalar = fc.oneof(
+  fc.constantFrom<unknown>(...HOSTILE_STRINGS, 0, -1, 1.5, -0, 1e308, -1e308, 2 ** 53 + 1, 65_536, true, false, null),
+  fc.string({ maxLength: 20 }),
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+);
+
+/** An object whose members are defined, never assigned, so `__proto__` stays an own member. */
+function objectOf(entries: ReadonlyArray<readonly [string, unknown]>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of entries) Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  return out;
+}
+
+const { value: hostileValue } = fc.letrec<{ value: unknown }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small', maxDepth: 5 },
+    hostileScalar,
+    fc.array(tie('value'), { maxLength: 5 }),
+    fc.array(fc.tuple(hostileKey, tie('value')), { maxLength: 5 }).map(objectOf),
+  ),
+}));
+
+/** Nesting built as text, far past what recursive code survives. */
+const deepText = fc
+  .record({
+    levels: fc.oneof(fc.integer({ min: 30, max: 36 }), fc.integer({ min: 100, max: 5_000 }), fc.constantFrom(20_000, 100_000)),
+    shape: fc.constantFrom('object', 'array', 'mixed'),
+    key: fc.constantFrom('a', '__proto__', 'constructor', 'mappedFields'),
+  })
+  .map(({ levels, shape, key }) => {
+    const open = shape === 'object' ? `{${JSON.stringify(key)}:` : shape === 'array' ? '[' : `[{${JSON.stringify(key)}:`;
+    const close = shape === 'object' ? '}' : shape === 'array' ? ']' : '}]';
+    return `${open.repeat(levels)}1${close.repeat(levels)}`;
+  });
+const hugeArrayText = fc
+  .record({ length: fc.constantFrom(10_000, 10_001, 65_535, 65_536, 70_000, 150_000), of: fc.constantFrom('number', 'string', 'null', 'object') })
+  .map(({ length, of }) => {
+    const item = (i: number) => (of === 'number' ? String(i) : of === 'string' ? `"v${i}"` : of === 'null' ? 'null' : '{}');
+    return `[${Array.from({ length }, (_, i) => item(i)).join(',')}]`;
+  });
+const wideObjectText = fc
+  .constantFrom(999, 1_000, 1_001, 5_000, 20_000)
+  .map((members) => `{${Array.from({ length: members }, (_, i) => `"k${i}":${i}`).join(',')}}`);
+const bigText = fc.oneof(deepText, hugeArrayText, wideObjectText);
+
+/** The shapes the request language expects, each with a slot for something hostile. */
+const SKELETONS = [
+  (x: string) => `{"metadata":{"source":"${PRODUCT}"},"dataRequest":${x}}`,
+  (x: string) => `{"metadata":${x},"dataRequest":{"mappedFields":{"${SOURCE}":{"tiny":["id"]}}}}`,
+  (x: string) => `{"metadata":{"source":"${PRODUCT}"},"dataRequest":{"mappedFields":${x}}}`,
+  (x: string) => `{"metadata":{"source":"${PRODUCT}"},"dataRequest":{"mappedFields":{"${SOURCE}":${x}}}}`,
+  (x: string) => `{"metadata":{"source":"${PRODUCT}"},"dataRequest":{"mappedFields":{"${SOURCE}":{"tiny":["id"]}},"filters":${x}}}`,
+  (x: string) => `{"metadata":{"source":"${PRODUCT}"},"dataRequest":{"mappedFields":{"${SOURCE}":{"tiny":["id"]}},"filters":{"${SOURCE}":{"tiny":{"id":{"in":${x}}}}}}}`,
+  (x: string) => `{"metadata":{"source":"${PRODUCT}"},"dataRequest":{"mappedFields":{"${SOURCE}":{"tiny":["id"]}},"limits":${x}}}`,
+  (x: string) => `{"configName":"fz_big","type":"POSTGRESQL","host":"192.0.2.1","port":5432,"databaseName":"d","userName":"u","password":"p","ssl":${x},"metadata":${x}}`,
+  (x: string) => `{"productName":"${PRODUCT}","name":${x}}`,
+  (x: string) => x,
+];
+const RAW_TEXTS = ['', '{', '{"a":', 'null', '[]', '[[]]', '"x"', '3', 'true', '{"a":1}{"b":2}', '\ufeff{}', '{"a":1,}', 'NaN', '{"a":01}', '{"__proto__":{"polluted":true}}', '{"constructor":{"prototype":{"polluted":true}}}', '{"a":"\\ud800"}'];
+
+const anyBody: fc.Arbitrary<string> = fc.oneof(
+  { arbitrary: hostileValue.map((value) => JSON.stringify(value) ?? 'null'), weight: 4 },
+  { arbitrary: fc.tuple(fc.constantFrom(...SKELETONS), hostileValue).map(([skeleton, value]) => skeleton(JSON.stringify(value) ?? 'null')), weight: 4 },
+  { arbitrary: fc.tuple(fc.constantFrom(...SKELETONS), bigText).map(([skeleton, text]) => skeleton(text)), weight: 1 },
+  { arbitrary: fc.oneof(fc.constantFrom(...RAW_TEXTS), fc.string({ maxLength: 40 })), weight: 1 },
+);
+
+type Mutation = { readonly op: 'replace' | 'delete' | 'add' | 'wrap' | 'rename' | 'nest'; readonly at: number; readonly key: string; readonly value: unknown };
+const mutation: fc.Arbitrary<Mutation> = fc.record({
+  op: fc.constantFrom('replace', 'delete', 'add', 'wrap', 'rename', 'nest'),
+  at: fc.nat(),
+  key: hostileKey,
+  value: hostileValue,
+});
+
+/** Every [container, key] of a JSON value, breadth first (the value is small). */
+function slotsOf(root: Record<string, unknown>): Array<readonly [Record<string, unknown> | unknown[], string]> {
+  const slots: Array<readonly [Record<string, unknown> | unknown[], string]> = [];
+  const queue: unknown[] = [root];
+  for (let index = 0; index < queue.length; index += 1) {
+    const container = queue[index];
+    if (container === null || typeof container !== 'object') continue;
+    for (const key of Object.keys(container)) {
+      slots.push([container as Record<string, unknown>, key]);
+      queue.push((container as Record<string, unknown>)[key]);
+    }
+  }
+  return slots;
+}
+
+/** A valid body with a few of its members replaced, removed, renamed, wrapped or nested. */
+function mutated(base: Record<string, unknown>, mutations: readonly Mutation[]): string {
+  const root = structuredClone(base);
+  for (const { op, at, key, value } of mutations) {
+    const slots = slotsOf(root);
+    if (slots.length === 0) break;
+    const [container, slot] = slots[at % slots.length];
+    const target = container as Record<string, unknown>;
+    const current = target[slot];
+    const define = (name: string, to: unknown) => Object.defineProperty(target, name, { value: to, enumerable: true, writable: true, configurable: true });
+    if (op === 'replace') define(slot, value);
+    else if (op === 'delete') delete target[slot];
+    else if (op === 'wrap') define(slot, [current]);
+    else if (op === 'nest') define(slot, JSON.parse(`${'{"n":'.repeat(at % 40)}${JSON.stringify(current) ?? 'null'}${'}'.repeat(at % 40)}`));
+    else if (op === 'rename' && !Array.isArray(container)) {
+      delete target[slot];
+      define(key, current);
+    } else if (current !== null && typeof current === 'object' && !Array.isArray(current)) {
+      Object.defineProperty(current, key, { value, enumerable: true, writable: true, configurable: true });
+    } else {
+      define(slot, value);
+    }
+  }
+  return JSON.stringify(root);
+}
+
+const nearValid = (base: (n: number) => Record<string, unknown>) =>
+  fc.tuple(fc.nat(), fc.array(mutation, { minLength: 1, maxLength: 3 })).map(([n, mutations]) => mutated(base(n), mutations));
+
+const validJob = (n: number) => ({
+  metadata: { source: PRODUCT, correlationId: `fuzz-${n}` },
+  dataRequest: {
+    mappedFields: { [SOURCE]: { tiny: ['id', 'label'] } },
+    filters: { [SOURCE]: { tiny: { id: { in: [1, 2, 3] }, label: { like: ['a%'] } } } },
+    limits: { timeoutMs: 5_000, maxResultBytes: 100_000 },
+  },
+});
+const validConnection = (n: number) => ({
+  configName: `fz_${n}`,
+  type: 'POSTGRESQL',
+  host: `db${n}.fuzz.invalid`,
+  port: 5432,
+  databaseName: 'd',
+  userName: 'u',
+  password: FUZZ_PASSWORD,
+  ssl: { mode: 'require' },
+  metadata: { team: 'x' },
+});
+const validSchemaCheck = () => ({ mappedFields: { [SOURCE]: { tiny: ['id', 'label'] } } });
+const validApiKey = (n: number) => ({ productName: PRODUCT, name: `fuzz key ${n}` });
+
+/** encodeURIComponent throws on a lone surrogate; a client could not send one anyway. */
+const wellFormed = (text: string) => text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+const encoded = (text: string) => encodeURIComponent(wellFormed(text));
+/** URL-safe junk: bytes a client may send raw (0x21-0xff, no '/', '?', '#'). */
+const rawUrlJunk = fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 12 }).map((s) => s.replace(/[/?#]/g, '%'));
+
+const pathParam = (realIds: readonly string[], pool: readonly string[] = []) =>
+  fc.oneof(
+    fc.uuid(),
+    // Ids of jobs and keys this run created: their stored, hostile-looking contents are read back.
+    fc.nat().map((index) => pool[index % Math.max(1, pool.length)] ?? realIds[0]),
+    fc.uuid().map((id) => id.toUpperCase()),
+    fc.constantFrom(...realIds),
+    fc.constantFrom('null', 'undefined', '..', '.', '%ZZ', '%', '%00', '%2F', '%2e%2e', '%C0%AF', '0', '-1', '{id}', '00000000-0000-0000-0000-000000000000'),
+    fc.constantFrom(1_000, 16_000, 17_000, 40_000).map((n) => 'x'.repeat(n)),
+    fc.uuid().map((id) => `${id}x`),
+    fc.string({ maxLength: 40 }).map(encoded),
+    fc.string({ unit: 'binary', maxLength: 20 }).map(encoded),
+    rawUrlJunk,
+  );
+
+const QUERY_KEYS = [
+  'page', 'limit', 'sortOrder', 'type', 'host', 'databaseName', 'startDate', 'endDate', 'productName', 'metadata.team', 'metadata.__proto__',
+  'metadata.constructor', 'metadata.', 'metadata.x.y', 'page[]', 'limit[0]', 'a[b][c]', '__proto__', '__proto__[polluted]', 'constructor[prototype][x]', '',
+];
+const QUERY_VALUES = ['1', '0', '-1', '01', '1.5', 'abc', '1e3', '100', '101', '1000000', '1000001', '99999999999999999999', '9007199254740993', 'asc', 'DESC', 'POSTGRESQL', 'mysql', '2026-02-30', '2026-01-01', '2025-12-31', ''];
+const queryPart = fc.oneof(
+  fc.constantFrom(...QUERY_KEYS).map(encodeURIComponent),
+  fc.string({ maxLength: 12 }).map(encoded),
+  rawUrlJunk,
+);
+const queryValue = fc.oneof(
+  fc.constantFrom(...QUERY_VALUES).map(encodeURIComponent),
+  fc.string({ maxLength: 20 }).map(encoded),
+  rawUrlJunk,
+  fc.constantFrom(2_000, 12_000).map((n) => 'x'.repeat(n)),
+);
+const queryString = fc
+  .array(fc.tuple(queryPart, fc.option(queryValue, { nil: undefined })), { maxLength: 6 })
+  .chain((pairs) => fc.tuple(fc.constant(pairs), fc.nat({ max: 3 })))
+  .map(([pairs, repeats]) => {
+    const all = [...pairs, ...pairs.slice(0, repeats)];
+    return all.map(([key, value]) => (value === undefined ? key : `${key}=${value}`)).join('&');
+  });
+
+/** Header values a client can send: tab, visible ASCII, space and Latin-1 (Node refuses the rest). */
+const headerText = (maxLength: number) =>
+  fc.string({ unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff })).map((c) => String.fromCharCode(c)), maxLength });
+const headerSets = (credentials: readonly string[]) =>
+  fc.record(
+    {
+      product: fc.oneof(
+        fc.constantFrom(PRODUCT, 'FUZZ', ' fuzz ', '', ' ', 'other', 'fuzz, other', 'fuzz;other', 'füzz', 'a'.repeat(101), 'a'.repeat(100)),
+        headerText(30),
+        fc.constantFrom(200, 9_000, 17_000).map((n) => 'p'.repeat(n)),
+        fc.array(fc.constantFrom(PRODUCT, 'other', ''), { minLength: 2, maxLength: 3 }),
+      ),
+      authorization: fc.oneof(
+        fc.constantFrom('', 'Bearer', 'Bearer ', 'Bearer  ', 'bearer x', 'Basic dXNlcjpwYXNz', 'Bearer a b', 'Bearer fet_x', 'Bearer a.b.c', 'Bearer eyJhbGciOiJub25lIn0.e30.'),
+        headerText(40).map((text) => `Bearer ${text}`),
+        headerText(40),
+        fc.constantFrom(16_385, 15_000).map((n) => `Bearer ${'k'.repeat(n)}`),
+        ...credentials.flatMap((key) => [fc.constant(`Bearer ${key}`), fc.constant(`Bearer ${key}x`), fc.constant(`Bearer ${key.toUpperCase()}`), fc.constant(`bearer   ${key}  `)]),
+      ),
+      contentType: fc.constantFrom(
+        'application/json',
+        'application/json; charset=utf-16',
+        'application/json; charset=latin1',
+        'application/json; charset=',
+        'application/merge-patch+json',
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        '*/*',
+        'application/json, text/plain',
+      ),
+      contentEncoding: fc.constantFrom('gzip', 'deflate', 'br', 'identity', 'x-bogus', 'gzip, gzip'),
+      accept: fc.constantFrom('application/json', 'text/html', '*/*', 'application/xml', ''),
+      extraName: fc.stringMatching(/^X-[A-Za-z0-9-]{1,20}$/),
+      extraValue: headerText(50),
+    },
+    { requiredKeys: [] },
+  );
+
+// ---------------------------------------------------------------------------------------------
+// Sending and checking
+
+async function send(fetcher: EmbeddedFetcher, request: FuzzRequest): Promise<Response> {
+  let call = fetcher.http[request.method](request.path).timeout({ response: 20_000, deadline: 30_000 });
+  for (const [name, value] of request.headers ?? []) call = call.set(name, value as string);
+  const hasType = (request.headers ?? []).some(([name]) => name.toLowerCase() === 'content-type');
+  if (request.body !== undefined) {
+    if (!hasType) call = call.set('Content-Type', 'application/json');
+    call = call.send(request.body);
+  }
+  // A refusal of the request itself must surface as a failed property, not a transport error.
+  const response = await call.ok(() => true);
+  stats.requests += 1;
+  stats.byStatus.set(response.status, (stats.byStatus.get(response.status) ?? 0) + 1);
+  return response;
+}
+
+function describeRequest(request: FuzzRequest): string {
+  const cut = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}…(${text.length} chars)` : text);
+  const headers = (request.headers ?? []).map(([name, value]) => `${name}: ${cut(JSON.stringify(value), 80)}`).join(', ');
+  return `${request.method.toUpperCase()} ${cut(request.path, 200)}${headers ? ` [${headers}]` : ''}${request.body === undefined ? '' : ` body ${cut(request.body, 300)}`}`;
+}
+
+/** Throws, describing request and answer, when the answer breaks one of the suite's rules. */
+function checkAnswer(request: FuzzRequest, response: Response, secrets: readonly string[]): void {
+  const text = response.text ?? '';
+  const sent = `${request.path} ${request.body ?? ''} ${JSON.stringify(request.headers ?? [])}`;
+  const problems: string[] = [];
+  if (response.status >= 500 || response.status < 100) problems.push(`status ${response.status}`);
+  // An answer may echo a name it refuses; a leak is what the request did not carry itself.
+  for (const [what, pattern] of LEAKS) if (pattern.test(text) && !pattern.test(sent)) problems.push(`${what} in the body`);
+  for (const secret of secrets) if (text.includes(secret)) problems.push(`a secret (${secret.slice(0, 4)}…) in the body`);
+  if (response.status >= 400) {
+    let envelope: Record<string, unknown> | undefined;
+    try {
+      envelope = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      problems.push('a 4xx that is not JSON');
+    }
+    if (!/^application\/json/.test(String(response.headers['content-type']))) problems.push(`content-type ${response.headers['content-type']}`);
+    if (envelope) {
+      if (typeof envelope.code !== 'string' || !/^FET-\d{4}$/.test(envelope.code)) problems.push('no FET code');
+      if (typeof envelope.title !== 'string' || typeof envelope.message !== 'string') problems.push('no title or message');
+    }
+  }
+  if (problems.length > 0) throw new Error(`${describeRequest(request)}\n→ ${response.status} ${text.slice(0, 600)}\nbroke: ${problems.join('; ')}`);
+}
+
+/** fast-check's report names the seed and path; this adds how to replay them from the shell. */
+async function fuzz<T>(name: string, arbitrary: fc.Arbitrary<T>, numRuns: number, predicate: (value: T) => Promise<void>): Promise<void> {
+  try {
+    await fc.assert(fc.asyncProperty(arbitrary, predicate), { seed: SEED, numRuns });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(`fuzz '${name}' failed with FUZZ_SEED=${SEED}; replay: FUZZ_SEED=${SEED} npx vitest run test/e2e/fuzz.e2e.spec.ts\n${message}`, { cause: error });
+  }
+}
+
+const pathOf = (route: Route, id: string) => route.template.replace(/\{[^}]+\}/g, id);
+
+// ---------------------------------------------------------------------------------------------
+// The app under test
+
+interface Target {
+  fetcher: EmbeddedFetcher;
+  /** Ids of jobs and API keys created by accepted requests, for the path parameter fuzz. */
+  created: string[];
+  routes: Route[];
+  /** Ids that exist: the source connection (never changed by the fuzz) and a victim (may be). */
+  sourceId: string;
+  victimId: string;
+  checksum: () => Promise<string>;
+}
+
+const noDns = async (): Promise<string[]> => {
+  throw Object.assign(new Error('fuzz: no DNS'), { code: 'ENOTFOUND' });
+};
+
+async function startTarget(source: TempDatabase, env: Record<string, string>, credential?: string): Promise<Target> {
+  const fetcher = await startEmbeddedFetcher(
+    { JOB_SUBMIT_RATE_LIMIT: '1000000', CONNECTION_TEST_PRINCIPAL_RATE_LIMIT: '1000000', CONNECTION_TEST_RATE_LIMIT: '10000', ...env },
+    // Generated host names must not reach a real resolver (slow, and not ours to query).
+    { overrides: [[ADDRESS_RESOLVER, noDns]] },
+  );
+  const auth = credential ? bearer(credential) : {};
+  const asCaller = { post: (path: string) => fetcher.http.post(path).set(auth) } as unknown as EmbeddedFetcher['http'];
+  const registered = await registerPostgres(asCaller, source, { configName: SOURCE, product: PRODUCT });
+  // Never dialled: its name does not resolve, and the fuzz keeps it away from /test and /schema.
+  const victim = await asCaller
+    .post('/v1/management/connections')
+    .set('X-Product-Name', PRODUCT)
+    .send({ ...validConnection(0), configName: 'fz_victim', host: 'victim.fuzz.invalid' });
+  if (victim.status !== 201) throw new Error(`victim connection: ${victim.status} ${victim.text}`);
+  const v1 = await documentedV1Routes(fetcher.http);
+  const routes: Route[] = [
+    ...v1.map((route) => ({ method: route.method, template: route.documented })),
+    ...OPEN_ROUTES.map((path) => ({ method: 'get' as const, template: path })),
+  ];
+  const checksum = async () =>
+    JSON.stringify((await source.query("SELECT count(*)::int AS n, md5(string_agg(id::text || ':' || label, ',' ORDER BY id)) AS sum FROM tiny")).rows[0]);
+  return { fetcher, routes, created: [], sourceId: registered.id, victimId: victim.body.id as string, checksum };
+}
+
+/**
+ * The id a generated request may really use: /test and /schema dial the database, so they get
+ * the source connection, never the victim; anything that may change a connection gets the
+ * victim, never the source.
+ */
+function usableId(target: Target, route: Route, id: string): string {
+  const dials = route.template.endsWith('/test') || route.template.endsWith('/schema');
+  if (dials && id === target.victimId) return target.sourceId;
+  if (!dials && route.method !== 'get' && id === target.sourceId) return target.victimId;
+  return id;
+}
+
+/** Jobs the fuzz created must all end: nothing left pending or processing. */
+async function expectQueueDrained(fetcher: EmbeddedFetcher): Promise<void> {
+  const store = fetcher.app.get(DataSource);
+  const deadline = Date.now() + 20_000;
+  let active = Number.NaN;
+  do {
+    [{ active }] = (await store.query("SELECT count(*) AS active FROM jobs WHERE status IN ('pending', 'processing')")) as Array<{ active: number }>;
+    if (Number(active) === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  } while (Date.now() < deadline);
+  expect(Number(active), 'jobs still pending or processing after the fuzz').toBe(0);
+}
+
+let source: TempDatabase;
+beforeAll(async () => {
+  source = await createTempDatabase('e2e_fuzz');
+  await source.query("CREATE TABLE tiny (id int PRIMARY KEY, label text NOT NULL); INSERT INTO tiny VALUES (1, 'a1'), (2, 'a2'), (3, 'b3')");
+  stats.started = Date.now();
+});
+afterAll(async () => {
+  const seconds = ((Date.now() - stats.started) / 1000).toFixed(1);
+  const statuses = [...stats.byStatus.entries()].sort(([a], [b]) => a - b).map(([status, n]) => `${status}×${n}`).join(' ');
+  console.log(`[fuzz] seed ${SEED}: ${stats.requests} requests in ${seconds} s (${statuses})`);
+  await source?.drop();
+});
+
+describe.each([
+  { mode: 'none', scale: 1 },
+  { mode: 'apikey', scale: 0.2 },
+])('fuzz with AUTH_MODE=$mode', ({ mode, scale }) => {
+  let target: Target;
+  let before: string;
+  let credential: string | undefined;
+  /** A product's own key (apikey mode), among the generated credentials. */
+  let productKey: string | undefined;
+  let secrets: readonly string[];
+  const n = (count: number) => Math.max(1, Math.round(runs(count) * scale));
+  /** Authenticated as the operator unless the generated headers say otherwise. */
+  const base = () => (credential ? [['Authorization', `Bearer ${credential}`] as const] : []);
+  const sendChecked = async (request: FuzzRequest) => {
+    const response = await send(target.fetcher, request);
+    checkAnswer(request, response, secrets);
+    const id: unknown = response.body?.jobId ?? (request.path === '/v1/management/api-keys' ? response.body?.id : undefined);
+    if (response.status < 300 && typeof id === 'string' && target.created.length < 200) target.created.push(id);
+  };
+
+  beforeAll(async () => {
+    credential = mode === 'apikey' ? ADMIN_KEY : undefined;
+    target = await startTarget(source, mode === 'apikey' ? { AUTH_MODE: 'apikey', AUTH_ADMIN_KEYS: ADMIN_KEY } : {}, credential);
+    if (credential) {
+      const issued = await target.fetcher.http.post('/v1/management/api-keys').set(bearer(credential)).send({ productName: PRODUCT, name: 'fuzz product key' });
+      expect(issued.status).toBe(201);
+      productKey = issued.body.key as string;
+    }
+    // The product key is handed out by the API on purpose; the answers must never show the others,
+    // nor where the app keeps its data.
+    secrets = [...SECRETS, target.fetcher.dataDir];
+    before = await target.checksum();
+  });
+  afterAll(async () => target?.fetcher.close());
+
+  it('documents routes to fuzz', () => {
+    // 12 connection and job operations and 6 open routes; the API key routes exist with apikey only.
+    expect(target.routes.length).toBeGreaterThanOrEqual(mode === 'apikey' ? 21 : 18);
+  });
+
+  it('answers any body on any route with < 500 and a FET envelope', PROPERTY_TIMEOUT, async () => {
+    const arbitrary = fc.record({ route: fc.constantFrom(...target.routes), body: anyBody, id: pathParam([target.victimId]) });
+    await fuzz('any body', arbitrary, n(800), async ({ route, body, id }) => {
+      await sendChecked({ method: route.method, path: pathOf(route, usableId(target, route, id)), headers: [...base(), ['X-Product-Name', PRODUCT]], body });
+    });
+  });
+
+  it('answers near-valid job submissions without 5xx (valid ones become small jobs on a 3-row table)', PROPERTY_TIMEOUT, async () => {
+    await fuzz('near-valid job', nearValid(validJob), n(500), async (body) => {
+      await sendChecked({ method: 'post', path: '/v1/fetcher', headers: base(), body });
+    });
+  });
+
+  it('answers near-valid connection, schema-check and API key bodies without 5xx', PROPERTY_TIMEOUT, async () => {
+    const arbitrary = fc.oneof(
+      nearValid(validConnection).map((body) => ({ method: 'post' as const, path: '/v1/management/connections', body })),
+      nearValid(validConnection).map((body) => ({ method: 'patch' as const, path: `/v1/management/connections/${target.victimId}`, body })),
+      nearValid(validSchemaCheck).map((body) => ({ method: 'post' as const, path: '/v1/management/connections/validate-schema', body })),
+      nearValid(validApiKey).map((body) => ({ method: 'post' as const, path: '/v1/management/api-keys', body })),
+    );
+    await fuzz('near-valid management body', arbitrary, n(350), async ({ method, path, body }) => {
+      await sendChecked({ method, path, headers: [...base(), ['X-Product-Name', PRODUCT]], body });
+    });
+  });
+
+  it('answers any query string on any route with < 500 and a FET envelope', PROPERTY_TIMEOUT, async () => {
+    const listRoutes = target.routes.filter((route) => route.method === 'get');
+    const arbitrary = fc.record({ route: fc.constantFrom(...listRoutes, ...listRoutes.filter((route) => !route.template.includes('{'))), query: queryString });
+    await fuzz('query string', arbitrary, n(400), async ({ route, query }) => {
+      await sendChecked({ method: route.method, path: `${pathOf(route, usableId(target, route, target.victimId))}?${query}`, headers: base() });
+    });
+  });
+
+  it('answers any path parameter with < 500 and a FET envelope', PROPERTY_TIMEOUT, async () => {
+    const withId = target.routes.filter((route) => route.template.includes('{'));
+    // The source connection is only read, tested and discovered; the victim may be changed or deleted.
+    const arbitrary = fc.record({ route: fc.constantFrom(...withId), id: pathParam([target.victimId, target.sourceId], target.created) });
+    await fuzz('path parameter', arbitrary, n(300), async ({ route, id }) => {
+      await sendChecked({ method: route.method, path: pathOf(route, usableId(target, route, id)), headers: base(), body: route.method === 'get' ? undefined : '{}' });
+    });
+  });
+
+  it('answers any headers on any route with < 500 and a FET envelope', PROPERTY_TIMEOUT, async () => {
+    const arbitrary = fc.record({
+      route: fc.constantFrom(...target.routes),
+      headers: headerSets([credential, productKey].filter((key): key is string => key !== undefined)),
+      body: fc.oneof(fc.constant(undefined), nearValid(validJob)),
+    });
+    await fuzz('headers', arbitrary, n(400), async ({ route, headers, body }) => {
+      const list: Array<readonly [string, string | string[]]> = [];
+      if (headers.product !== undefined) list.push(['X-Product-Name', headers.product]);
+      if (headers.authorization !== undefined) list.push(['Authorization', headers.authorization]);
+      if (headers.contentType !== undefined) list.push(['Content-Type', headers.contentType]);
+      if (headers.contentEncoding !== undefined) list.push(['Content-Encoding', headers.contentEncoding]);
+      if (headers.accept !== undefined) list.push(['Accept', headers.accept]);
+      if (headers.extraName !== undefined && headers.extraValue !== undefined) list.push([headers.extraName, headers.extraValue]);
+      await sendChecked({ method: route.method, path: pathOf(route, usableId(target, route, target.victimId)), headers: list, body: route.method === 'get' ? undefined : body });
+    });
+  });
+
+  it('is still healthy afterwards: /health 200, every job ended, the source table unchanged', async () => {
+    const health = await target.fetcher.http.get('/health');
+    expect(health.status).toBe(200);
+    expect(health.body).toEqual({ status: 'healthy' });
+    await expectQueueDrained(target.fetcher);
+    expect(await target.checksum()).toBe(before);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+it('sent at least 2,000 requests in all', () => {
+  expect(stats.requests).toBeGreaterThanOrEqual(Math.min(2_000, runs(2_000)));
+});
