@@ -6,16 +6,22 @@ import { FetcherError } from '../common/errors/fetcher.error.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { effectiveLimits } from '../job/data-request.validator.js';
 import type { JobErrorInfo, JobRecord } from '../job/job.entity.js';
-import { JobRepository } from '../job/job.repository.js';
+import { JobRepository, type JobClaim } from '../job/job.repository.js';
 import { completedEvent, failedEvent } from '../job/terminal-events.js';
 import { ResultStorageService, type ResultSink } from '../storage/result-storage.service.js';
 import { executePlan } from './extraction-executor.js';
 import type { ExtractionPlan } from './extraction-plan.js';
 import { ExtractionPlanner } from './extraction-planner.service.js';
+import { JobLease } from './job-lease.js';
+import { MemoryGuard } from './memory-guard.js';
 
 export type ExtractionOutcome = 'completed' | 'failed' | 'skipped' | 'released' | 'lost';
 
-/** Runs one job: claim → plan → stream to storage → record the terminal status and event. */
+/**
+ * Runs one job: claim → plan → stream to the attempt's own object → commit. The commit is one
+ * conditional update for this very claim (worker and attempt), and the attempt's object becomes
+ * `external-data/<jobId>.json` inside it; a worker that lost its lease meanwhile stores nothing.
+ */
 @Injectable()
 export class ExtractionService {
   private readonly logger = new Logger(ExtractionService.name);
@@ -26,6 +32,7 @@ export class ExtractionService {
     private readonly jobs: JobRepository,
     private readonly planner: ExtractionPlanner,
     private readonly storage: ResultStorageService,
+    private readonly memory: MemoryGuard,
   ) {}
 
   /** Throws only when the job store itself fails; the job is then recovered by the sweep. */
@@ -33,28 +40,24 @@ export class ExtractionService {
     const { leaseMs } = this.config.leases;
     if (!(await this.jobs.claim(jobId, this.workerId, leaseMs))) return 'skipped';
     const job = (await this.jobs.findById(jobId)) as JobRecord;
+    const claim: JobClaim = { workerId: this.workerId, attempt: job.attempts };
     const started = Date.now();
     const limits = effectiveLimits(this.config.extraction, job.limits);
+    // One deadline for the whole job, planning included.
     const timeout = AbortSignal.timeout(limits.timeoutMs);
-    const leaseLost = new AbortController();
-    const signal = AbortSignal.any([timeout, shutdown, leaseLost.signal]);
-    const renewal = setInterval(() => {
-      this.jobs.renewLease(jobId, this.workerId, leaseMs).then(
-        (held) => held || leaseLost.abort(new Error('the job lease was lost')),
-        (error: unknown) => this.logger.warn(`lease renewal of ${jobId} failed: ${String(error)}`),
-      );
-    }, Math.max(250, Math.floor(leaseMs / 4)));
+    const lease = new JobLease(this.jobs, jobId, this.workerId, leaseMs);
+    const signal = AbortSignal.any([timeout, shutdown, lease.signal]);
 
     let plan: ExtractionPlan | undefined;
     let sink: ResultSink | undefined;
     try {
       plan = await this.planner.plan(job, signal);
-      sink = await this.storage.openSink(jobId, limits.maxResultBytes);
-      const stats = await executePlan(plan, sink, signal);
-      // Last check before the object becomes visible: a worker whose lease ran out must not publish.
-      if (!(await this.jobs.renewLease(jobId, this.workerId, leaseMs))) leaseLost.abort(new Error('the job lease was lost'));
+      sink = await this.storage.openSink(jobId, limits.maxResultBytes, claim);
+      const stats = await executePlan(plan, sink, signal, { memoryCheck: () => this.memory.check(jobId) });
       signal.throwIfAborted();
       const sealed = await sink.finish();
+      // Last check before the commit: a worker whose lease ran out does not even try.
+      if (!(await lease.confirm())) signal.throwIfAborted();
       const completedAt = new Date();
       const result = {
         resultPath: sealed.path,
@@ -65,16 +68,19 @@ export class ExtractionService {
         resultRowCount: stats.rowCount,
         resultRowCounts: stats.rowCounts,
       };
-      if (!(await this.jobs.complete(jobId, this.workerId, result, completedEvent(job, result, completedAt.getTime() - started, completedAt)))) {
-        this.logger.warn(`job ${jobId} finished here but is no longer held by this worker; its status was left alone`);
+      const event = completedEvent(job, result, completedAt.getTime() - started, completedAt);
+      const publishing = sink;
+      if (!(await this.jobs.complete(jobId, claim, result, event, () => publishing.publish()))) {
+        await sink.abort();
+        this.logger.warn(`job ${jobId} finished here but is no longer held by this claim; nothing was stored`);
         return 'lost';
       }
       this.logger.log(`job ${jobId} completed: ${stats.rowCount} rows, ${sealed.sizeBytes} bytes in ${Date.now() - started} ms`);
       return 'completed';
     } catch (error) {
       await sink?.abort();
-      if (leaseLost.signal.aborted) {
-        this.logger.warn(`job ${jobId} stopped: its lease was lost to another worker`);
+      if (lease.signal.aborted) {
+        this.logger.warn(`job ${jobId} stopped and stored nothing: ${(lease.signal.reason as Error).message}`);
         return 'lost';
       }
       if (shutdown.aborted && !timeout.aborted) {
@@ -84,11 +90,11 @@ export class ExtractionService {
       }
       const info = describeFailure(error, timeout.aborted, limits.timeoutMs);
       if (info.code === FetCode.Internal) this.logger.error(`job ${jobId} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      await this.jobs.fail(jobId, info, failedEvent(job, info), { workerId: this.workerId });
+      await this.jobs.fail(jobId, info, failedEvent(job, info), { workerId: this.workerId, attempt: claim.attempt });
       this.logger.warn(`job ${jobId} failed: ${info.code} ${info.message}`);
       return 'failed';
     } finally {
-      clearInterval(renewal);
+      lease.stop();
       await Promise.allSettled((plan?.datasources ?? []).map((datasource) => datasource.session.close()));
     }
   }

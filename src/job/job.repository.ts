@@ -34,10 +34,21 @@ export interface TerminalEvent {
   readonly payload: Record<string, unknown>;
 }
 
+/**
+ * One claim of a job: the worker that made it and the attempt number it got. The pair is the fencing
+ * token: a worker whose lease ran out and whose job someone else claimed no longer matches it.
+ */
+export interface JobClaim {
+  readonly workerId: string;
+  readonly attempt: number;
+}
+
 /** Guards of a status change: the statuses it may leave, and optionally who must hold the job. */
 interface TransitionGuard {
   readonly from: readonly JobStatus[];
   readonly workerId?: string;
+  /** Only while the job is still on this attempt (with `workerId`: this very claim). */
+  readonly attempt?: number;
   /** Only when the lease ran out before this instant. */
   readonly leaseExpiredBefore?: Date;
 }
@@ -149,9 +160,15 @@ export class JobRepository {
     return (result.affected ?? 0) === 1;
   }
 
-  /** processing → pending for a job its worker gives back (shutdown); it will be claimed again. */
+  /**
+   * processing → pending for a job its worker gives back (shutdown); it will be claimed again. A
+   * hand-back is not a failed attempt, so it does not count against JOB_MAX_ATTEMPTS.
+   */
   release(id: string, workerId: string, reason: string): Promise<boolean> {
-    return this.change(id, { from: [JobStatus.Processing], workerId }, JobStatus.Pending, workerId, reason, releasedColumns());
+    return this.change(id, { from: [JobStatus.Processing], workerId }, JobStatus.Pending, workerId, reason, {
+      ...releasedColumns(),
+      attempts: () => 'attempts - 1',
+    });
   }
 
   /** processing → pending for a job whose worker stopped renewing its lease. */
@@ -171,16 +188,30 @@ export class JobRepository {
     await this.jobs.createQueryBuilder().update().set({ updatedAt: new Date() }).where('id = :id AND status = :status', { id, status: JobStatus.Pending }).execute();
   }
 
-  /** processing → completed and its terminal event, in one transaction. */
-  complete(id: string, workerId: string, result: CompletedResult, event: TerminalEvent): Promise<boolean> {
-    return this.change(id, { from: [JobStatus.Processing], workerId }, JobStatus.Completed, workerId, 'completed', { ...result, leaseExpiresAt: null, completedAt: new Date() }, event);
+  /**
+   * processing → completed and its terminal event, in one transaction, only for the claim that still
+   * holds the job. `publish` runs inside that transaction once the conditional update matched, while
+   * the row is locked: it makes the attempt's object the job's result, so no other claim can commit
+   * or publish in between; if it throws, nothing is committed.
+   */
+  complete(id: string, claim: JobClaim, result: CompletedResult, event: TerminalEvent, publish?: () => Promise<void>): Promise<boolean> {
+    return this.change(
+      id,
+      { from: [JobStatus.Processing], workerId: claim.workerId, attempt: claim.attempt },
+      JobStatus.Completed,
+      claim.workerId,
+      'completed',
+      { ...result, leaseExpiresAt: null, completedAt: new Date() },
+      event,
+      publish,
+    );
   }
 
   /** pending|processing → failed and its terminal event, in one transaction; frees the dedup key. */
   fail(id: string, error: JobErrorInfo, event: TerminalEvent, guard: Partial<TransitionGuard> = {}): Promise<boolean> {
     return this.change(
       id,
-      { from: guard.from ?? [JobStatus.Pending, JobStatus.Processing], workerId: guard.workerId, leaseExpiredBefore: guard.leaseExpiredBefore },
+      { from: guard.from ?? [JobStatus.Pending, JobStatus.Processing], workerId: guard.workerId, attempt: guard.attempt, leaseExpiredBefore: guard.leaseExpiredBefore },
       JobStatus.Failed,
       guard.workerId ?? null,
       error.code,
@@ -197,6 +228,7 @@ export class JobRepository {
     reason: string,
     columns: QueryDeepPartialEntity<JobRecord>,
     event?: TerminalEvent,
+    beforeCommit?: () => Promise<void>,
   ): Promise<boolean> {
     return inTransaction(this.dataSource, async (manager) => {
       const now = new Date();
@@ -209,10 +241,12 @@ export class JobRepository {
         .set({ ...columns, status: to, updatedAt: now } as QueryDeepPartialEntity<JobRecord>)
         .where('id = :id AND status = :from', { id, from: current.status });
       if (guard.workerId !== undefined) query.andWhere('worker_id = :workerId', { workerId: guard.workerId });
+      if (guard.attempt !== undefined) query.andWhere('attempts = :attempt', { attempt: guard.attempt });
       if (guard.leaseExpiredBefore) query.andWhere('lease_expires_at < :expiredBefore', { expiredBefore: guard.leaseExpiredBefore });
       if (((await query.execute()).affected ?? 0) !== 1) return false;
       await this.record(manager, id, current.status, to, workerId, reason, now);
       if (event) await this.outbox(manager, id, event, now);
+      await beforeCommit?.();
       return true;
     });
   }

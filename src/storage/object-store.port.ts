@@ -14,6 +14,13 @@ export interface ObjectStore {
   /** Starts a fresh upload to `key` (a logical key such as `external-data/<jobId>.json`). */
   beginUpload(key: string): Promise<ObjectUpload>;
   exists(key: string): Promise<boolean>;
+  /**
+   * Makes the object at `from` the object at `to` (replacing it whole, never a mix of the two) and
+   * removes `from`. How an attempt's result becomes the job's result once its commit succeeded.
+   */
+  move(from: string, to: string): Promise<void>;
+  /** Removes the object; a missing one is not an error. */
+  delete(key: string): Promise<void>;
   read(key: string): Promise<Buffer>;
   /** Readiness probe: throws when the store cannot be used. */
   ping(): Promise<void>;
@@ -23,3 +30,11 @@ export interface ObjectStore {
 export const OBJECT_STORE = Symbol('OBJECT_STORE');
 
 export const resultObjectKey = (jobId: string): string => `external-data/${jobId}.json`;
+
+/**
+ * Where one attempt writes its result before the commit decides whether it becomes the job's: a key
+ * per (job, attempt, worker), so two workers that both believe they hold a job never write the same
+ * object, and the loser's object can be deleted without touching the winner's.
+ */
+export const attemptObjectKey = (jobId: string, attempt: number, workerTag: string): string =>
+  `external-data/.attempts/${jobId}/${attempt}-${workerTag}.json`;

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { deriveKey, KeyPurpose } from '../common/crypto/key-derivation.js';
 import { FetCode } from '../common/errors/fet-code.js';
-import { OBJECT_STORE, resultObjectKey, type ObjectStore } from './object-store.port.js';
+import { attemptObjectKey, OBJECT_STORE, resultObjectKey, type ObjectStore } from './object-store.port.js';
 import { openResult, type OpenedResult } from './result-codec/result-opener.js';
 import { ResultSealer } from './result-codec/result-sealer.js';
 import { StorageError } from './storage.error.js';
@@ -27,9 +27,21 @@ export interface StoredResult {
  */
 export interface ResultSink {
   write(text: string | Buffer): Promise<void>;
-  /** Makes the object visible under `path`; nothing is visible before. */
+  /**
+   * Completes the object. Unstaged: it is now visible under `path`. Staged: it is complete under the
+   * attempt's own key, and becomes the job's result only through `publish`.
+   */
   finish(): Promise<StoredResult>;
+  /** Staged sinks: moves the finished attempt object to `path`. Unstaged: nothing to do. */
+  publish(): Promise<void>;
+  /** Discards the upload, and a finished but unpublished attempt object. Never throws. */
   abort(): Promise<void>;
+}
+
+/** The claim a staged result belongs to (see attemptObjectKey). */
+export interface ResultAttempt {
+  readonly attempt: number;
+  readonly workerId: string;
 }
 
 const JOB_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
@@ -51,21 +63,49 @@ export class ResultStorageService {
    * Starts a fresh upload of the job's result. `maxPlaintextBytes` is the job's limit; it is also
    * capped at the configured ceiling (ENGINE_MAX_RESULT_BYTES) so no caller can exceed it.
    */
-  async openSink(jobId: string, maxPlaintextBytes: number): Promise<ResultSink> {
+  async openSink(jobId: string, maxPlaintextBytes: number, attempt?: ResultAttempt): Promise<ResultSink> {
     if (!JOB_ID.test(jobId)) throw new StorageError(FetCode.StorageFailed, `invalid job id for a result path: ${JSON.stringify(jobId.slice(0, 200))}`);
     const path = resultObjectKey(jobId);
-    const upload = await this.store.beginUpload(path);
+    const staging = attempt === undefined ? undefined : this.attemptKey(jobId, attempt);
+    const upload = await this.store.beginUpload(staging ?? path);
     const sealer = new ResultSealer({
       hmacKey: this.hmacKey,
       encryptionKey: this.encryptionKey,
       maxPlaintextBytes: Math.min(maxPlaintextBytes, this.config.extraction.maxResultBytes),
       upload,
     });
+    let finished = false;
+    let published = false;
     return {
       write: (text) => sealer.write(text),
-      finish: async () => ({ path, keyVersion: this.config.encryption.keyVersion, ...(await sealer.finish()) }),
-      abort: () => sealer.abort(),
+      finish: async () => {
+        const sealed = await sealer.finish();
+        finished = true;
+        return { path, keyVersion: this.config.encryption.keyVersion, ...sealed };
+      },
+      publish: async () => {
+        if (staging === undefined) return;
+        await this.store.move(staging, path);
+        published = true;
+      },
+      abort: async () => {
+        await sealer.abort();
+        if (staging !== undefined && finished && !published) await this.store.delete(staging).catch(() => undefined);
+      },
     };
+  }
+
+  /**
+   * Deletes what an attempt may have left (its worker died after finishing the upload). Never throws:
+   * a leftover attempt object is invisible to consumers and only costs space.
+   */
+  async discardAttempt(jobId: string, attempt: ResultAttempt): Promise<void> {
+    if (!JOB_ID.test(jobId)) return;
+    await this.store.delete(this.attemptKey(jobId, attempt)).catch(() => undefined);
+  }
+
+  private attemptKey(jobId: string, attempt: ResultAttempt): string {
+    return attemptObjectKey(jobId, attempt.attempt, attempt.workerId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 120));
   }
 
   /** The stored object exactly as a consumer downloads it (base64 text). */

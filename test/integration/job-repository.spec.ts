@@ -99,9 +99,9 @@ describe.each(['sqlite', 'postgres'] as const)('JobRepository on %s', (kind) => 
     await jobs.insertPending(job);
     await jobs.claim(job.id, 'w1', 60_000);
     const event = { id: `fetcher.job.completed.${job.id}`, eventType: 'job.completed', payload: { jobId: job.id } };
-    expect(await jobs.complete(job.id, 'someone-else', result, event)).toBe(false);
-    expect(await jobs.complete(job.id, 'w1', result, event)).toBe(true);
-    expect(await jobs.complete(job.id, 'w1', result, event)).toBe(false);
+    expect(await jobs.complete(job.id, { workerId: 'someone-else', attempt: 1 }, result, event)).toBe(false);
+    expect(await jobs.complete(job.id, { workerId: 'w1', attempt: 1 }, result, event)).toBe(true);
+    expect(await jobs.complete(job.id, { workerId: 'w1', attempt: 1 }, result, event)).toBe(false);
     const error = { code: 'FET-0002', message: 'late failure' };
     expect(await jobs.fail(job.id, error, failedEvent(job, error))).toBe(false);
 
@@ -118,5 +118,41 @@ describe.each(['sqlite', 'postgres'] as const)('JobRepository on %s', (kind) => 
     expect(await jobs.release(job.id, 'w2', 'test')).toBe(false);
     expect(await jobs.release(job.id, 'w1', 'test')).toBe(true);
     expect(await dataSource.getRepository<JobRecord>(JOB_ENTITY).findOneByOrFail({ id: job.id })).toMatchObject({ status: JobStatus.Pending, workerId: null });
+  });
+
+  it('does not count a job handed back at shutdown as a used attempt', async () => {
+    const job = pendingJob();
+    await jobs.insertPending(job);
+    await jobs.claim(job.id, 'w1', 60_000);
+    await jobs.release(job.id, 'w1', 'worker shutting down');
+    expect((await jobs.findById(job.id))?.attempts).toBe(0);
+    await jobs.claim(job.id, 'w2', 60_000);
+    expect((await jobs.findById(job.id))?.attempts).toBe(1);
+  });
+
+  it('commits only for the claim that holds the job, publishing inside the transaction', async () => {
+    const job = pendingJob();
+    await jobs.insertPending(job);
+    await jobs.claim(job.id, 'w1', 60_000);
+    // w1's lease ran out; the sweep handed the job on and w1 (same worker id, re-delivered) claimed it again.
+    await dataSource.getRepository<JobRecord>(JOB_ENTITY).update({ id: job.id }, { leaseExpiresAt: new Date(Date.now() - 1_000) });
+    expect(await jobs.requeueExpired((await jobs.findById(job.id)) as JobRecord, new Date())).toBe(true);
+    await jobs.claim(job.id, 'w1', 60_000);
+    const event = { id: `fetcher.job.completed.${job.id}`, eventType: 'job.completed', payload: { jobId: job.id } };
+    const published: string[] = [];
+    expect(await jobs.complete(job.id, { workerId: 'w1', attempt: 1 }, result, event, async () => void published.push('stale'))).toBe(false);
+    expect(published).toEqual([]);
+
+    // A publish that fails leaves the job as it was: still processing, no event.
+    const failing = async () => {
+      throw new Error('copy failed');
+    };
+    await expect(jobs.complete(job.id, { workerId: 'w1', attempt: 2 }, result, event, failing)).rejects.toThrow('copy failed');
+    expect((await jobs.findById(job.id))?.status).toBe(JobStatus.Processing);
+    expect(await dataSource.getRepository<OutboxEventRecord>(OUTBOX_EVENT_ENTITY).findBy({ jobId: job.id })).toEqual([]);
+
+    expect(await jobs.complete(job.id, { workerId: 'w1', attempt: 2 }, result, event, async () => void published.push('current'))).toBe(true);
+    expect(published).toEqual(['current']);
+    expect((await jobs.findById(job.id))?.status).toBe(JobStatus.Completed);
   });
 });

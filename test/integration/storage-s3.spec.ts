@@ -170,6 +170,41 @@ describe('result storage on S3 (s3rver)', () => {
     expect(await physicalObject(raw, `${PREFIX}external-data/job-too-large.json`)).toBeUndefined();
   });
 
+  it('stages an attempt under its own key and publishes it by a server-side move', async () => {
+    const attempt = { attempt: 2, workerId: 'host:123:abcd1234' };
+    const sink = await service.openSink('job-staged', 256 * MiB, attempt);
+    const plaintext = await writeJson(sink, 7 * MiB);
+    const stored = await sink.finish();
+    expect(stored.path).toBe('external-data/job-staged.json');
+    const staging = `${PREFIX}external-data/.attempts/job-staged/2-host_123_abcd1234.json`;
+    expect(await physicalObject(raw, staging)).toBeDefined();
+    expect(await physicalObject(raw, `${PREFIX}external-data/job-staged.json`)).toBeUndefined();
+
+    await sink.publish();
+    expect(await physicalObject(raw, staging)).toBeUndefined();
+    const opened = await service.open(stored.path);
+    expect(opened.plaintext.equals(plaintext)).toBe(true);
+    expect(opened.hmac).toBe(stored.hmac);
+  });
+
+  it('deletes a finished attempt it never published, and a dead attempt by its claim', async () => {
+    const attempt = { attempt: 1, workerId: 'w1' };
+    const sink = await service.openSink('job-unpublished', 256 * MiB, attempt);
+    await writeJson(sink, MiB);
+    await sink.finish();
+    const staging = `${PREFIX}external-data/.attempts/job-unpublished/1-w1.json`;
+    expect(await physicalObject(raw, staging)).toBeDefined();
+    await sink.abort();
+    expect(await physicalObject(raw, staging)).toBeUndefined();
+
+    const orphan = await service.openSink('job-orphan', 256 * MiB, attempt);
+    await writeJson(orphan, MiB);
+    await orphan.finish();
+    await service.discardAttempt('job-orphan', attempt);
+    expect(await physicalObject(raw, `${PREFIX}external-data/.attempts/job-orphan/1-w1.json`)).toBeUndefined();
+    await expect(service.discardAttempt('job-orphan', attempt)).resolves.toBeUndefined();
+  });
+
   it('fails a write with a StorageError naming no credentials when the server is down', async () => {
     const doomed = await startS3rver({ bucket: 'doomed' });
     const secrets = { accessKey: 'AKIAEXAMPLEACCESS', secretKey: 'example-secret-value-123' };

@@ -54,6 +54,21 @@ describe('LocalObjectStore', () => {
     expect((await store.read(key)).toString()).toBe('second');
   });
 
+  it('moves an object over another atomically and removes the source; delete is idempotent', async () => {
+    for (const [target, body] of [['external-data/.attempts/job-1/1-w.json', 'new'], [key, 'old']]) {
+      const upload = await store.beginUpload(target);
+      await upload.write(Buffer.from(body));
+      await upload.complete();
+    }
+    await store.move('external-data/.attempts/job-1/1-w.json', key);
+    expect((await store.read(key)).toString()).toBe('new');
+    expect(await store.exists('external-data/.attempts/job-1/1-w.json')).toBe(false);
+    await expect(store.move('external-data/.attempts/job-1/1-w.json', key)).rejects.toMatchObject({ code: FetCode.NotFound });
+    await store.delete(key);
+    await store.delete(key);
+    expect(await store.exists(key)).toBe(false);
+  });
+
   it.each(['../escape.json', 'external-data/../../escape.json', '/etc/passwd', 'a\0b', '', '.uploads/x.part', 'a\\b'])(
     'refuses the key %j',
     async (bad) => {

@@ -53,6 +53,27 @@ export class LocalObjectStore implements ObjectStore {
     }
   }
 
+  async move(from: string, to: string): Promise<void> {
+    const target = this.pathOf(to);
+    try {
+      await mkdir(dirname(target), { recursive: true });
+      // rename(2) replaces the target atomically: a reader sees the old object or the new one.
+      await rename(this.pathOf(from), target);
+    } catch (error) {
+      if (isNotFound(error)) throw objectNotFound(from);
+      throw fsFailure(`cannot move ${from} to ${to}`, error);
+    }
+    await syncDirectory(dirname(target));
+  }
+
+  async delete(key: string): Promise<void> {
+    try {
+      await rm(this.pathOf(key), { force: true });
+    } catch (error) {
+      throw fsFailure(`cannot delete ${key}`, error);
+    }
+  }
+
   async ping(): Promise<void> {
     try {
       await mkdir(this.root, { recursive: true });

@@ -10,7 +10,7 @@ import { describeS3Failure, isS3NotFound, type S3Secrets } from './s3-failure.js
 import { S3Upload, type S3UploadClient } from './s3-upload.js';
 
 /** The part of the minio client the store uses; tests substitute a fake. */
-export type S3Client = S3UploadClient & Pick<Client, 'bucketExists' | 'makeBucket' | 'getObject' | 'statObject'>;
+export type S3Client = S3UploadClient & Pick<Client, 'bucketExists' | 'makeBucket' | 'getObject' | 'statObject' | 'copyObject' | 'removeObject'>;
 
 /** S3 refuses smaller parts except the last one. */
 export const S3_MIN_PART_BYTES = 5 * 1024 * 1024;
@@ -103,6 +103,29 @@ export class S3ObjectStore implements ObjectStore {
     } catch (error) {
       if (isS3NotFound(error)) throw objectNotFound(key);
       throw this.failure('get', objectName, error);
+    }
+  }
+
+  /** A server-side copy (no bytes through this process), then the source is removed. */
+  async move(from: string, to: string): Promise<void> {
+    const source = this.objectName(from);
+    const target = this.objectName(to);
+    try {
+      await this.client.copyObject(this.config.bucket, target, `/${this.config.bucket}/${source}`);
+    } catch (error) {
+      if (isS3NotFound(error)) throw objectNotFound(from);
+      throw this.failure('copy', target, error);
+    }
+    await this.delete(from);
+  }
+
+  async delete(key: string): Promise<void> {
+    const objectName = this.objectName(key);
+    try {
+      await this.client.removeObject(this.config.bucket, objectName);
+    } catch (error) {
+      if (isS3NotFound(error)) return;
+      throw this.failure('delete', objectName, error);
     }
   }
 

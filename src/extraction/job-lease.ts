@@ -1,0 +1,77 @@
+import { Logger } from '@nestjs/common';
+import type { JobRepository } from '../job/job.repository.js';
+
+/**
+ * Keeps one claimed job's lease alive while its worker runs it, and says when it is gone. The lease
+ * is lost when the store answers that the job is no longer ours, or when no renewal has succeeded
+ * for a whole lease period (the store was unreachable): by then the sweep of another worker may
+ * have handed the job to someone else, so this worker must stop and store nothing.
+ */
+export class JobLease {
+  private readonly logger = new Logger(JobLease.name);
+  private readonly lost = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  private renewedAt = Date.now();
+  private inFlight = false;
+
+  constructor(
+    private readonly jobs: JobRepository,
+    private readonly jobId: string,
+    private readonly workerId: string,
+    private readonly leaseMs: number,
+  ) {
+    this.timer = setInterval(() => this.tick(), Math.max(250, Math.floor(leaseMs / 4)));
+  }
+
+  /** Aborts (with the reason) once the lease is lost. */
+  get signal(): AbortSignal {
+    return this.lost.signal;
+  }
+
+  /** One renewal now; false (and the signal aborted) when the job is no longer ours or the store failed. */
+  async confirm(): Promise<boolean> {
+    if (this.lost.signal.aborted) return false;
+    try {
+      if (await this.jobs.renewLease(this.jobId, this.workerId, this.leaseMs)) {
+        this.renewedAt = Date.now();
+        return true;
+      }
+      this.markLost('the job is no longer held by this worker');
+    } catch (error) {
+      this.markLost(`the job store could not confirm the lease: ${String(error)}`);
+    }
+    return false;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private tick(): void {
+    if (Date.now() - this.renewedAt >= this.leaseMs) {
+      this.markLost(`no lease renewal succeeded for ${this.leaseMs} ms`);
+      return;
+    }
+    // A renewal stuck on an unreachable store must not pile up more behind it.
+    if (this.inFlight) return;
+    this.inFlight = true;
+    this.jobs
+      .renewLease(this.jobId, this.workerId, this.leaseMs)
+      .then(
+        (held) => {
+          if (held) this.renewedAt = Date.now();
+          else this.markLost('the job is no longer held by this worker');
+        },
+        (error: unknown) => this.logger.warn(`lease renewal of ${this.jobId} failed: ${String(error)}`),
+      )
+      .finally(() => {
+        this.inFlight = false;
+      });
+  }
+
+  private markLost(why: string): void {
+    if (this.lost.signal.aborted) return;
+    this.stop();
+    this.lost.abort(new Error(`the job lease was lost: ${why}`));
+  }
+}
