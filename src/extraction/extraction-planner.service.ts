@@ -74,7 +74,7 @@ export class ExtractionPlanner {
     const configName = datasource.configName;
     const requested = collectRequestedTables(
       mapped,
-      filters?.[configName],
+      filters && Object.hasOwn(filters, configName) ? filters[configName] : undefined,
       this.sessions.defaultSchema(datasource),
       this.sessions.canonicalName(datasource),
     );
@@ -85,10 +85,12 @@ export class ExtractionPlanner {
       return unavailable(configName, error);
     }
     try {
-      const snapshot = await session.discover(schemasOf(requested));
+      const snapshot = await session.discover(schemasOf(requested), signal);
       const { tables, details } = matchRequestedTables(configName, requested, snapshot);
       return details.length > 0 ? { ok: false, details, session } : { ok: true, plan: { configName, datasource, session, tables } };
     } catch (error) {
+      // The job's deadline or a shutdown: plan() rethrows the signal's reason.
+      if (signal.aborted) return { ok: false, session, details: [] };
       const message = error instanceof Error ? error.message : String(error);
       return {
         ok: false,

@@ -6,6 +6,7 @@ import { JOB_CONSUMER, JOB_QUEUE, type JobConsumer, type JobQueue } from '../job
 import { MetricsService } from '../system/metrics.service.js';
 import { ExtractionService } from './extraction.service.js';
 import { JobRecovery } from './job-recovery.service.js';
+import { MemoryGuard } from './memory-guard.js';
 
 /** The queue consumer and the recovery sweep. Only the worker role imports the module that declares it. */
 @Injectable()
@@ -20,6 +21,7 @@ export class ExtractionProcessor implements OnApplicationBootstrap, BeforeApplic
     private readonly extraction: ExtractionService,
     private readonly recovery: JobRecovery,
     private readonly metrics: MetricsService,
+    private readonly memory: MemoryGuard,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -31,17 +33,29 @@ export class ExtractionProcessor implements OnApplicationBootstrap, BeforeApplic
       for (const jobId of pending) await this.queue.enqueue(jobId);
       if (pending.length > 0) this.logger.log(`re-queued ${pending.length} pending job(s) from the store`);
     }
-    await this.recovery.start(embedded);
+    await this.recovery.start();
     this.logger.log(`worker ${this.extraction.workerId} consuming (${this.queue.kind}, concurrency ${this.config.worker.concurrency})`);
   }
 
-  /** Stop taking jobs; running ones get SHUTDOWN_GRACE_MS, then are handed back to pending. */
+  /**
+   * Stop taking jobs; running ones get SHUTDOWN_GRACE_MS, then are aborted and handed back to
+   * pending. A handler that has not stopped a few seconds after its abort is left behind and its
+   * job handed back here, so the process always exits; should that handler wake up later, its
+   * commit no longer matches the job's claim.
+   */
   async beforeApplicationShutdown(): Promise<void> {
-    await this.consumer.stop(this.config.worker.shutdownGraceMs);
+    const stragglers = await this.consumer.stop(this.config.worker.shutdownGraceMs);
+    for (const jobId of stragglers) {
+      const released = await this.jobs.release(jobId, this.extraction.workerId, 'worker shut down before the job stopped').catch(() => false);
+      this.logger.warn(`job ${jobId} did not stop in time; ${released ? 'handed back to pending' : 'left to the recovery sweep'}`);
+    }
     await this.recovery.stop();
   }
 
   private async handle(jobId: string, signal: AbortSignal): Promise<void> {
+    // Over its memory limit the worker keeps the delivery but claims nothing until memory falls.
+    await this.memory.waitForHeadroom(signal);
+    if (signal.aborted) return;
     const stopTimer = this.metrics.jobDuration.startTimer();
     const outcome = await this.extraction.process(jobId, signal);
     if (outcome !== 'skipped') {

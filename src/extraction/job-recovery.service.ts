@@ -4,15 +4,19 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { JobRepository } from '../job/job.repository.js';
 import { JOB_QUEUE, type JobQueue } from '../job/queue/job-queue.port.js';
 import { failedEvent } from '../job/terminal-events.js';
+import type { JobRecord } from '../job/job.entity.js';
+import { ResultStorageService } from '../storage/result-storage.service.js';
 
 const BATCH = 100;
 
 /**
- * No job stays processing or pending forever (SPEC §5.3, §9): a processing job whose lease ran out
- * (its worker died) goes back to pending and is re-queued, or fails once it has used all its
- * attempts; a pending job nobody picked up for a lease period is queued again (enqueue is
+ * No job stays processing or pending forever: a processing job whose lease ran out (its worker
+ * died or lost the job store) goes back to pending and is re-queued, or fails once it has used all
+ * its attempts; a pending job nobody picked up for a lease period is queued again (enqueue is
  * idempotent, so a job still waiting in the queue is not duplicated). Every worker runs the sweep;
- * each change is conditional, so two sweeps never both act on one job.
+ * each change is conditional, so two sweeps never both act on one job. Orphans are decided by lease
+ * expiry alone, in every queue mode: a process that starts cannot tell a dead worker's job from one
+ * another live process (sharing the store without Redis) is running.
  */
 @Injectable()
 export class JobRecovery {
@@ -25,15 +29,13 @@ export class JobRecovery {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly jobs: JobRepository,
     @Inject(JOB_QUEUE) private readonly queue: JobQueue,
+    private readonly storage: ResultStorageService,
   ) {}
 
-  /**
-   * Starts the periodic sweep. `orphansAreDead`: this is the only process using the store (the
-   * embedded mode), so a job left processing by an earlier run is recovered at once.
-   */
-  async start(orphansAreDead: boolean): Promise<void> {
+  /** Sweeps once, then every JOB_RECOVERY_INTERVAL_MS. */
+  async start(): Promise<void> {
     this.stopped = false;
-    await this.sweep(orphansAreDead ? new Date(8.64e15) : new Date()).catch((error: unknown) => this.logger.warn(`recovery sweep failed: ${String(error)}`));
+    await this.sweep(new Date()).catch((error: unknown) => this.logger.warn(`recovery sweep failed: ${String(error)}`));
     const tick = () => {
       this.running = this.sweep(new Date())
         .catch((error: unknown) => this.logger.warn(`recovery sweep failed: ${String(error)}`))
@@ -50,6 +52,11 @@ export class JobRecovery {
     await this.running;
   }
 
+  /** A dead worker may have finished its attempt's upload; that object will never be committed. */
+  private async discardAttempt(job: JobRecord): Promise<void> {
+    if (job.workerId) await this.storage.discardAttempt(job.id, { attempt: job.attempts, workerId: job.workerId });
+  }
+
   /** `expiredBefore`: leases that ran out before this instant are recovered. */
   async sweep(expiredBefore: Date): Promise<void> {
     const { maxAttempts, leaseMs } = this.config.leases;
@@ -61,9 +68,11 @@ export class JobRecovery {
         };
         if (await this.jobs.fail(job.id, error, failedEvent(job, error), { workerId: job.workerId ?? undefined, leaseExpiredBefore: expiredBefore })) {
           this.logger.warn(`job ${job.id} failed after ${job.attempts} abandoned attempts`);
+          await this.discardAttempt(job);
         }
       } else if (await this.jobs.requeueExpired(job, expiredBefore)) {
         this.logger.warn(`job ${job.id}: worker ${job.workerId} lost its lease; re-queued (attempt ${job.attempts} of ${maxAttempts})`);
+        await this.discardAttempt(job);
         await this.queue.enqueue(job.id, `r${job.attempts}`);
       }
     }

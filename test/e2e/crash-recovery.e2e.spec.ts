@@ -133,7 +133,9 @@ describe('the embedded mode (SQLite, in-process queue) restarting after a crash'
       CREATE VIEW slow_rows AS SELECT id, pg_sleep(0.2)::text AS waited FROM slow_source;`);
     const dataDir = mkdtempSync(join(tmpdir(), 'fetcher-embedded-crash-'));
     const port = await freePort();
-    const env = { DATA_DIR: dataDir, APP_ENC_KEY: TEST_MASTER_KEY, PORT: String(port), LOG_LEVEL: 'log' };
+    // Orphans are decided by lease expiry alone: the restarted process recovers the job once the
+    // dead one's lease has run out.
+    const env = { DATA_DIR: dataDir, APP_ENC_KEY: TEST_MASTER_KEY, PORT: String(port), LOG_LEVEL: 'log', JOB_LEASE_MS: '3000', JOB_RECOVERY_INTERVAL_MS: '500' };
     const api = (path: string, init: RequestInit = {}) => fetch(`http://127.0.0.1:${port}${path}`, { ...init, headers: { 'Content-Type': 'application/json', ...(init.headers ?? {}) } });
     let fetcher = await startFetcherProcess(env, port);
     try {

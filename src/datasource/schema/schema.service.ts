@@ -1,6 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
-import type { ResolvedDatasource, SchemaSnapshot } from '../connectors/engine-connector.js';
+import { FetCode } from '../../common/errors/fet-code.js';
+import type { ConnectorSession, ResolvedDatasource, SchemaSnapshot } from '../connectors/engine-connector.js';
+import { ABORT_BUDGET_MS } from '../connectors/abortable-read.js';
+import { DatasourceError } from '../datasource.error.js';
 import { DatasourceSessions } from '../datasource-sessions.service.js';
 import { SCHEMA_CACHE, schemaCacheKey, type SchemaCache } from './schema-cache.js';
 
@@ -15,16 +18,28 @@ export class SchemaService {
     @Inject(SCHEMA_CACHE) private readonly cache: SchemaCache,
   ) {}
 
-  /** Opens the datasource and discovers `schemas` (null: every readable namespace). */
+  /**
+   * Opens the datasource and discovers `schemas` (null: every readable namespace), all within
+   * SCHEMA_DISCOVERY_TIMEOUT_MS: the catalog query is cancelled on the server in time for the call
+   * to fail with FET-1043 (504) within that deadline, whatever the server does.
+   */
   async discover(datasource: ResolvedDatasource, schemas: readonly string[] | null): Promise<SchemaSnapshot> {
-    const session = await this.sessions.open(datasource, {
-      connectTimeoutMs: DISCOVERY_CONNECT_TIMEOUT_MS,
-      signal: AbortSignal.timeout(DISCOVERY_CONNECT_TIMEOUT_MS * 3),
-    });
+    const deadlineMs = this.config.schemaDiscoveryTimeoutMs;
+    // The abort fires early enough for the cancel (at most ABORT_BUDGET_MS) to fit in the deadline.
+    const deadline = AbortSignal.timeout(Math.max(Math.floor(deadlineMs / 2), deadlineMs - ABORT_BUDGET_MS));
+    let session: ConnectorSession | undefined;
     try {
-      return await session.discover(schemas);
+      session = await this.sessions.open(datasource, { connectTimeoutMs: Math.min(DISCOVERY_CONNECT_TIMEOUT_MS, deadlineMs), signal: deadline });
+      return await session.discover(schemas, deadline);
+    } catch (error) {
+      if (!deadline.aborted) throw error;
+      throw new DatasourceError(
+        FetCode.SchemaDiscoveryTimeout,
+        `datasource '${datasource.configName}' did not answer its schema discovery within ${deadlineMs} ms; the query was cancelled`,
+        { extra: { reason: 'timeout' } },
+      );
     } finally {
-      await session.close();
+      await session?.close();
     }
   }
 

@@ -56,14 +56,14 @@ export class BullMqJobQueue implements JobQueue, JobConsumer {
     this.worker.on('error', (error) => this.logger.warn(`worker: ${error.message}`));
   }
 
-  async stop(graceMs: number): Promise<void> {
+  async stop(graceMs: number): Promise<string[]> {
     const worker = this.worker;
-    if (worker) {
-      // Stop fetching first; then give running jobs their grace period (worker.close has no timeout).
-      await worker.pause(true).catch(() => undefined);
-      await this.running.drain(graceMs);
-      await worker.close(true).catch(() => undefined);
-    }
+    if (!worker) return [];
+    // Stop fetching first; then give running jobs their grace period (worker.close has no timeout).
+    await worker.pause(true).catch(() => undefined);
+    const stragglers = await this.running.drain(graceMs);
+    await withTimeout(worker.close(true), ENQUEUE_TIMEOUT_MS, 'worker close timed out').catch(() => undefined);
+    return stragglers;
   }
 
   async close(): Promise<void> {

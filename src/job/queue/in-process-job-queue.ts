@@ -32,9 +32,9 @@ export class InProcessJobQueue implements JobQueue, JobConsumer {
     this.pump();
   }
 
-  async stop(graceMs: number): Promise<void> {
+  async stop(graceMs: number): Promise<string[]> {
     this.stopping = true;
-    await this.running.drain(graceMs);
+    return this.running.drain(graceMs);
   }
 
   private pump(): void {

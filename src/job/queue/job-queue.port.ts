@@ -17,8 +17,11 @@ export type JobHandler = (jobId: string, signal: AbortSignal) => Promise<void>;
 /** Takes job ids off the queue (worker role only). */
 export interface JobConsumer {
   start(handler: JobHandler, concurrency: number): Promise<void>;
-  /** Stops taking jobs; waits up to `graceMs` for running ones, then aborts them and returns. */
-  stop(graceMs: number): Promise<void>;
+  /**
+   * Stops taking jobs; waits up to `graceMs` for running ones, then aborts them, and returns within a
+   * few seconds more with the ids of handlers that still had not stopped (for the caller to hand back).
+   */
+  stop(graceMs: number): Promise<string[]>;
 }
 
 export const JOB_QUEUE = Symbol('JOB_QUEUE');

@@ -1,3 +1,6 @@
+/** After the grace period, how long aborted handlers get to settle before they are left behind. */
+export const ABORT_SETTLE_MS = 3_000;
+
 /** Tracks running handlers so a shutdown can wait for them, then abort the stragglers. */
 export class RunningJobs {
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
@@ -13,18 +16,26 @@ export class RunningJobs {
     return done;
   }
 
-  /** Waits up to `graceMs`, aborts whatever still runs, then waits for the aborted handlers to settle. */
-  async drain(graceMs: number): Promise<void> {
-    const all = () => Promise.allSettled([...this.running.values()].map((entry) => entry.done));
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), graceMs);
-    });
-    const outcome = await Promise.race([all().then(() => 'drained' as const), deadline]);
-    clearTimeout(timer);
-    if (outcome === 'timeout') {
+  /**
+   * Waits up to `graceMs`, aborts whatever still runs, then waits at most `settleMs` for the aborted
+   * handlers. Resolves with the ids of those still running then: a handler stuck on something that
+   * ignores its signal cannot keep the process from exiting; the caller hands those jobs back.
+   */
+  async drain(graceMs: number, settleMs = ABORT_SETTLE_MS): Promise<string[]> {
+    const all = () => Promise.allSettled([...this.running.values()].map((entry) => entry.done)).then(() => true);
+    if (!(await within(all(), graceMs))) {
       for (const entry of this.running.values()) entry.controller.abort(new Error('worker is shutting down'));
-      await all();
+      await within(all(), settleMs);
     }
+    return [...this.running.keys()];
+  }
+}
+
+async function within(work: Promise<boolean>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([work, new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
+  } finally {
+    clearTimeout(timer);
   }
 }
