@@ -49,9 +49,11 @@ function exec(cmd, cmdArgs, env = {}) {
 ensureDependencies();
 ensureBuild();
 switch (command) {
-  case 'start':
-    exec(process.execPath, ['dist/main.js', ...args]);
+  case 'start': {
+    const { fetcherNodeOptions } = await import('../dist/bootstrap/runtime-flags.js');
+    exec(process.execPath, ['dist/main.js', ...args], { NODE_OPTIONS: fetcherNodeOptions(process.env) });
     break;
+  }
   case 'test':
     run('bash', ['scripts/ensure-services.sh']);
     exec('npx', ['vitest', 'run', ...args], { TZ: 'UTC' });

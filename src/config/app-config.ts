@@ -54,7 +54,12 @@ export interface AppConfig {
   readonly rateLimits: { readonly jobSubmissionsPerPrincipalPerMinute: number; readonly connectionTestsPerPrincipalPerMinute: number };
   /** Caps on connection tests open at once in one process: in all, and against one host. */
   readonly connectionTests: { readonly maxConcurrent: number; readonly maxPerHost: number };
-  readonly worker: { readonly concurrency: number; readonly shutdownGraceMs: number };
+  readonly worker: {
+    readonly concurrency: number;
+    readonly shutdownGraceMs: number;
+    /** 0: no memory guard. */
+    readonly maxRssBytes: number;
+  };
   /** Claims expire after leaseMs without renewal; the recovery loop re-queues them, failing a job after maxAttempts. */
   readonly leases: { readonly leaseMs: number; readonly recoveryIntervalMs: number; readonly maxAttempts: number };
   /** Terminal events: always written to the outbox; relayed to RabbitMQ when transport is rmq. */
@@ -62,6 +67,7 @@ export interface AppConfig {
   readonly jobs: { readonly dedupWindowSeconds: number; readonly connectionTestTimeoutMs: number };
   readonly extraction: ExtractionCeilings;
   readonly schemaCacheTtlSeconds: number;
+  readonly schemaDiscoveryTimeoutMs: number;
   readonly allowPrivateHosts: boolean;
   /** Datasources declared by DATASOURCE_<NAME>_* variables. */
   readonly internalDatasources: readonly InternalDatasourceConfig[];

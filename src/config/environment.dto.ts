@@ -110,11 +110,19 @@ export class EnvironmentVariables {
   @IsOptional() @IntRange(0)
   SCHEMA_CACHE_TTL_SECONDS?: number;
 
+  /** Deadline of one live discovery for GET /schema and validate-schema (connect included). */
+  @IsOptional() @IntRange(500, 300_000)
+  SCHEMA_DISCOVERY_TIMEOUT_MS?: number;
+
   @IsOptional() @IntRange(100, 60_000)
   CONNECTION_TEST_TIMEOUT_MS?: number;
 
   @IsOptional() @IntRange(0, 600_000)
   SHUTDOWN_GRACE_MS?: number;
+
+  /** Resident memory (MiB) above which a worker takes no new job and fails the one that crossed it; 0 turns the guard off. */
+  @IsOptional() @IntRange(0, 1_048_576)
+  WORKER_MAX_RSS_MB?: number;
 
   @IsOptional() @IntRange(1_000, 3_600_000)
   JOB_LEASE_MS?: number;

@@ -85,7 +85,11 @@ export function loadAppConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions
       maxConcurrent: vars.CONNECTION_TEST_MAX_CONCURRENCY ?? 16,
       maxPerHost: vars.CONNECTION_TEST_MAX_PER_HOST ?? 4,
     },
-    worker: { concurrency: vars.WORKER_CONCURRENCY ?? 5, shutdownGraceMs: vars.SHUTDOWN_GRACE_MS ?? 25_000 },
+    worker: {
+      concurrency: vars.WORKER_CONCURRENCY ?? 5,
+      shutdownGraceMs: vars.SHUTDOWN_GRACE_MS ?? 25_000,
+      maxRssBytes: (vars.WORKER_MAX_RSS_MB ?? 1_536) * 1024 * 1024,
+    },
     leases: {
       leaseMs: vars.JOB_LEASE_MS ?? 60_000,
       recoveryIntervalMs: vars.JOB_RECOVERY_INTERVAL_MS ?? 10_000,
@@ -103,6 +107,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions
     },
     extraction: { ...DEFAULT_CEILINGS, maxResultBytes: vars.ENGINE_MAX_RESULT_BYTES ?? DEFAULT_CEILINGS.maxResultBytes },
     schemaCacheTtlSeconds: vars.SCHEMA_CACHE_TTL_SECONDS ?? 300,
+    schemaDiscoveryTimeoutMs: vars.SCHEMA_DISCOVERY_TIMEOUT_MS ?? 15_000,
     allowPrivateHosts: vars.ALLOW_PRIVATE_HOSTS ?? !production,
     internalDatasources: internal.datasources,
     connectionTestRateLimitPerMinute: vars.CONNECTION_TEST_RATE_LIMIT ?? 10,

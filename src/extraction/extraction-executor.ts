@@ -5,9 +5,18 @@ import { ChunkChannel } from './chunk-channel.js';
 import type { DatasourcePlan, ExtractionPlan } from './extraction-plan.js';
 import { ExtractionError } from './extraction.error.js';
 import { Semaphore } from '../common/concurrency/semaphore.js';
+import type { ReadBudget } from '../datasource/connectors/read-budget.js';
 
 /** Bytes one datasource may buffer ahead of the writer before its cursor pauses. */
 const CHANNEL_CAPACITY = 4 * 1024 * 1024;
+/** Bytes of rows a connector may hold in one batch (see ReadBudget); rows per batch stay capped too. */
+export const BATCH_BYTES = 4 * 1024 * 1024;
+export const BATCH_ROWS = 2_000;
+
+export interface ExecutionOptions {
+  /** Between batches: throws to stop this job (the worker's memory guard). */
+  readonly memoryCheck?: () => void;
+}
 
 export interface ResultWriter {
   write(chunk: string | Buffer): Promise<void>;
@@ -24,7 +33,19 @@ export interface ExtractionStats {
  * of the output streams straight through, the others buffer a bounded amount and then wait. The
  * first failure cancels every reader and is rethrown once all of them have stopped.
  */
-export async function executePlan(plan: ExtractionPlan, writer: ResultWriter, signal: AbortSignal): Promise<ExtractionStats> {
+export async function executePlan(plan: ExtractionPlan, writer: ResultWriter, signal: AbortSignal, options: ExecutionOptions = {}): Promise<ExtractionStats> {
+  let written = 0;
+  const budget: ReadBudget = {
+    batchBytes: BATCH_BYTES,
+    batchRows: BATCH_ROWS,
+    remainingBytes: () => plan.limits.maxResultBytes - written,
+  };
+  const counted: ResultWriter = {
+    write: async (chunk) => {
+      await writer.write(chunk);
+      written += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+    },
+  };
   const run = new AbortController();
   const onAbort = () => run.abort(signal.reason);
   signal.addEventListener('abort', onAbort, { once: true });
@@ -44,7 +65,7 @@ export async function executePlan(plan: ExtractionPlan, writer: ResultWriter, si
     await slots.acquire();
     try {
       if (run.signal.aborted) throw run.signal.reason;
-      rowCounts[datasource.configName] = await readDatasource(datasource, channels[index], run.signal);
+      rowCounts[datasource.configName] = await readDatasource(datasource, channels[index], run.signal, budget, options.memoryCheck);
       channels[index].close();
     } catch (error) {
       failAll(error);
@@ -54,12 +75,12 @@ export async function executePlan(plan: ExtractionPlan, writer: ResultWriter, si
   });
 
   try {
-    await writer.write('{');
+    await counted.write('{');
     for (const [index, channel] of channels.entries()) {
-      if (index > 0) await writer.write(',');
-      for (let chunk = await channel.next(); chunk !== undefined; chunk = await channel.next()) await writer.write(chunk);
+      if (index > 0) await counted.write(',');
+      for (let chunk = await channel.next(); chunk !== undefined; chunk = await channel.next()) await counted.write(chunk);
     }
-    await writer.write('}');
+    await counted.write('}');
   } catch (error) {
     failAll(error);
   } finally {
@@ -72,7 +93,13 @@ export async function executePlan(plan: ExtractionPlan, writer: ResultWriter, si
   return { rowCount, rowCounts };
 }
 
-async function readDatasource(plan: DatasourcePlan, channel: ChunkChannel, signal: AbortSignal): Promise<Record<string, number>> {
+async function readDatasource(
+  plan: DatasourcePlan,
+  channel: ChunkChannel,
+  signal: AbortSignal,
+  budget: ReadBudget,
+  memoryCheck: (() => void) | undefined,
+): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   await channel.push(`${JSON.stringify(plan.configName)}:{`);
   for (const [index, request] of plan.tables.entries()) {
@@ -80,7 +107,8 @@ async function readDatasource(plan: DatasourcePlan, channel: ChunkChannel, signa
     await channel.push(`${index > 0 ? ',' : ''}${JSON.stringify(key)}:[`);
     let rows = 0;
     try {
-      for await (const batch of plan.session.readRows(request, signal)) {
+      for await (const batch of plan.session.readRows({ ...request, budget }, signal)) {
+        memoryCheck?.();
         if (batch.rowCount === 0) continue;
         if (rows > 0) await channel.push(',');
         await channel.push(batch.json);

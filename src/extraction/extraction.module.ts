@@ -6,11 +6,12 @@ import { ExtractionPlanner } from './extraction-planner.service.js';
 import { ExtractionProcessor } from './extraction.processor.js';
 import { ExtractionService } from './extraction.service.js';
 import { JobRecovery } from './job-recovery.service.js';
+import { MemoryGuard, processRss, RSS_SAMPLER } from './memory-guard.js';
 
 /** Planning, execution and the queue processor (worker role only). */
 @Module({
   imports: [DatasourceModule, JobModule, StorageModule],
-  providers: [ExtractionPlanner, ExtractionService, JobRecovery, ExtractionProcessor],
+  providers: [ExtractionPlanner, ExtractionService, JobRecovery, ExtractionProcessor, MemoryGuard, { provide: RSS_SAMPLER, useValue: processRss }],
   exports: [ExtractionService],
 })
 export class ExtractionModule {}

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fetcherNodeOptions } from '../../src/bootstrap/runtime-flags.js';
 
 const MAIN = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../dist/main.js');
 
@@ -15,7 +16,8 @@ export interface FetcherProcess {
 /** Starts the compiled Fetcher (`dist/main.js`) as its own process and waits for /health. */
 export async function startFetcherProcess(env: Record<string, string>, port: number, timeoutMs = 30_000): Promise<FetcherProcess> {
   const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH ?? '', TZ: 'UTC', NODE_ENV: 'test', LOG_LEVEL: 'warn', ...env },
+    // Launched like `npm start` and the image launch it: with Fetcher's heap settings.
+    env: { PATH: process.env.PATH ?? '', TZ: 'UTC', NODE_ENV: 'test', LOG_LEVEL: 'warn', NODE_OPTIONS: fetcherNodeOptions(env), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
