@@ -8,6 +8,21 @@ import type { RowBatch } from './engine-connector.js';
  */
 export const RENDER_CHUNK_CHARS = 48 * 1024;
 
+/** Characters JSON cannot carry inside a string as they are. */
+export const NEEDS_JSON_ESCAPE = /["\\\u0000-\u001f]/;
+
+const PLAIN_TEXT = Symbol('renders text needing no escape as "text"');
+
+/**
+ * Marks an encoder that renders a string needing no escape (NEEDS_JSON_ESCAPE) as `"` + it + `"`.
+ * The renderer then writes a large such value straight from the driver's string into the chunk's
+ * bytes: no JSON copy and no flattened rope of it on the heap, where megabyte strings would wait
+ * for a full GC.
+ */
+export function plainTextEncoder<E extends (value: never) => string>(encoder: E): E {
+  return Object.assign(encoder, { [PLAIN_TEXT]: true });
+}
+
 /**
  * Builds the renderer every SQL connector uses: rows (values in projection order) → JSON objects
  * joined with commas, cut into ~RENDER_CHUNK_CHARS chunks. Keys and per-column encoders are fixed
@@ -19,27 +34,45 @@ export function createRowBatchRenderer<V>(
 ): (rows: readonly (readonly (V | null | undefined)[])[]) => RowBatch[] {
   const n = names.length;
   const prefixes = names.map((name, i) => (i === 0 ? '{' : ',') + JSON.stringify(name) + ':');
+  const plain = encoders.map((encoder) => (encoder as { [PLAIN_TEXT]?: boolean })[PLAIN_TEXT] === true);
   return (rows) => {
     const chunks: RowBatch[] = [];
     let json = '';
+    /** Bytes of the chunk so far when it holds a large value: the text before `json`. */
+    let parts: Buffer[] | undefined;
+    let partChars = 0;
     let count = 0;
+    const flush = () => {
+      const tail = Buffer.from(json, 'utf8');
+      chunks.push({ json: parts === undefined ? tail : Buffer.concat([...parts, tail]), rowCount: count });
+      json = '';
+      parts = undefined;
+      partChars = 0;
+      count = 0;
+    };
     for (let r = 0; r < rows.length; r++) {
       const row = rows[r];
       let s = count === 0 ? '' : ',';
       if (n === 0) s += '{';
       for (let i = 0; i < n; i++) {
         const v = row[i];
-        s += prefixes[i] + (v === null || v === undefined ? 'null' : encoders[i](v));
+        if (v === null || v === undefined) {
+          s += prefixes[i] + 'null';
+        } else if (plain[i] && typeof v === 'string' && v.length >= RENDER_CHUNK_CHARS && !NEEDS_JSON_ESCAPE.test(v)) {
+          parts ??= [];
+          parts.push(Buffer.from(json + s + prefixes[i] + '"', 'utf8'), Buffer.from(v, 'utf8'));
+          partChars += json.length + s.length + v.length;
+          json = '';
+          s = '"';
+        } else {
+          s += prefixes[i] + encoders[i](v);
+        }
       }
       json += s + '}';
       count++;
-      if (json.length >= RENDER_CHUNK_CHARS) {
-        chunks.push({ json: Buffer.from(json, 'utf8'), rowCount: count });
-        json = '';
-        count = 0;
-      }
+      if (json.length + partChars >= RENDER_CHUNK_CHARS) flush();
     }
-    if (count > 0) chunks.push({ json: Buffer.from(json, 'utf8'), rowCount: count });
+    if (count > 0) flush();
     return chunks;
   };
 }

@@ -1,6 +1,6 @@
 import { parse as parsePgArray } from 'postgres-array';
 import type { ColumnInfo, RowBatch } from '../engine-connector.js';
-import { createRowBatchRenderer } from '../row-batch-renderer.js';
+import { createRowBatchRenderer, NEEDS_JSON_ESCAPE, plainTextEncoder } from '../row-batch-renderer.js';
 
 export { RENDER_CHUNK_CHARS } from '../row-batch-renderer.js';
 import { isMoney, PgOid, postgresColumnType, type PostgresColumnType } from './postgres-types.js';
@@ -14,14 +14,13 @@ export type ValueEncoder = (text: string) => string;
 
 const quoted = (text: string): string => '"' + text + '"';
 
-const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
 
 /**
  * Any text as a JSON string. Most values need no escaping, and a regex test plus concatenation
  * is cheaper than JSON.stringify; the rest (quotes, backslashes, control characters) goes
  * through JSON.stringify. Non-ASCII is kept as is (the result is UTF-8).
  */
-export const encodeString: ValueEncoder = (text) => (NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : '"' + text + '"');
+export const encodeString: ValueEncoder = plainTextEncoder((text: string) => (NEEDS_JSON_ESCAPE.test(text) ? JSON.stringify(text) : '"' + text + '"'));
 
 /** Integers: the server's digits verbatim, so 64-bit values keep every digit. */
 export const encodeInteger: ValueEncoder = (text) => text;
