@@ -129,7 +129,7 @@ async function main() {
         DATA_DIR: dataDir,
         PORT: String(port),
         // Measured as shipped: `npm start` and the image run with these heap settings.
-        NODE_OPTIONS: fetcherNodeOptions({}),
+        NODE_OPTIONS: fetcherNodeOptions(process.env),
       },
       stdio: ['ignore', 'inherit', 'inherit'],
     });

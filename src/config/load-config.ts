@@ -88,7 +88,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions
     worker: {
       concurrency: vars.WORKER_CONCURRENCY ?? 5,
       shutdownGraceMs: vars.SHUTDOWN_GRACE_MS ?? 25_000,
-      maxRssBytes: (vars.WORKER_MAX_RSS_MB ?? 1_536) * 1024 * 1024,
+      maxRssBytes: (vars.WORKER_MAX_RSS_MB ?? 1_024) * 1024 * 1024,
     },
     leases: {
       leaseMs: vars.JOB_LEASE_MS ?? 60_000,
