@@ -8,26 +8,12 @@ import {
   startSilentAfter,
 } from '../../../../test/helpers/session-scenarios.js';
 import { startTcpProxy, type TcpProxy } from '../../../../test/helpers/tcp-proxy.js';
-import { DatasourceType } from '../../datasource-type.js';
-import type { ConnectorSession, ResolvedDatasource } from '../engine-connector.js';
+import type { ConnectorSession } from '../engine-connector.js';
 import { MongoDbConnector } from './mongodb.connector.js';
+import { fakeMongoDatasource } from './testing/fake-mongo-datasource.js';
 import { type FakeMongoOptions, type FakeMongoServer, startFakeMongoServer } from './testing/fake-mongo-server.js';
 
-const datasource = (port: number): ResolvedDatasource => ({
-  id: 'id-1',
-  configName: 'docs_db',
-  type: DatasourceType.MongoDB,
-  host: '127.0.0.1',
-  port,
-  databaseName: 'shop',
-  schemaName: null,
-  userName: '',
-  password: '',
-  ssl: { mode: null },
-  metadata: {},
-  productName: null,
-  internal: false,
-});
+const datasource = fakeMongoDatasource;
 
 const ITEMS: Document[] = Array.from({ length: 2_500 }, (_, i) => ({ _id: new Int32(i + 1), sku: `SKU-${i + 1}`, note: 'x'.repeat(100) }));
 

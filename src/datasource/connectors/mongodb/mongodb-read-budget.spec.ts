@@ -1,31 +1,17 @@
 import { Int32, type Document } from 'mongodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FetCode } from '../../../common/errors/fet-code.js';
-import { DatasourceType } from '../../datasource-type.js';
-import type { ConnectorSession, ResolvedDatasource, RowBatch, TableInfo } from '../engine-connector.js';
+import type { ConnectorSession, RowBatch, TableInfo } from '../engine-connector.js';
 import { type ReadBudget, ValueTooLargeError } from '../read-budget.js';
 import { MongoDbConnector } from './mongodb.connector.js';
+import { fakeMongoDatasource } from './testing/fake-mongo-datasource.js';
 import { BATCH_DOCS } from './mongodb-query.js';
 import { type FakeMongoServer, startFakeMongoServer } from './testing/fake-mongo-server.js';
 
 const MIB = 1024 * 1024;
 const WIDE_CHARS = 2_000_000;
 
-const datasource = (port: number): ResolvedDatasource => ({
-  id: 'id-1',
-  configName: 'docs_db',
-  type: DatasourceType.MongoDB,
-  host: '127.0.0.1',
-  port,
-  databaseName: 'shop',
-  schemaName: null,
-  userName: '',
-  password: '',
-  ssl: { mode: null },
-  metadata: {},
-  productName: null,
-  internal: false,
-});
+const datasource = fakeMongoDatasource;
 
 const wideValue = (i: number): string => String(i % 10).repeat(WIDE_CHARS);
 const WIDE: Document[] = Array.from({ length: 120 }, (_, i) => ({ _id: new Int32(i + 1), v: wideValue(i + 1) }));

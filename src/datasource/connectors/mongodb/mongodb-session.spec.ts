@@ -1,9 +1,9 @@
 import { Decimal128, Int32, Long, ObjectId, type Document } from 'mongodb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DatasourceType } from '../../datasource-type.js';
 import { DatasourceQueryError } from '../../datasource.error.js';
-import type { ConnectorSession, ResolvedDatasource, RowBatch, TableInfo } from '../engine-connector.js';
+import type { ConnectorSession, RowBatch, TableInfo } from '../engine-connector.js';
 import { MongoDbConnector } from './mongodb.connector.js';
+import { fakeMongoDatasource } from './testing/fake-mongo-datasource.js';
 import { BATCH_DOCS } from './mongodb-query.js';
 import { describeError, RENDER_CHUNK_CHARS } from './mongodb-session.js';
 import { type FakeMongoOptions, type FakeMongoServer, startFakeMongoServer } from './testing/fake-mongo-server.js';
@@ -12,22 +12,7 @@ import { type FakeMongoOptions, type FakeMongoServer, startFakeMongoServer } fro
  * The session through the real driver against a wire-protocol fake (no MongoDB server can run
  * here): commands as the server receives them, cursor batches, getMore and killCursors.
  */
-const datasource = (port: number, overrides: Partial<ResolvedDatasource> = {}): ResolvedDatasource => ({
-  id: 'id-1',
-  configName: 'docs_db',
-  type: DatasourceType.MongoDB,
-  host: '127.0.0.1',
-  port,
-  databaseName: 'shop',
-  schemaName: null,
-  userName: '',
-  password: '',
-  ssl: { mode: null },
-  metadata: {},
-  productName: null,
-  internal: false,
-  ...overrides,
-});
+const datasource = fakeMongoDatasource;
 
 /** Documents of ~150 bytes of JSON each: a 48 KiB chunk holds a few hundred, a batch holds 1000. */
 const ITEMS: Document[] = Array.from({ length: 2_500 }, (_, i) => ({
