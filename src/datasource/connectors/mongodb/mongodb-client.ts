@@ -1,5 +1,6 @@
 import { isIPv6 } from 'node:net';
-import { MongoClient, type MongoClientOptions } from 'mongodb';
+import type { MongoClient, MongoClientOptions } from 'mongodb';
+import { mongodb } from './mongodb-driver.js';
 import type { EgressPolicy } from '../../ssrf/egress-policy.js';
 import { egressLookup } from '../../ssrf/egress-socket.js';
 import type { ResolvedDatasource } from '../engine-connector.js';
@@ -109,7 +110,7 @@ export async function connectMongo(
   signal?: AbortSignal,
 ): Promise<MongoClient> {
   signal?.throwIfAborted();
-  const client = new MongoClient(settings.url, settings.options);
+  const client = new (mongodb().MongoClient)(settings.url, settings.options);
   const work = (async () => {
     await client.connect();
     const db = client.db(databaseName);

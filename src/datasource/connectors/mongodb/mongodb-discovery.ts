@@ -1,4 +1,5 @@
-import { type Db, type Document, MongoServerError } from 'mongodb';
+import type { Db, Document } from 'mongodb';
+import { mongodb } from './mongodb-driver.js';
 import type { ColumnInfo, SchemaSnapshot, TableInfo } from '../engine-connector.js';
 import { type BsonTypeName, bsonTypeOf, describeFieldType, isSubDocument, type MongoFieldType } from './mongodb-types.js';
 import { BSON_READ_OPTIONS } from './mongodb-values.js';
@@ -170,7 +171,7 @@ async function discoverCollection(db: Db, entry: CollectionEntry, signal?: Abort
   try {
     await sampleCollection(db, entry, collector, signal);
   } catch (error) {
-    if (!(error instanceof MongoServerError)) throw error;
+    if (!(error instanceof mongodb().MongoServerError)) throw error;
   }
   return toTableInfo(entry, collector);
 }

@@ -1,4 +1,5 @@
-import { BSON, type Document, type FindCursor } from 'mongodb';
+import type { Document, FindCursor } from 'mongodb';
+import { mongodb } from './mongodb-driver.js';
 import { assertFitsResult } from '../byte-batcher.js';
 import { FetchSizer } from '../fetch-sizer.js';
 import type { ReadBudget } from '../read-budget.js';
@@ -63,7 +64,7 @@ export class MongoDocReader {
     this.docs++;
     this.bytes += raw.byteLength;
     assertFitsResult(this.budget, this.table, raw.byteLength);
-    return BSON.deserialize(raw, DECODE_OPTIONS);
+    return mongodb().BSON.deserialize(raw, DECODE_OPTIONS);
   }
 }
 

@@ -1,4 +1,5 @@
-import { Decimal128, Long, ObjectId, UUID, type Document } from 'mongodb';
+import type { Document } from 'mongodb';
+import { mongodb } from './mongodb-driver.js';
 import type { FilterCondition, FilterOperator, FilterScalar } from '../../../job/data-request.js';
 import type { ColumnInfo } from '../engine-connector.js';
 import { type BsonTypeName, mongoFieldType } from './mongodb-types.js';
@@ -103,14 +104,14 @@ function toNumeric(text: string, types: readonly BsonTypeName[]): unknown {
   if (!DECIMAL_TEXT.test(text)) return undefined;
   if (types.includes('decimal')) {
     try {
-      return Decimal128.fromString(text);
+      return mongodb().Decimal128.fromString(text);
     } catch {
       // More than 34 significant digits: a double still compares sensibly.
     }
   }
   if (types.includes('long') && INTEGER_TEXT.test(text)) {
     const big = BigInt(text);
-    if (big >= INT64_MIN && big <= INT64_MAX) return Long.fromString(big.toString());
+    if (big >= INT64_MIN && big <= INT64_MAX) return mongodb().Long.fromString(big.toString());
   }
   const n = Number(text);
   return Number.isFinite(n) ? n : undefined;
@@ -122,8 +123,8 @@ function convertString(text: string, types: readonly BsonTypeName[]): unknown {
     const date = parseIsoDate(text);
     if (date !== null) return date;
   }
-  if (types.includes('objectId') && OBJECT_ID.test(text)) return ObjectId.createFromHexString(text);
-  if (types.includes('uuid') && UUID_TEXT.test(text)) return new UUID(text);
+  if (types.includes('objectId') && OBJECT_ID.test(text)) return mongodb().ObjectId.createFromHexString(text);
+  if (types.includes('uuid') && UUID_TEXT.test(text)) return new (mongodb().UUID)(text);
   if (types.includes('decimal') || types.includes('long') || types.includes('int') || types.includes('double')) {
     const numeric = toNumeric(text.trim(), types);
     if (numeric !== undefined) return numeric;
@@ -140,7 +141,7 @@ function candidates(value: Exclude<FilterScalar, null>, types: readonly BsonType
     // A JSON number means the decimal it is written as (SQL binds 0.1 as numeric 0.1): MongoDB
     // compares a double with a Decimal128 exactly, and double 0.1 is not decimal 0.1.
     if (!types.includes('decimal') || !Number.isFinite(value)) return [value];
-    const decimal = Decimal128.fromString(String(value));
+    const decimal = mongodb().Decimal128.fromString(String(value));
     return hasBinaryNumbers(types) ? [decimal, value] : [decimal];
   }
   if (typeof value !== 'string') return [value];

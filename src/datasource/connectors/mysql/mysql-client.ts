@@ -1,4 +1,5 @@
-import mysql, { type Connection, type ConnectionOptions } from 'mysql2';
+import type { Connection, ConnectionOptions } from 'mysql2';
+import { mysql2 } from './mysql-driver.js';
 import type { EgressPolicy } from '../../ssrf/egress-policy.js';
 import { dialTarget } from '../../ssrf/egress-socket.js';
 import { raceDeadline, settlesWithin } from '../settle.js';
@@ -108,7 +109,7 @@ export async function connectMySql(
   setup = true,
 ): Promise<ConnectedMySql> {
   signal?.throwIfAborted();
-  const connection = mysql.createConnection(options);
+  const connection = mysql2().createConnection(options);
   // An 'error' event without a listener would crash the process; the session installs its own.
   connection.on('error', () => undefined);
   let serverVersion = '';

@@ -1,4 +1,4 @@
-import mysql from 'mysql2';
+import { mysql2 } from './mysql-driver.js';
 import type { FilterScalar } from '../../../job/data-request.js';
 import type { ColumnInfo, TableReadRequest } from '../engine-connector.js';
 import { buildWhere } from './mysql-filter.js';
@@ -48,7 +48,7 @@ export class SqlBuilder {
 export function renderSql(statement: SqlStatement): string {
   const { fragments, values } = statement;
   let sql = fragments[0];
-  for (let i = 0; i < values.length; i++) sql += mysql.escape(values[i]) + fragments[i + 1];
+  for (let i = 0; i < values.length; i++) sql += mysql2().escape(values[i]) + fragments[i + 1];
   return sql;
 }
 

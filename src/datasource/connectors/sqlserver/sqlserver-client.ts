@@ -1,6 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
-import sql, { type ConnectionPool, type config as PoolConfig } from 'mssql';
+import type { ConnectionPool, config as PoolConfig } from 'mssql';
+import { mssql } from './sqlserver-driver.js';
 import type { Connection as TediousConnection } from 'tedious';
 import type { EgressPolicy } from '../../ssrf/egress-policy.js';
 import type { ResolvedDatasource } from '../engine-connector.js';
@@ -170,7 +171,7 @@ export interface ConnectedPool {
  */
 export async function connectPool(config: PoolConfig, watch: ConnectionWatch, timeoutMs: number, signal?: AbortSignal): Promise<ConnectedPool> {
   signal?.throwIfAborted();
-  const pool = new sql.ConnectionPool(config);
+  const pool = new (mssql().ConnectionPool)(config);
   // An 'error' event without a listener would crash the process; failures reach us otherwise.
   pool.on('error', () => undefined);
   let interrupt: ((error: unknown) => void) | undefined;
@@ -182,7 +183,7 @@ export async function connectPool(config: PoolConfig, watch: ConnectionWatch, ti
   signal?.addEventListener('abort', onAbort, { once: true });
   const work = (async () => {
     await pool.connect();
-    const result = await new sql.Request(pool).query<[number]>(SESSION_SETUP_SQL);
+    const result = await new (mssql().Request)(pool).query<[number]>(SESSION_SETUP_SQL);
     return Number(result.recordset[0]?.[0]);
   })();
   try {

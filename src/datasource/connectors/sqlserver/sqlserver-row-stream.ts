@@ -1,4 +1,5 @@
-import sql, { type ConnectionPool, type ISqlType, type Request } from 'mssql';
+import type { ConnectionPool, ISqlType, Request } from 'mssql';
+import { mssql } from './sqlserver-driver.js';
 import type { ByteBatcher } from '../byte-batcher.js';
 import type { SqlParamType } from './sqlserver-filter.js';
 import type { PendingRowGuard } from './sqlserver-row-guard.js';
@@ -9,19 +10,19 @@ import type { RawRow } from './sqlserver-value-encoders.js';
 export function parameterType(type: SqlParamType): ISqlType {
   switch (type) {
     case 'nvarchar':
-      return sql.NVarChar(sql.MAX);
+      return mssql().NVarChar(mssql().MAX);
     case 'varbinary':
-      return sql.VarBinary(sql.MAX);
+      return mssql().VarBinary(mssql().MAX);
     case 'bit':
-      return sql.Bit();
+      return mssql().Bit();
     case 'float':
-      return sql.Float();
+      return mssql().Float();
   }
 }
 
 /** A Request with the statement's parameters declared; rows as arrays. */
 export function prepareRequest(pool: ConnectionPool, statement: SqlStatement, stream: boolean): Request {
-  const request = new sql.Request(pool);
+  const request = new (mssql().Request)(pool);
   request.stream = stream;
   request.arrayRowMode = true;
   for (const param of statement.params) request.input(param.name, parameterType(param.type), param.value);
