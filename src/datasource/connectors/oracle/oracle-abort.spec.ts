@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ABORT_BUDGET_MS } from '../abortable-read.js';
 import type { ConnectorSession, TableInfo } from '../engine-connector.js';
@@ -162,5 +164,27 @@ describe('OracleConnector.open against a server that accepts and then stops answ
     expect(ms).toBeLessThan(800 + SLACK_MS);
     expect(server.logins).toBe(1);
     await expect.poll(() => server.openConnections).toBe(0);
+  });
+
+  it('leaves no abandoned connection whose finalizer throws when it is garbage collected', async () => {
+    server = await silentSetup();
+    await rejection(connector.open(fakeOracleDatasource(server.port), { connectTimeoutMs: 300 }));
+    await expect.poll(() => server!.openConnections).toBe(0);
+    // node-oracledb registers each connection for finalization; its finalizer must find the cut
+    // transport in error and send nothing (NJS-500 thrown there would be an uncaught exception).
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown) => uncaught.push(error);
+    process.on('uncaughtException', onUncaught);
+    try {
+      for (let i = 0; i < 5; i++) {
+        gc();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+    expect(uncaught).toEqual([]);
   });
 });

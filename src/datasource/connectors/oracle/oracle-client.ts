@@ -189,11 +189,23 @@ export async function connectOracle(
     // The attempt may still be logging in or running the setup: cut its sockets, so that neither
     // the socket nor the driver call outlives the deadline. Nobody waits for it any more.
     work.catch(() => undefined);
-    for (const socket of sockets) socket.destroy();
+    for (const socket of sockets) cutWithError(socket);
     if (signal?.aborted) throw signal.reason;
     throw error;
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/**
+ * Cuts a socket node-oracledb still owns, with an error rather than a plain close: the driver
+ * registers every connection it builds for finalization, and its finalizer sends an end-of-file
+ * packet unless the transport recorded an error. After a plain close that send throws NJS-500
+ * inside the finalizer, an uncaught exception that would take the whole worker down at some later
+ * garbage collection.
+ */
+function cutWithError(socket: Socket): void {
+  socket.on('error', () => undefined);
+  socket.destroy(new Error('connect attempt abandoned by fetcher'));
 }
