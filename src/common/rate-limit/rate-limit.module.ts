@@ -1,5 +1,6 @@
 import { Global, Logger, Module } from '@nestjs/common';
 import type { Redis } from 'ioredis';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { REDIS_CLIENT } from '../redis/redis.module.js';
 import { MemoryRateLimiter, RATE_LIMITER, RedisRateLimiter, type RateLimiter } from './rate-limiter.js';
 
@@ -30,9 +31,13 @@ class FailOpenRateLimiter implements RateLimiter {
   providers: [
     {
       provide: RATE_LIMITER,
-      inject: [REDIS_CLIENT],
-      useFactory: (redis: Redis | null): RateLimiter =>
-        redis ? new FailOpenRateLimiter(new RedisRateLimiter(redis), new MemoryRateLimiter()) : new MemoryRateLimiter(),
+      inject: [REDIS_CLIENT, APP_CONFIG],
+      // Counts are per deployment (QUEUE_PREFIX), like its queue: deployments sharing one Redis
+      // (or test runs on one machine) must not spend each other's limits.
+      useFactory: (redis: Redis | null, config: Pick<AppConfig, 'queuePrefix'>): RateLimiter =>
+        redis
+          ? new FailOpenRateLimiter(new RedisRateLimiter(redis, `${config.queuePrefix}:ratelimit:`), new MemoryRateLimiter())
+          : new MemoryRateLimiter(),
     },
   ],
   exports: [RATE_LIMITER],

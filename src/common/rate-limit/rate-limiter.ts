@@ -55,7 +55,7 @@ return {allowed, tonumber(oldest[2] or now)}
 export class RedisRateLimiter implements RateLimiter {
   constructor(
     private readonly redis: Redis,
-    private readonly prefix = 'fetcher:ratelimit:',
+    private readonly prefix: string,
   ) {}
 
   async consume(key: string, limit: number, windowMs: number): Promise<RateLimitDecision> {
