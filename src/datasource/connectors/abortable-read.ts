@@ -1,3 +1,5 @@
+import { settlesWithin } from '../../common/concurrency/settles-within.js';
+
 /**
  * How long an abort may take, from the signal to the rejection, whatever the server does. A
  * server that ignores the cancel (or never answers the cancel connection) gets its socket cut.
@@ -28,7 +30,7 @@ export async function abortableRead<T>(
   try {
     const outcome = await Promise.race([read, aborted]);
     if (outcome === 'aborted') {
-      if (!(await withinBudget(interrupt(read).catch(() => undefined)))) sever?.();
+      if (!(await settlesWithin(interrupt(read), ABORT_BUDGET_MS))) sever?.();
       throw signal.reason;
     }
     return outcome;
@@ -37,19 +39,5 @@ export async function abortableRead<T>(
     throw failure(error);
   } finally {
     if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
-  }
-}
-
-async function withinBudget(work: Promise<void>): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      work.then(() => true),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), ABORT_BUDGET_MS);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
   }
 }

@@ -3,23 +3,7 @@
  * must never hold a job, a connection test or a shutdown.
  */
 
-/** True once `work` has settled (either way), false when `ms` pass first. Never rejects. */
-export async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      work.then(
-        () => true,
-        () => true,
-      ),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), Math.max(0, ms));
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+export { settlesWithin } from '../../common/concurrency/settles-within.js';
 
 /**
  * `work`, unless the deadline (`timeoutMs` > 0) or the signal comes first: then `stop` runs at once

@@ -5,6 +5,8 @@ import { QUEUE_NAME, type JobConsumer, type JobHandler, type JobQueue } from './
 import { RunningJobs } from './running-jobs.js';
 
 const ENQUEUE_TIMEOUT_MS = 5_000;
+/** worker.close(true) waits for Redis; a Redis that stopped answering must not hold the shutdown. */
+const CLOSE_TIMEOUT_MS = 5_000;
 
 /**
  * BullMQ on Redis. The BullMQ job id is the Fetcher job id, so a second enqueue of a job that is
@@ -62,7 +64,7 @@ export class BullMqJobQueue implements JobQueue, JobConsumer {
     // Stop fetching first; then give running jobs their grace period (worker.close has no timeout).
     await worker.pause(true).catch(() => undefined);
     const stragglers = await this.running.drain(graceMs);
-    await withTimeout(worker.close(true), ENQUEUE_TIMEOUT_MS, 'worker close timed out').catch(() => undefined);
+    await withTimeout(worker.close(true), CLOSE_TIMEOUT_MS, 'worker close timed out').catch(() => undefined);
     return stragglers;
   }
 

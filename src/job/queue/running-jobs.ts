@@ -1,3 +1,5 @@
+import { settlesWithin } from '../../common/concurrency/settles-within.js';
+
 /** After the grace period, how long aborted handlers get to settle before they are left behind. */
 export const ABORT_SETTLE_MS = 3_000;
 
@@ -22,20 +24,11 @@ export class RunningJobs {
    * ignores its signal cannot keep the process from exiting; the caller hands those jobs back.
    */
   async drain(graceMs: number, settleMs = ABORT_SETTLE_MS): Promise<string[]> {
-    const all = () => Promise.allSettled([...this.running.values()].map((entry) => entry.done)).then(() => true);
-    if (!(await within(all(), graceMs))) {
+    const all = () => Promise.allSettled([...this.running.values()].map((entry) => entry.done));
+    if (!(await settlesWithin(all(), graceMs))) {
       for (const entry of this.running.values()) entry.controller.abort(new Error('worker is shutting down'));
-      await within(all(), settleMs);
+      await settlesWithin(all(), settleMs);
     }
     return [...this.running.keys()];
-  }
-}
-
-async function within(work: Promise<boolean>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([work, new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
-  } finally {
-    clearTimeout(timer);
   }
 }
