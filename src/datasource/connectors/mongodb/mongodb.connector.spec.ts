@@ -3,24 +3,12 @@ import { DatasourceType } from '../../datasource-type.js';
 import { DatasourceConnectError } from '../../datasource.error.js';
 import type { ResolvedDatasource } from '../engine-connector.js';
 import { MongoDbConnector } from './mongodb.connector.js';
+import { fakeMongoDatasource } from './testing/fake-mongo-datasource.js';
 import { type FakeMongoOptions, type FakeMongoServer, startFakeMongoServer } from './testing/fake-mongo-server.js';
 
-const datasource = (port: number, overrides: Partial<ResolvedDatasource> = {}): ResolvedDatasource => ({
-  id: 'id-1',
-  configName: 'docs_db',
-  type: DatasourceType.MongoDB,
-  host: '127.0.0.1',
-  port,
-  databaseName: 'shop',
-  schemaName: null,
-  userName: 'svc_fetch',
-  password: 'hunter2-very-secret',
-  ssl: { mode: null },
-  metadata: {},
-  productName: null,
-  internal: false,
-  ...overrides,
-});
+/** Credentials set: the connector must keep them out of every message. */
+const datasource = (port: number, overrides: Partial<ResolvedDatasource> = {}): ResolvedDatasource =>
+  fakeMongoDatasource(port, { userName: 'svc_fetch', password: 'hunter2-very-secret', ...overrides });
 
 const connector = new MongoDbConnector();
 let server: FakeMongoServer | undefined;
