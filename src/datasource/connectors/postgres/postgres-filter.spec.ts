@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FilterCondition } from '../../../job/data-request.js';
 import type { ColumnInfo } from '../engine-connector.js';
-import { buildWhere } from './postgres-filter.js';
+import { bindParameters, buildWhere } from './postgres-filter.js';
 
 const col = (name: string, typeOid: number, category: string, castType: string): ColumnInfo => ({
   name,
@@ -19,7 +19,7 @@ const COLUMNS = [
 ];
 
 const where = (filters: Record<string, FilterCondition>, values: unknown[] = []) => {
-  const sql = buildWhere(filters, COLUMNS, values);
+  const sql = buildWhere(filters, COLUMNS, bindParameters(values));
   return { sql, values };
 };
 
@@ -80,16 +80,16 @@ describe('PostgreSQL filter translation', () => {
   });
 
   it('binds values uncast for a column without engine type', () => {
-    expect(buildWhere({ x: { eq: [1] } }, [{ name: 'x', dataType: 'integer' }], [])).toBe('"x" = $1');
+    expect(buildWhere({ x: { eq: [1] } }, [{ name: 'x', dataType: 'integer' }], bindParameters([]))).toBe('"x" = $1');
     const values: unknown[] = [];
-    expect(buildWhere({ x: { in: [1, 2] } }, [{ name: 'x', dataType: 'integer' }], values)).toBe('"x" = ANY($1)');
+    expect(buildWhere({ x: { in: [1, 2] } }, [{ name: 'x', dataType: 'integer' }], bindParameters(values))).toBe('"x" = ANY($1)');
     expect(values).toEqual([[1, 2]]);
   });
 
   it('binds any number of values as one parameter (a Bind message carries at most 65,535)', () => {
     const many = Array.from({ length: 70_000 }, (_, i) => i);
     const values: unknown[] = ['earlier'];
-    const sql = buildWhere({ n: { in: [...many, null], nin: many.slice(0, 3) }, name: { eq: ['x'] } }, COLUMNS, values);
+    const sql = buildWhere({ n: { in: [...many, null], nin: many.slice(0, 3) }, name: { eq: ['x'] } }, COLUMNS, bindParameters(values));
     expect(sql).toBe('("n" = ANY($2::integer[]) OR "n" IS NULL) AND "n" <> ALL($3::integer[]) AND "name" = $4::text');
     expect(values).toEqual(['earlier', many, [0, 1, 2], 'x']);
   });

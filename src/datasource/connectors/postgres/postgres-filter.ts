@@ -27,23 +27,40 @@ const COMPARISON: Partial<Record<FilterOperator, string>> = { gt: '>', gte: '>='
 const TEXT_CATEGORY = 'S';
 const ARRAY_CATEGORY = 'A';
 
+/**
+ * Where bound values go. Each value is handed over as it is and the builder gets back the SQL
+ * expression that reads it: `$n` for a statement with bind parameters, a setting read back with
+ * `current_setting` for COPY, which takes none. Either way no value is ever part of the SQL text.
+ */
+export interface SqlParameters {
+  add(value: unknown): string;
+}
+
+/** `$1`, `$2`, …: the values go into `values`, numbered after those already there. */
+export function bindParameters(values: unknown[]): SqlParameters {
+  return {
+    add: (value) => {
+      values.push(value);
+      return '$' + values.length;
+    },
+  };
+}
+
 interface FieldContext {
   readonly column: string;
   readonly type: PostgresColumnType | null;
   readonly cast: string;
   readonly isText: boolean;
-  readonly values: unknown[];
+  readonly params: SqlParameters;
 }
 
 function bind(ctx: FieldContext, value: FilterScalar): string {
-  ctx.values.push(value);
-  return '$' + ctx.values.length + ctx.cast;
+  return ctx.params.add(value) + ctx.cast;
 }
 
 /** Two or more values as one array parameter (see above). */
 function anyOf(ctx: FieldContext, values: readonly PresentScalar[], negated: boolean): string {
-  ctx.values.push([...values]);
-  const array = '$' + ctx.values.length;
+  const array = ctx.params.add([...values]);
   const test = `${ctx.column} ${negated ? '<> ALL' : '= ANY'}`;
   // Without a known type the server infers the parameter as an array of the column's type.
   if (ctx.type === null) return `${test}(${array})`;
@@ -70,8 +87,7 @@ function predicate(ctx: FieldContext, op: FilterOperator, list: readonly FilterS
     case 'like': {
       // Non-text columns are matched on their text form; the pattern is always text.
       const subject = ctx.isText ? ctx.column : ctx.column + '::text';
-      ctx.values.push(list[0]);
-      return `${subject} LIKE $${ctx.values.length}::text`;
+      return `${subject} LIKE ${ctx.params.add(list[0])}::text`;
     }
     default:
       return `${ctx.column} ${COMPARISON[op]} ${bind(ctx, list[0])}`;
@@ -79,13 +95,13 @@ function predicate(ctx: FieldContext, op: FilterOperator, list: readonly FilterS
 }
 
 /**
- * Appends the bound values to `values` (placeholders continue its numbering) and returns the
- * predicate text, '' when no filter applies. `columns` are the table's columns, for types.
+ * Hands every value to `params` and returns the predicate text, '' when no filter applies.
+ * `columns` are the table's columns, for types.
  */
 export function buildWhere(
   filters: Readonly<Record<string, FilterCondition>>,
   columns: readonly ColumnInfo[],
-  values: unknown[],
+  params: SqlParameters,
 ): string {
   const byName = new Map(columns.map((c) => [c.name, c]));
   const predicates: string[] = [];
@@ -99,7 +115,7 @@ export function buildWhere(
       type,
       cast: type === null ? '' : '::' + type.castType,
       isText: type === null || type.category === TEXT_CATEGORY,
-      values,
+      params,
     };
     for (const op of OPERATOR_ORDER) {
       const list = condition[op];

@@ -1,7 +1,11 @@
+import pg from 'pg';
 import type { ColumnInfo, TableReadRequest } from '../engine-connector.js';
-import { buildWhere } from './postgres-filter.js';
+import { bindParameters, buildWhere, type SqlParameters } from './postgres-filter.js';
 import { qualifiedName, quoteIdent } from './postgres-identifier.js';
 import { PgOid, postgresColumnType } from './postgres-types.js';
+
+/** pg's own conversion of a bind value to text (arrays to array literals), exported but not typed. */
+const prepareValue = (value: unknown): string => (pg as unknown as { utils: { prepareValue(v: unknown): string } }).utils.prepareValue(value);
 
 export interface SqlStatement {
   readonly text: string;
@@ -19,17 +23,64 @@ function projection(column: ColumnInfo): string {
 }
 
 /**
- * `SELECT <columns> FROM "schema"."table" [WHERE …] [ORDER BY <primary key>]`, values bound as
- * `$n`. Ordering by the primary key makes the result stable and is what SPEC §6 promises.
+ * `SELECT <columns> FROM "schema"."table" [WHERE …] [ORDER BY <primary key>]`, the filter values
+ * read through `params`. Ordering by the primary key makes the result stable and is what the
+ * result contract promises.
  */
-export function buildSelect(request: TableReadRequest): SqlStatement {
+function selectText(request: TableReadRequest, params: SqlParameters): string {
   const { table, columns, filters } = request;
   let text = 'SELECT ' + columns.map(projection).join(', ') + ' FROM ' + qualifiedName(table);
-  const values: unknown[] = [];
   if (filters !== undefined) {
-    const where = buildWhere(filters, table.columns, values);
+    const where = buildWhere(filters, table.columns, params);
     if (where !== '') text += ' WHERE ' + where;
   }
   if (table.primaryKey.length > 0) text += ' ORDER BY ' + table.primaryKey.map(quoteIdent).join(', ');
+  return text;
+}
+
+/** The SELECT with its values bound as `$n`, for the cursor path. */
+export function buildSelect(request: TableReadRequest): SqlStatement {
+  const values: unknown[] = [];
+  const text = selectText(request, bindParameters(values));
   return { text, values };
+}
+
+export interface CopyStatement {
+  /**
+   * Run first, in the COPY's transaction: binds every filter value (as `$n`, never as SQL text)
+   * into a transaction-local setting the COPY reads back. Null when the read has no values.
+   */
+  readonly settings: SqlStatement | null;
+  readonly copy: string;
+}
+
+/** A setting name of our own: custom (dotted) names need no declaration and no privilege. */
+const settingName = (n: number): string => `fetcher.p${n}`;
+
+/**
+ * `COPY (<the SELECT>) TO STDOUT`. COPY takes no bind parameters, so each value is bound to
+ * `SELECT set_config('fetcher.pN', $N, true)` and the query reads
+ * `current_setting('fetcher.pN')` cast to the column's type: the same input function that
+ * `$N::type` uses on the cursor path reads the same text (arrays as PostgreSQL array text, as pg
+ * sends them). A null is the constant NULL. Null when a filtered column's type is unknown: its
+ * values would need the server's inference from a bind parameter, which only the cursor path has.
+ */
+export function buildCopy(request: TableReadRequest): CopyStatement | null {
+  const filtered = Object.keys(request.filters ?? {});
+  const byName = new Map(request.table.columns.map((c) => [c.name, c]));
+  if (filtered.some((name) => { const column = byName.get(name); return column === undefined || postgresColumnType(column) === null; })) return null;
+
+  const texts: string[] = [];
+  const params: SqlParameters = {
+    add: (value) => {
+      if (value === null || value === undefined) return 'NULL';
+      texts.push(prepareValue(value));
+      return `pg_catalog.current_setting('${settingName(texts.length)}')`;
+    },
+  };
+  const copy = `COPY (${selectText(request, params)}) TO STDOUT`;
+  if (texts.length === 0) return { settings: null, copy };
+  // One column each, so every call is evaluated; IS NULL keeps the answer a few bytes.
+  const calls = texts.map((_, i) => `pg_catalog.set_config('${settingName(i + 1)}', $${i + 1}, true) IS NULL`);
+  return { settings: { text: 'SELECT ' + calls.join(', '), values: texts }, copy };
 }
