@@ -4,7 +4,7 @@ import type { EgressPolicy } from '../../ssrf/egress-policy.js';
 import type { ResolvedDatasource } from '../engine-connector.js';
 import { raceDeadline, settlesWithin } from '../settle.js';
 import { cleartextGuard } from './postgres-cleartext.js';
-import { ConnectTimeoutError } from './postgres-connect-error.js';
+import { ConnectTimeoutError, SessionSetupError } from './postgres-connect-error.js';
 import type { PgSsl } from './postgres-ssl.js';
 
 const identity = (value: string): string => value;
@@ -19,16 +19,36 @@ export const TEXT_TYPES: pg.CustomTypesConfig = {
 };
 
 /**
- * The formats the value encoders rely on, set in the same round trip that learns the backend
- * pid (needed to cancel a running statement from a second connection).
+ * The formats the value encoders (and the COPY renderer) rely on, each set and then read back in
+ * the same round trip that learns the backend pid (needed to cancel a running statement from a
+ * second connection). Read back because a proxy or an odd server could ignore a setting, and
+ * then values would come out wrong rather than fail.
  */
+const SESSION_SETTINGS: readonly (readonly [name: string, value: string])[] = [
+  ['TimeZone', 'UTC'],
+  ['DateStyle', 'ISO, YMD'],
+  ['IntervalStyle', 'iso_8601'],
+  ['extra_float_digits', '1'],
+  ['bytea_output', 'hex'],
+  ['client_encoding', 'UTF8'],
+];
+
 export const SESSION_SETUP_SQL =
-  "SELECT pg_catalog.set_config('TimeZone', 'UTC', false), " +
-  "pg_catalog.set_config('DateStyle', 'ISO, YMD', false), " +
-  "pg_catalog.set_config('IntervalStyle', 'iso_8601', false), " +
-  "pg_catalog.set_config('extra_float_digits', '1', false), " +
-  "pg_catalog.set_config('bytea_output', 'hex', false), " +
-  'pg_catalog.pg_backend_pid()';
+  'SELECT ' +
+  SESSION_SETTINGS.map(([name, value]) => `pg_catalog.set_config('${name}', '${value}', false)`).join(', ') +
+  ", pg_catalog.current_setting('server_encoding'), pg_catalog.pg_backend_pid()";
+
+/** The setup row: every setting as asked, then the server encoding and the backend pid. */
+export function checkSessionSetup(row: readonly (string | null)[]): { serverEncoding: string; backendPid: number } {
+  SESSION_SETTINGS.forEach(([name, value], i) => {
+    // set_config answers with the value in effect, which PostgreSQL may spell its own way.
+    if (row[i]?.replace(/\s/g, '').toUpperCase() !== value.replace(/\s/g, '').toUpperCase()) {
+      throw new SessionSetupError(`the server did not accept ${name} = ${value} (it answered ${JSON.stringify(row[i]?.slice(0, 40) ?? null)})`);
+    }
+  });
+  const n = SESSION_SETTINGS.length;
+  return { serverEncoding: String(row[n]), backendPid: Number(row[n + 1]) };
+}
 
 /**
  * TLS options that verify the certificate against the record's host name while the socket goes
@@ -71,6 +91,7 @@ export function destroyClient(client: pg.Client, error?: Error): void {
 export interface ConnectedClient {
   readonly client: pg.Client;
   readonly backendPid: number;
+  readonly serverEncoding: string;
 }
 
 /**
@@ -96,7 +117,7 @@ export async function connectClient(
   const work = (async () => {
     await client.connect();
     const setup = await client.query<string[]>({ text: SESSION_SETUP_SQL, rowMode: 'array' });
-    return { client, backendPid: Number(setup.rows[0][5]) };
+    return { client, ...checkSessionSetup(setup.rows[0] ?? []) };
   })();
   try {
     // Like pg's connectionTimeoutMillis, a non-positive value means no deadline.

@@ -42,6 +42,14 @@ export function classifyConnectError(error: unknown): ConnectFailureReason {
   return 'unknown';
 }
 
+/**
+ * A session setting the value encoders rely on did not take (a proxy or an unusual server): its
+ * values could not be read exactly, so the connection is not used.
+ */
+export class SessionSetupError extends Error {
+  override readonly name = 'SessionSetupError';
+}
+
 /** A short, secret-free explanation; server messages are never copied (they name the role). */
 function detail(reason: ConnectFailureReason, error: unknown, ds: ResolvedDatasource, timeoutMs: number): string {
   const code = field(error, 'code') ?? '';
@@ -64,6 +72,7 @@ function detail(reason: ConnectFailureReason, error: unknown, ds: ResolvedDataso
       return `TLS negotiation failed${/^[A-Z0-9_]{3,60}$/.test(code) ? ` (${code})` : ''}`;
     }
     default:
+      if (error instanceof SessionSetupError) return error.message;
       // Only codes are shown: an SQLSTATE or a node error code, never free text.
       return /^[A-Z0-9_]{3,60}$/.test(code) ? `connection failed (${code})` : 'connection failed';
   }
