@@ -107,4 +107,10 @@ export class RowSizeGuard {
   disarm(): void {
     this.armed = undefined;
   }
+
+  /** Stops following the stream for good (something else is about to read it raw). */
+  detach(): void {
+    this.armed = undefined;
+    this.watcher.detach();
+  }
 }

@@ -41,4 +41,9 @@ export class PostgresRowGauge {
   disarm(): void {
     this.guard.disarm();
   }
+
+  /** For a COPY, which reads the socket itself and bounds its rows on its own. */
+  detach(): void {
+    this.guard.detach();
+  }
 }

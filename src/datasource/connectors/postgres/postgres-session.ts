@@ -8,8 +8,9 @@ import { DEFAULT_READ_BUDGET, type ValueTooLargeError } from '../read-budget.js'
 import { settlesWithin } from '../settle.js';
 import { cancelBackend, destroyClient, endClient, TEXT_TYPES } from './postgres-client.js';
 import { DISCOVERY_SQL, toSnapshot } from './postgres-discovery.js';
+import { CopyRefusedError, readWithCopy, type CopySessionLink } from './postgres-copy-read.js';
 import { PostgresRowGauge } from './postgres-row-gauge.js';
-import { buildSelect } from './postgres-sql.js';
+import { buildCopy, buildSelect } from './postgres-sql.js';
 import { createBatchRenderer, type RawRow } from './postgres-value-encoders.js';
 
 /** How long a cancelled statement may take to end before the socket is cut. */
@@ -25,6 +26,18 @@ export interface PostgresSessionContext {
   readonly cancelTimeoutMs: number;
   /** The cancel connection follows the same plaintext-password rule as the session's. */
   readonly refusePlaintextPassword?: boolean;
+  /** `server_encoding`: SQL_ASCII databases hold bytes that may not be UTF-8. */
+  readonly serverEncoding?: string;
+  /** Whether reads go through COPY, and where a refusal is remembered. Absent: cursor only. */
+  readonly copy?: CopyPreference;
+}
+
+/** The read path of one connection record, shared by its sessions (see PostgresConnector). */
+export interface CopyPreference {
+  /** Read at every read: a refusal on one session holds for the others at once. */
+  readonly enabled: boolean;
+  /** The server refused COPY: this connection reads with a cursor from now on. */
+  refused(error: CopyRefusedError): void;
 }
 
 interface CursorStream {
@@ -41,7 +54,9 @@ function describe(error: unknown): string {
 }
 
 /**
- * One open connection: discovery and row streams run one after the other on it.
+ * One open connection: discovery and row streams run one after the other on it. Rows come through
+ * `COPY (SELECT …) TO STDOUT` (see readWithCopy) unless the connection's server refused it once;
+ * then, and for reads COPY cannot express, through a pg-cursor.
  *
  * An abort cancels the running statement from a second connection (pg_cancel_backend) and the
  * session stays usable; when that has not worked within ABORT_BUDGET_MS the socket is cut and
@@ -54,7 +69,9 @@ export class PostgresSession implements ConnectorSession {
   private closing: Promise<void> | undefined;
   /** Set when the gauge refused a row: the read fails with it rather than with the cut connection. */
   private tooLarge: ValueTooLargeError | undefined;
-  private readonly gauge: PostgresRowGauge;
+  /** Follows the socket between statements; a COPY takes the socket over, so it is detached then. */
+  private gauge: PostgresRowGauge | undefined;
+  private readonly copyLink: CopySessionLink;
 
   constructor(
     private readonly client: pg.Client,
@@ -66,11 +83,15 @@ export class PostgresSession implements ConnectorSession {
     client.on('end', () => {
       this.lost ??= new Error('connection closed');
     });
-    // Attached right after the session setup query, i.e. at a message boundary.
-    this.gauge = new PostgresRowGauge(client.connection.stream, (error) => {
-      this.tooLarge = error;
-      this.sever(error);
-    });
+    this.copyLink = {
+      client,
+      bytesMayNotBeUtf8: ctx.serverEncoding === 'SQL_ASCII',
+      isLost: () => this.lost !== undefined,
+      interrupt: (read) => this.interrupt(read),
+      sever: (reason) => this.sever(reason),
+      failure: (error, table) =>
+        error instanceof DatasourceQueryError ? error : new DatasourceQueryError(this.ctx.configName, `Reading table "${table}" failed: ${describe(error)}`, table),
+    };
   }
 
   async discover(schemas: readonly string[] | null, signal: AbortSignal): Promise<SchemaSnapshot> {
@@ -88,9 +109,30 @@ export class PostgresSession implements ConnectorSession {
 
   async *readRows(request: TableReadRequest, signal: AbortSignal): AsyncIterable<RowBatch> {
     signal.throwIfAborted();
+    this.assertUsable(request.table.key);
+    const copy = this.ctx.copy?.enabled === true ? buildCopy(request) : null;
+    if (copy !== null) {
+      this.detachGauge();
+      try {
+        yield* readWithCopy(this.copyLink, request, copy, signal);
+        return;
+      } catch (error) {
+        if (!(error instanceof CopyRefusedError)) throw error;
+        this.ctx.copy?.refused(error);
+      }
+    }
+    yield* this.readWithCursor(request, signal);
+  }
+
+  private async *readWithCursor(request: TableReadRequest, signal: AbortSignal): AsyncIterable<RowBatch> {
     const table = request.table.key;
     this.assertUsable(table);
     const budget = request.budget ?? DEFAULT_READ_BUDGET;
+    // Between statements, so at a message boundary.
+    const gauge = (this.gauge ??= new PostgresRowGauge(this.client.connection.stream, (error) => {
+      this.tooLarge = error;
+      this.sever(error);
+    }));
     const statement = buildSelect(request);
     const render = createBatchRenderer(request.columns);
     const sizer = new FetchSizer(budget);
@@ -98,13 +140,13 @@ export class PostgresSession implements ConnectorSession {
       new Cursor<RawRow>(statement.text, statement.values, { rowMode: 'array', types: TEXT_TYPES }),
     );
     const stream: CursorStream = { cursor, failed: false };
-    this.gauge.arm(table, budget);
+    gauge.arm(table, budget);
     try {
       for (;;) {
         const asked = sizer.next;
-        const before = this.gauge.rowBytes;
+        const before = gauge.rowBytes;
         const rows = await this.readBatch(stream, asked, signal, table);
-        sizer.record(rows.length, this.gauge.rowBytes - before);
+        sizer.record(rows.length, gauge.rowBytes - before);
         for (const chunk of render(rows)) {
           signal.throwIfAborted();
           yield chunk;
@@ -113,7 +155,7 @@ export class PostgresSession implements ConnectorSession {
         if (rows.length < asked) return;
       }
     } finally {
-      this.gauge.disarm();
+      gauge.disarm();
       await this.closeCursor(stream, signal.aborted ? ABORT_BUDGET_MS : CLOSE_TIMEOUT_MS);
     }
   }
@@ -152,6 +194,11 @@ export class PostgresSession implements ConnectorSession {
       (error) => this.tooLarge ?? new DatasourceQueryError(this.ctx.configName, `Reading table "${table}" failed: ${describe(error)}`, table),
       () => this.sever(new Error('statement could not be cancelled in time; connection closed')),
     );
+  }
+
+  private detachGauge(): void {
+    this.gauge?.detach();
+    this.gauge = undefined;
   }
 
   /** Cuts the socket: nothing more is read, and the session is lost. */

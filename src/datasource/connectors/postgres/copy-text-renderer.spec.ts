@@ -1,0 +1,88 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { ColumnInfo } from '../engine-connector.js';
+import { ValueTooLargeError } from '../read-budget.js';
+import { copyColumns } from './copy-text-columns.js';
+import { CopyFormatError, CopyTextRenderer } from './copy-text-renderer.js';
+import { PgOid } from './postgres-types.js';
+
+const column = (name: string, typeOid: number, castType: string, category = 'X'): ColumnInfo => ({ name, dataType: castType, engineType: { typeOid, category, castType } });
+const COLUMNS = [column('id', PgOid.int8, 'bigint', 'N'), column('note', PgOid.text, 'text', 'S'), column('at', PgOid.timestamptz, 'timestamptz', 'D'), column('ok', PgOid.bool, 'boolean', 'B')];
+const BUDGET = { batchBytes: 4 << 20, batchRows: 2_000, remainingBytes: () => Number.MAX_SAFE_INTEGER };
+
+const renderer = (columns = COLUMNS, budget = BUDGET) => new CopyTextRenderer(copyColumns(columns, { bytesMayNotBeUtf8: false }), budget, 'items');
+
+function renderAll(chunks: readonly Buffer[], columns = COLUMNS): { json: string; rows: number } {
+  const r = renderer(columns);
+  const parts: string[] = [];
+  let rows = 0;
+  for (const batch of [...chunks.flatMap((c) => r.push(c)), ...r.end()]) {
+    parts.push(batch.json.toString('utf8'));
+    rows += batch.rowCount;
+  }
+  return { json: parts.join(','), rows };
+}
+
+/** COPY text of one text value, as COPY TO writes it. */
+const copyEscape = (text: string): string =>
+  text.replace(/[\\\b\f\n\r\t\v]/g, (c) => ({ '\\': '\\\\', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v' })[c] as string);
+
+describe('CopyTextRenderer', () => {
+  const STREAM = Buffer.from(
+    '1\tplain\t2026-01-01 00:00:00+00\tt\n' +
+      '-9223372036854775808\t\\N\t2026-01-01 10:20:30.123456+00\tf\n' +
+      '3\ttab\\there \\\\ "q" \x01 é😀\tinfinity\t\\N\n' +
+      '4\t\t0044-03-15 12:00:00+00 BC\tt\n',
+    'utf8',
+  );
+  const EXPECTED =
+    '{"id":1,"note":"plain","at":"2026-01-01T00:00:00Z","ok":true},' +
+    '{"id":-9223372036854775808,"note":null,"at":"2026-01-01T10:20:30.123456Z","ok":false},' +
+    `{"id":3,"note":${JSON.stringify('tab\there \\ "q" \x01 é😀')},"at":"infinity","ok":null},` +
+    '{"id":4,"note":"","at":"0044-03-15 12:00:00+00 BC","ok":true}';
+
+  it('renders COPY text rows as the JSON objects of the result contract', () => {
+    expect(renderAll([STREAM])).toEqual({ json: EXPECTED, rows: 4 });
+  });
+
+  it('gives the same bytes however the stream is cut into chunks', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.integer({ min: 1, max: STREAM.length - 1 }), { maxLength: 12 }), (cuts) => {
+        const points = [0, ...cuts.sort((a, b) => a - b), STREAM.length];
+        const chunks = points.slice(1).map((end, i) => STREAM.subarray(points[i], end));
+        expect(renderAll(chunks).json).toBe(EXPECTED);
+      }),
+      { seed: 20261201, numRuns: 300 },
+    );
+  });
+
+  it('escapes any text exactly as JSON.stringify does', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 60 }), (text) => {
+        // PostgreSQL text holds no NUL and no lone surrogates.
+        const value = text.replace(/\u0000/g, '').replace(/[\ud800-\udfff]/g, 'x');
+        const { json } = renderAll([Buffer.from(`7\t${copyEscape(value)}\t\\N\t\\N\n`, 'utf8')]);
+        expect(json).toBe(`{"id":7,"note":${JSON.stringify(value)},"at":null,"ok":null}`);
+      }),
+      { seed: 20261201, numRuns: 500 },
+    );
+  });
+
+  it('hands batches on at batchRows rows', () => {
+    const r = renderer(COLUMNS, { ...BUDGET, batchRows: 2 });
+    const batches = [...r.push(Buffer.concat([STREAM, STREAM])), ...r.end()];
+    expect(batches.map((b) => b.rowCount)).toEqual([2, 2, 2, 2]);
+  });
+
+  it('refuses an unfinished row once it holds more than the result may still take', () => {
+    const r = renderer(COLUMNS, { ...BUDGET, remainingBytes: () => 1_000 });
+    expect(r.push(Buffer.from('1\t' + 'x'.repeat(600)))).toEqual([]);
+    expect(() => r.push(Buffer.from('y'.repeat(600)))).toThrow(ValueTooLargeError);
+  });
+
+  it('fails on a stream COPY TO never writes: a short row, an unknown escape, a cut last row', () => {
+    expect(() => renderAll([Buffer.from('1\tonly two\n')])).toThrow(CopyFormatError);
+    expect(() => renderAll([Buffer.from('1\ta\\x41\t\\N\t\\N\n')])).toThrow(CopyFormatError);
+    expect(() => renderAll([Buffer.from('1\ta\t\\N\t\\N\n2\tb')])).toThrow(CopyFormatError);
+  });
+});

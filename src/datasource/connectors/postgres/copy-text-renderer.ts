@@ -1,0 +1,301 @@
+import type { RowBatch } from '../engine-connector.js';
+import { type ReadBudget, ValueTooLargeError } from '../read-budget.js';
+import { type CopyColumn, CopyKind } from './copy-text-columns.js';
+
+const TAB = 9;
+const NEWLINE = 10;
+const BACKSLASH = 92;
+const QUOTE = 34;
+const COMMA = 44;
+const CLOSE_BRACE = 125;
+const OPEN_BRACE = 123;
+
+/** Bytes per batch handed on: large enough that per-batch costs vanish, small next to the channel. */
+export const COPY_BATCH_BYTES = 128 * 1024;
+
+/** A field, escape or layout the COPY text format never produces: the stream is not what we asked for. */
+export class CopyFormatError extends Error {}
+
+const HEX = Buffer.from('0123456789abcdef', 'latin1');
+const TRUE_BYTES = Buffer.from('true', 'latin1');
+const FALSE_BYTES = Buffer.from('false', 'latin1');
+
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+
+/** Below this many bytes a loop beats Buffer#copy, whose every call crosses into C++. */
+const NATIVE_COPY_BYTES = 64;
+
+/** Copies `source[start, end)` to `target` at `pos`; returns the position after it. */
+function copyBytes(source: Buffer, start: number, end: number, target: Buffer, pos: number): number {
+  if (end - start >= NATIVE_COPY_BYTES) return pos + source.copy(target, pos, start, end);
+  for (let i = start; i < end; i++) target[pos++] = source[i];
+  return pos;
+}
+
+/**
+ * Renders the rows of `COPY (…) TO STDOUT` (text format: tab between fields, a newline after each
+ * row, `\N` for NULL, backslash escapes) as JSON objects joined with commas, byte by byte: no value
+ * becomes a JS string on the fast paths. The output is byte-identical to the cursor path's renderer
+ * for the same rows (a differential test holds both to it).
+ *
+ * Rows may arrive split across chunks; the unfinished tail is carried until its newline. A tail
+ * larger than what the result may still hold fails with ValueTooLargeError before it grows further,
+ * so one huge value cannot fill memory.
+ */
+export class CopyTextRenderer {
+  private out: Buffer = Buffer.allocUnsafe(COPY_BATCH_BYTES);
+  private pos = 0;
+  private rows = 0;
+  private carry: Buffer[] = [];
+  private carryBytes = 0;
+  private batches: RowBatch[] = [];
+  /** Bytes every row needs besides its values: keys, braces and the comma before it. */
+  private readonly rowOverhead: number;
+  /** End of the row being rendered, for the room the fields after an encoded one still need. */
+  private rowEnd = 0;
+
+  constructor(
+    private readonly columns: readonly CopyColumn[],
+    private readonly budget: ReadBudget,
+    private readonly table: string,
+  ) {
+    this.rowOverhead = columns.reduce((sum, c) => sum + c.prefix.length + 8, 4);
+  }
+
+  /** Renders every row the chunk completes; returns the batches that filled up (usually none or one). */
+  push(chunk: Buffer): RowBatch[] {
+    let start = 0;
+    if (this.carryBytes > 0) {
+      const newline = chunk.indexOf(NEWLINE);
+      if (newline < 0) {
+        this.hold(chunk);
+        return this.take();
+      }
+      const row = Buffer.concat([...this.carry, chunk.subarray(0, newline + 1)]);
+      this.carry = [];
+      this.carryBytes = 0;
+      this.renderRows(row, 0, row.length);
+      start = newline + 1;
+    }
+    const last = chunk.lastIndexOf(NEWLINE);
+    if (last >= start) {
+      this.renderRows(chunk, start, last + 1);
+      start = last + 1;
+    }
+    if (start < chunk.length) this.hold(chunk.subarray(start));
+    return this.take();
+  }
+
+  /** The last batch; fails if the stream ended inside a row. */
+  end(): RowBatch[] {
+    if (this.carryBytes > 0) throw new CopyFormatError('the COPY stream ended inside a row');
+    this.flush();
+    return this.take();
+  }
+
+  private take(): RowBatch[] {
+    if (this.batches.length === 0) return EMPTY;
+    const batches = this.batches;
+    this.batches = [];
+    return batches;
+  }
+
+  private hold(bytes: Buffer): void {
+    this.carryBytes += bytes.length;
+    const remaining = this.budget.remainingBytes();
+    if (this.carryBytes > remaining) throw new ValueTooLargeError(this.table, this.carryBytes, remaining);
+    // Copied: the chunk's memory belongs to the stream.
+    this.carry.push(Buffer.from(bytes));
+  }
+
+  private flush(): void {
+    if (this.rows === 0) return;
+    this.batches.push({ json: this.out.subarray(0, this.pos), rowCount: this.rows });
+    this.out = Buffer.allocUnsafe(COPY_BATCH_BYTES);
+    this.pos = 0;
+    this.rows = 0;
+  }
+
+  /** Makes room for `bytes` more output bytes, keeping the row being written in one batch. */
+  private ensure(bytes: number): void {
+    if (this.pos + bytes <= this.out.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.out.length * 2, this.pos + bytes));
+    this.out.copy(grown, 0, 0, this.pos);
+    this.out = grown;
+  }
+
+  /**
+   * `data[start, end)` holds whole rows, each ending with a newline. One pass per field: bytes are
+   * copied while the delimiter is looked for, and the rare forms a fast path cannot write are
+   * rewound and handed to the column's encoder.
+   */
+  private renderRows(data: Buffer, start: number, end: number): void {
+    const columns = this.columns;
+    const n = columns.length;
+    const batchRows = this.budget.batchRows;
+    let i = start;
+    while (i < end) {
+      const rowEnd = data.indexOf(NEWLINE, i);
+      this.rowEnd = rowEnd;
+      // Worst case: every byte becomes a six-byte \u00XX escape.
+      const bound = (rowEnd - i) * 6 + this.rowOverhead;
+      if (this.rows > 0 && (this.pos + bound > this.out.length || this.rows >= batchRows)) this.flush();
+      this.ensure(bound);
+      let out = this.out;
+      let pos = this.pos;
+      if (this.rows > 0) out[pos++] = COMMA;
+      if (n === 0) out[pos++] = OPEN_BRACE;
+      for (let c = 0; c < n; c++) {
+        const column = columns[c];
+        const prefix = column.prefix;
+        for (let k = 0; k < prefix.length; k++) out[pos++] = prefix[k];
+        if (data[i] === BACKSLASH && data[i + 1] === 78 /* N */ && (data[i + 2] === TAB || data[i + 2] === NEWLINE)) {
+          out[pos++] = 110; // n
+          out[pos++] = 117; // u
+          out[pos++] = 108; // l
+          out[pos++] = 108; // l
+          i += 3;
+          continue;
+        }
+        const fieldStart = i;
+        const written = pos;
+        let b = data[i];
+        switch (column.kind) {
+          case CopyKind.Verbatim:
+            for (; b !== TAB && b !== NEWLINE; b = data[++i]) out[pos++] = b;
+            break;
+          case CopyKind.Float:
+            for (; b !== TAB && b !== NEWLINE; b = data[++i]) out[pos++] = b;
+            // NaN, Infinity and -Infinity end with a letter: JSON has no such numbers.
+            if (!isDigit(out[pos - 1])) {
+              out.copyWithin(written + 1, written, pos);
+              out[written] = QUOTE;
+              pos += 1;
+              out[pos++] = QUOTE;
+            }
+            break;
+          case CopyKind.Bool:
+            pos = copyBytes(b === 116 /* t */ ? TRUE_BYTES : FALSE_BYTES, 0, b === 116 ? 4 : 5, out, pos);
+            for (; b !== TAB && b !== NEWLINE; b = data[++i]);
+            break;
+          case CopyKind.Quoted:
+            out[pos++] = QUOTE;
+            for (; b !== TAB && b !== NEWLINE; b = data[++i]) out[pos++] = b;
+            out[pos++] = QUOTE;
+            break;
+          case CopyKind.Text:
+            out[pos++] = QUOTE;
+            for (; b !== TAB && b !== NEWLINE; b = data[++i]) {
+              if (b >= 0x20 && b !== QUOTE && b !== BACKSLASH) out[pos++] = b;
+              else if (b === BACKSLASH) pos = writeEscape(data[++i], out, pos);
+              else if (b === QUOTE) {
+                out[pos++] = BACKSLASH;
+                out[pos++] = QUOTE;
+              } else pos = writeUnicodeEscape(out, pos, b);
+            }
+            out[pos++] = QUOTE;
+            break;
+          case CopyKind.Timestamp:
+          case CopyKind.Timestamptz: {
+            out[pos++] = QUOTE;
+            for (; b !== TAB && b !== NEWLINE; b = data[++i]) out[pos++] = b;
+            const at = written + 1;
+            const plain = pos - at >= 19 && isDigit(out[at]) && out[at + 4] === 45 /* - */ && out[at + 10] === 32; /* space */
+            if (column.kind === CopyKind.Timestamp && plain && isDigit(out[pos - 1])) {
+              out[at + 10] = 84; // T
+            } else if (column.kind === CopyKind.Timestamptz && plain && pos - at >= 22 && out[pos - 3] === 43 /* + */ && out[pos - 2] === 48 && out[pos - 1] === 48 && isDigit(out[pos - 4])) {
+              // The session runs in UTC, so nearly every value ends with `+00`.
+              out[at + 10] = 84; // T
+              pos -= 3;
+              out[pos++] = 90; // Z
+            } else {
+              pos = written;
+              break;
+            }
+            out[pos++] = QUOTE;
+            break;
+          }
+          case CopyKind.Encoded:
+            for (; b !== TAB && b !== NEWLINE; b = data[++i]);
+            break;
+        }
+        if (pos === written) {
+          // Encoded, or a form without a fast path: the cursor path's encoder writes it.
+          this.pos = pos;
+          pos = this.writeEncoded(column, data, fieldStart, i);
+          // A value longer than foreseen may have moved the row to a larger buffer.
+          out = this.out;
+        }
+        if ((b === NEWLINE) !== (c === n - 1)) throw new CopyFormatError(`a row does not have ${n} fields`);
+        i++;
+      }
+      if (n === 0) i = rowEnd + 1;
+      out[pos++] = CLOSE_BRACE;
+      this.pos = pos;
+      this.rows++;
+    }
+  }
+
+  /** Writes one field through the column's encoder at `this.pos`; returns the position after it. */
+  private writeEncoded(column: CopyColumn, data: Buffer, start: number, end: number): number {
+    const json = column.encoder(unescapeCopyText(data, start, end));
+    this.ensure(Buffer.byteLength(json, 'utf8') + (this.rowEnd - end) * 6 + this.rowOverhead);
+    return this.pos + this.out.write(json, this.pos, 'utf8');
+  }
+}
+
+const EMPTY: RowBatch[] = [];
+
+/**
+ * The COPY escape after a backslash, as JSON.stringify writes that character: COPY TO escapes
+ * `\\` and `\b \f \n \r \t \v`, and writes the other control characters raw.
+ */
+function writeEscape(e: number, out: Buffer, pos: number): number {
+  switch (e) {
+    case BACKSLASH:
+    case 98: // b
+    case 102: // f
+    case 110: // n
+    case 114: // r
+    case 116: // t
+      out[pos++] = BACKSLASH;
+      out[pos++] = e;
+      return pos;
+    case 118: // v: JSON has no short escape for it
+      return writeUnicodeEscape(out, pos, 0x0b);
+    default:
+      throw new CopyFormatError('an escape COPY TO never writes');
+  }
+}
+
+function writeUnicodeEscape(out: Buffer, pos: number, c: number): number {
+  out[pos++] = BACKSLASH;
+  out[pos++] = 117; // u
+  out[pos++] = 48;
+  out[pos++] = 48;
+  out[pos++] = HEX[c >> 4];
+  out[pos++] = HEX[c & 15];
+  return pos;
+}
+
+const UNESCAPED: Record<number, number> = { 92: 92, 98: 8, 102: 12, 110: 10, 114: 13, 116: 9, 118: 11 };
+
+/** The value a COPY text field stands for, as the cursor path receives it (UTF-8 decoded). */
+export function unescapeCopyText(data: Buffer, start: number, end: number): string {
+  let first = start;
+  while (first < end && data[first] !== BACKSLASH) first++;
+  if (first === end) return data.toString('utf8', start, end);
+  const bytes = Buffer.allocUnsafe(end - start);
+  let pos = data.copy(bytes, 0, start, first);
+  for (let i = first; i < end; i++) {
+    const c = data[i];
+    if (c !== BACKSLASH) {
+      bytes[pos++] = c;
+      continue;
+    }
+    const value = UNESCAPED[data[++i]];
+    if (value === undefined) throw new CopyFormatError('an escape COPY TO never writes');
+    bytes[pos++] = value;
+  }
+  return bytes.toString('utf8', 0, pos);
+}
