@@ -45,9 +45,11 @@ function uniqueName(prefix: string): string {
   return `${clean}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
 }
 
-export async function createTempDatabase(prefix = 'fetcher_test'): Promise<TempDatabase> {
+/** `encoding: 'SQL_ASCII'`: a database that stores bytes as given, UTF-8 or not. */
+export async function createTempDatabase(prefix = 'fetcher_test', options: { encoding?: 'SQL_ASCII' } = {}): Promise<TempDatabase> {
   const name = uniqueName(prefix);
-  await withAdminClient((admin) => admin.query(`CREATE DATABASE "${name}"`));
+  const encoding = options.encoding === undefined ? '' : ` ENCODING '${options.encoding}' TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'`;
+  await withAdminClient((admin) => admin.query(`CREATE DATABASE "${name}"${encoding}`));
   const pool = new pg.Pool({ ...TEST_PG, database: name, max: 4 });
   // An idle client killed by drop() must not crash the test process.
   pool.on('error', () => undefined);
@@ -94,3 +96,9 @@ export function resolvedDatasource(
     ...overrides,
   };
 }
+
+/**
+ * Both ways the PostgreSQL connector reads rows: COPY (the default) and the cursor it falls back
+ * to. Suites about values, filters and limits run once per path, so the two cannot drift apart.
+ */
+export const PG_READ_PATHS = ['copy', 'cursor'] as const;

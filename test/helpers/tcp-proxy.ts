@@ -31,6 +31,11 @@ export interface TcpProxyOptions {
    * which is how a driver's one small message arrives over loopback.
    */
   readonly silenceWhen?: (clientChunk: Buffer) => boolean;
+  /**
+   * Changes what the client sends before the server sees it (keep the length, or the protocol's
+   * framing breaks): e.g. turn `COPY (` into `COPX (` to play a server that has no COPY.
+   */
+  readonly rewriteClient?: (clientChunk: Buffer) => Buffer;
 }
 
 /**
@@ -73,12 +78,13 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     const pair = { client, upstream };
     pairs.add(pair);
     client.on('close', () => pairs.delete(pair));
-    if (options.silenceWhen) {
-      const silenceWhen = options.silenceWhen;
+    if (options.silenceWhen || options.rewriteClient) {
+      const silenceWhen = options.silenceWhen ?? (() => false);
+      const rewrite = options.rewriteClient ?? ((chunk: Buffer) => chunk);
       let silent = false;
       client.on('data', (chunk: Buffer) => {
         silent ||= silenceWhen(chunk);
-        if (!silent) upstream.write(chunk);
+        if (!silent) upstream.write(rewrite(chunk));
       });
       upstream.on('data', (chunk: Buffer) => {
         if (!silent) client.write(chunk);

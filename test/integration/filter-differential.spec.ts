@@ -3,7 +3,7 @@ import type { ConnectorSession, RowBatch, TableInfo } from '../../src/datasource
 import { MySqlConnector } from '../../src/datasource/connectors/mysql/mysql.connector.js';
 import { PostgresConnector } from '../../src/datasource/connectors/postgres/postgres.connector.js';
 import { createTempMariaDatabase, resolvedMySqlDatasource } from '../helpers/mariadb-database.js';
-import { createTempDatabase, resolvedDatasource } from '../helpers/pg-database.js';
+import { createTempDatabase, PG_READ_PATHS, resolvedDatasource } from '../helpers/pg-database.js';
 import { FILTER_CASES, FILTER_ITEMS } from './filter-cases.js';
 
 const ids = async (batches: AsyncIterable<RowBatch>): Promise<number[]> => {
@@ -18,19 +18,19 @@ interface Engine {
 }
 
 const engines: Engine[] = [
-  {
-    name: 'PostgreSQL',
+  ...PG_READ_PATHS.map((readPath) => ({
+    name: `PostgreSQL (${readPath} path)`,
     async setup() {
       const db = await createTempDatabase('filters');
       await db.query(`CREATE TABLE items (id int PRIMARY KEY, label text, amount numeric(10,2), qty int, active boolean, day date, at timestamp(3), category text)`);
       for (const item of FILTER_ITEMS) {
         await db.query('INSERT INTO items VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [item.id, item.label, item.amount, item.qty, item.active, item.day, item.at, item.category]);
       }
-      const session = await new PostgresConnector().open(resolvedDatasource(db), { connectTimeoutMs: 5_000 });
+      const session = await new PostgresConnector(readPath).open(resolvedDatasource(db), { connectTimeoutMs: 5_000 });
       const table = (await session.discover(['public'], new AbortController().signal)).tables.get('items') as TableInfo;
       return { session, table, cleanup: () => db.drop() };
     },
-  },
+  })),
   {
     name: 'MariaDB',
     async setup() {

@@ -4,7 +4,7 @@ import { MySqlConnector } from '../../src/datasource/connectors/mysql/mysql.conn
 import { PostgresConnector } from '../../src/datasource/connectors/postgres/postgres.connector.js';
 import type { FilterCondition, FilterScalar } from '../../src/job/data-request.js';
 import { createTempMariaDatabase, resolvedMySqlDatasource } from '../helpers/mariadb-database.js';
-import { createTempDatabase, resolvedDatasource } from '../helpers/pg-database.js';
+import { createTempDatabase, PG_READ_PATHS, resolvedDatasource } from '../helpers/pg-database.js';
 
 /**
  * `in` / `nin` lists far above every engine's parameter limit (PostgreSQL: 65,535 per Bind
@@ -61,7 +61,7 @@ async function readIds(session: ConnectorSession, table: TableInfo, filters: Rec
   return (JSON.parse('[' + parts.join(',') + ']') as { id: number }[]).map((r) => r.id);
 }
 
-describe('value lists beyond the parameter limits, on PostgreSQL', () => {
+describe.each(PG_READ_PATHS)('value lists beyond the parameter limits, on PostgreSQL (%s path)', (readPath) => {
   let drop: () => Promise<void>;
   let session: ConnectorSession;
   let items: TableInfo;
@@ -71,7 +71,7 @@ describe('value lists beyond the parameter limits, on PostgreSQL', () => {
     drop = () => db.drop();
     const values = ROWS.map((r) => `(${r.id}, ${r.n ?? 'NULL'}, ${r.code === null ? 'NULL' : `E${sqlText(r.code)}`})`).join(', ');
     await db.query(`CREATE TABLE items (id int PRIMARY KEY, n int, code text); INSERT INTO items VALUES ${values};`);
-    session = await new PostgresConnector().open(resolvedDatasource(db), { connectTimeoutMs: 5_000 });
+    session = await new PostgresConnector(readPath).open(resolvedDatasource(db), { connectTimeoutMs: 5_000 });
     items = (await session.discover(['public'], new AbortController().signal)).tables.get('items')!;
   });
   afterAll(async () => {

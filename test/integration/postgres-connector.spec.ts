@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectorSession, RowBatch, TableInfo } from '../../src/datasource/connectors/engine-connector.js';
 import { PostgresConnector } from '../../src/datasource/connectors/postgres/postgres.connector.js';
-import { createTempDatabase, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';
+import { createTempDatabase, PG_READ_PATHS, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';
 
 async function collect(batches: AsyncIterable<RowBatch>): Promise<{ json: string; rowCount: number; batches: number }> {
   const parts: string[] = [];
@@ -53,8 +53,8 @@ const row = (pairs: [string, string][]): string => '{' + pairs.map(([k, v]) => J
 
 const NULLS = (names: string[]): [string, string][] => names.map((n) => [n, 'null']);
 
-describe('PostgresConnector against PostgreSQL', () => {
-  const connector = new PostgresConnector();
+describe.each(PG_READ_PATHS)('PostgresConnector against PostgreSQL (%s path)', (readPath) => {
+  const connector = new PostgresConnector(readPath);
   let db: TempDatabase;
   let session: ConnectorSession;
 

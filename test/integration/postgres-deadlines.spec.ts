@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectorSession, TableInfo } from '../../src/datasource/connectors/engine-connector.js';
 import { PostgresConnector } from '../../src/datasource/connectors/postgres/postgres.connector.js';
-import { createTempDatabase, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';
+import { createTempDatabase, PG_READ_PATHS, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';
 import {
   expectAbortedDiscoveryCancelled,
   expectOpenBoundedAfterLogin,
@@ -14,8 +14,8 @@ import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 /** Domains over domains: the discovery's domain-chain CTE then takes seconds (N² rows). */
 const DOMAIN_CHAIN = 4_000;
 
-describe('PostgresConnector deadlines', () => {
-  const connector = new PostgresConnector();
+describe.each(PG_READ_PATHS)('PostgresConnector deadlines (%s path)', (readPath) => {
+  const connector = new PostgresConnector(readPath);
   let db: TempDatabase;
   let proxy: TcpProxy | undefined;
   let session: ConnectorSession | undefined;

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectorSession, TableInfo } from '../../src/datasource/connectors/engine-connector.js';
 import { PostgresConnector } from '../../src/datasource/connectors/postgres/postgres.connector.js';
 import type { FilterCondition } from '../../src/job/data-request.js';
-import { createTempDatabase, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';
+import { createTempDatabase, PG_READ_PATHS, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';
 
-describe('PostgresConnector filters against PostgreSQL', () => {
-  const connector = new PostgresConnector();
+describe.each(PG_READ_PATHS)('PostgresConnector filters against PostgreSQL (%s path)', (readPath) => {
+  const connector = new PostgresConnector(readPath);
   let db: TempDatabase;
   let session: ConnectorSession;
   let items: TableInfo;

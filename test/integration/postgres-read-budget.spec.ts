@@ -18,8 +18,8 @@ const HUGE_BYTES = 64 * MIB;
 const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
 const budget = (batchBytes: number, remainingBytes = Number.MAX_SAFE_INTEGER): ReadBudget => ({ batchBytes, batchRows: 2_000, remainingBytes: () => remainingBytes });
 
-describe('PostgresConnector read budget', () => {
-  const connector = new PostgresConnector();
+describe('PostgresConnector read budget (cursor path)', () => {
+  const connector = new PostgresConnector('cursor');
   let db: TempDatabase;
   let session: ConnectorSession;
   let tables: ReadonlyMap<string, TableInfo>;
@@ -118,6 +118,72 @@ describe('PostgresConnector read budget', () => {
       await own.close();
     }
     // Other sessions are untouched, and the same row reads when the result has room for it.
+    const batches = await readAll(session, 'huge', budget(4 * MIB, 2 * HUGE_BYTES));
+    expect(batches.reduce((n, b) => n + b.rowCount, 0)).toBe(3);
+  });
+});
+
+describe('PostgresConnector read budget (COPY path)', () => {
+  const connector = new PostgresConnector('copy');
+  let db: TempDatabase;
+  let session: ConnectorSession;
+  let tables: ReadonlyMap<string, TableInfo>;
+
+  beforeAll(async () => {
+    db = await createTempDatabase('pg_copy_budget');
+    await db.query(`
+      CREATE TABLE wide (id int PRIMARY KEY, v text);
+      INSERT INTO wide SELECT g, repeat(md5(g::text), ${WIDE_REPEAT}) FROM generate_series(1, 40) g;
+      CREATE TABLE narrow (id int PRIMARY KEY, label text);
+      INSERT INTO narrow SELECT g, md5(g::text) FROM generate_series(1, 10000) g;
+      CREATE TABLE huge (id int PRIMARY KEY, v text);
+      INSERT INTO huge VALUES (1, 'small'), (2, repeat('x', ${HUGE_BYTES})), (3, 'after');
+    `);
+    session = await connector.open(resolvedDatasource(db), { connectTimeoutMs: 5_000 });
+    tables = (await session.discover(['public'], new AbortController().signal)).tables;
+  });
+
+  afterAll(async () => {
+    await session?.close();
+    await db?.drop();
+  });
+
+  const readAll = async (s: ConnectorSession, key: string, b?: ReadBudget): Promise<RowBatch[]> => {
+    const table = tables.get(key)!;
+    const batches: RowBatch[] = [];
+    for await (const batch of s.readRows({ table, columns: table.columns, ...(b ? { budget: b } : {}) }, new AbortController().signal)) batches.push(batch);
+    return batches;
+  };
+
+  it('delivers 2 MB rows whole, one batch holding no more than one of them', async () => {
+    const batches = await readAll(session, 'wide', budget(4 * MIB));
+    const rows = batches.flatMap((b) => JSON.parse(`[${b.json.toString('utf8')}]`) as { id: number; v: string }[]);
+    expect(rows.map((r) => r.id)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    for (const row of rows) expect(row.v === md5(String(row.id)).repeat(WIDE_REPEAT)).toBe(true);
+    for (const batch of batches) expect(batch.rowCount).toBe(1);
+  });
+
+  it('caps the rows of a batch at batchRows', async () => {
+    const batches = await readAll(session, 'narrow', { batchBytes: 4 * MIB, batchRows: 300, remainingBytes: () => Number.MAX_SAFE_INTEGER });
+    expect(batches.reduce((n, b) => n + b.rowCount, 0)).toBe(10_000);
+    for (const batch of batches) expect(batch.rowCount).toBeLessThanOrEqual(300);
+  });
+
+  it('fails a row larger than what the result may still hold once that much of it has arrived, cutting the connection', async () => {
+    const own = await connector.open(resolvedDatasource(db), { connectTimeoutMs: 5_000 });
+    try {
+      const socket = (own as unknown as { client: pg.Client }).client.connection.stream as Socket;
+      const before = socket.bytesRead;
+      const error = await readAll(own, 'huge', budget(4 * MIB, MIB)).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ValueTooLargeError);
+      expect(error).toMatchObject({ code: FetCode.ResultTooLarge });
+      expect((error as Error).message).toContain(`table 'huge'`);
+      // The unfinished row was refused as it passed 1 MiB, not after all 64 MiB had been read.
+      expect(socket.bytesRead - before).toBeLessThan(4 * MIB);
+      await expect(readAll(own, 'narrow')).rejects.toThrow(/Connection lost: a value of \d+ bytes/);
+    } finally {
+      await own.close();
+    }
     const batches = await readAll(session, 'huge', budget(4 * MIB, 2 * HUGE_BYTES));
     expect(batches.reduce((n, b) => n + b.rowCount, 0)).toBe(3);
   });

@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectorSession, TableInfo } from '../../src/datasource/connectors/engine-connector.js';
 import { PostgresConnector } from '../../src/datasource/connectors/postgres/postgres.connector.js';
-import { createTempDatabase, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';
+import type { Socket } from 'node:net';
+import type pg from 'pg';
+import { createTempDatabase, PG_READ_PATHS, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';
 
 const ROWS = 200_000;
 
-describe('PostgresConnector streaming and abort', () => {
-  const connector = new PostgresConnector();
+describe.each(PG_READ_PATHS)('PostgresConnector streaming and abort (%s path)', (readPath) => {
+  const connector = new PostgresConnector(readPath);
   let db: TempDatabase;
   let session: ConnectorSession;
   let big: TableInfo;
@@ -88,17 +90,30 @@ describe('PostgresConnector streaming and abort', () => {
   });
 
   it('reads the next batch only when asked (backpressure)', async () => {
+    const socket = (session as unknown as { client: pg.Client }).client.connection.stream as Socket;
+    const before = socket.bytesRead;
     const iterator = session.readRows({ table: big, columns: big.columns }, new AbortController().signal)[Symbol.asyncIterator]();
     try {
       const first = await iterator.next();
       expect(first.done).toBe(false);
-      // While the consumer holds a batch the portal is suspended: the backend waits for our next
-      // request (ClientRead) instead of pushing the rest of the table at us (ClientWrite).
       await new Promise((r) => setTimeout(r, 100));
       const { rows } = await db.query<{ wait_event: string | null }>(
         `SELECT wait_event FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%FROM "public"."big"%' AND pid <> pg_backend_pid()`,
       );
-      expect(rows).toEqual([{ wait_event: 'ClientRead' }]);
+      if (readPath === 'cursor') {
+        // While the consumer holds a batch the portal is suspended: the backend waits for our next
+        // request (ClientRead) instead of pushing the rest of the table at us (ClientWrite).
+        expect(rows).toEqual([{ wait_event: 'ClientRead' }]);
+      } else {
+        // A COPY cannot be suspended: the backend is blocked on a full socket (ClientWrite), and
+        // what reached us is a small part of the table, however long the consumer waits.
+        expect(rows).toEqual([{ wait_event: 'ClientWrite' }]);
+        const received = socket.bytesRead;
+        await new Promise((r) => setTimeout(r, 200));
+        expect(socket.bytesRead - received).toBe(0);
+        // The table is about 9 MB of COPY text.
+        expect(received - before).toBeLessThan(1024 * 1024);
+      }
       const second = await iterator.next();
       expect(second.done).toBe(false);
     } finally {
