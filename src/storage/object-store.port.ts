@@ -1,6 +1,9 @@
 /** One object being written. Nothing is visible under its key until `complete` resolves. */
 export interface ObjectUpload {
-  /** Resolves when the chunk is accepted; waits (backpressure) while earlier parts are in flight. */
+  /**
+   * Resolves when the chunk is accepted; waits (backpressure) while earlier parts are in flight.
+   * Once it resolves the upload holds no reference to `chunk`: the caller may reuse its memory.
+   */
   write(chunk: Buffer): Promise<void>;
   /** Makes the object visible, atomically. */
   complete(): Promise<void>;

@@ -1,7 +1,14 @@
 const EMPTY = Buffer.alloc(0);
 
 /**
- * Encodes a byte stream as one continuous standard base64 text, chunk by chunk.
+ * Input bytes per base64 string (a multiple of 3). Each string is 64 KiB: an ordinary young object.
+ * One string for a whole large chunk would be a large-object allocation, which only a full GC frees.
+ */
+const SEGMENT_BYTES = 48 * 1024;
+
+/**
+ * Encodes a byte stream as one continuous standard base64 text, chunk by chunk, into one output
+ * buffer it reuses.
  *
  * Base64 maps 3 bytes to 4 characters, so encoding a chunk whose length is not a multiple of 3
  * would put padding in the middle of the stream. The 0–2 bytes left over are carried into the
@@ -9,19 +16,46 @@ const EMPTY = Buffer.alloc(0);
  */
 export class Base64StreamEncoder {
   private carry: Buffer;
+  private out: Buffer = EMPTY;
 
   /** `prefix` is encoded in front of the first chunk (the GCM nonce) without a write of its own. */
   constructor(prefix: Buffer = EMPTY) {
     this.carry = Buffer.from(prefix);
   }
 
-  /** Encodes the carried bytes plus as much of `chunk` as forms whole 3-byte groups. */
+  /**
+   * Encodes the carried bytes plus as much of `chunk` as forms whole 3-byte groups. The answer is a
+   * view of the encoder's own buffer: valid until the next call, so write it out before that.
+   */
   push(chunk: Buffer): Buffer {
-    const data = this.carry.length === 0 ? chunk : Buffer.concat([this.carry, chunk]);
-    const whole = data.length - (data.length % 3);
+    const total = this.carry.length + chunk.length;
+    const whole = total - (total % 3);
+    if (whole === 0) {
+      this.carry = Buffer.concat([this.carry, chunk]);
+      return EMPTY;
+    }
+    const out = this.room((whole / 3) * 4);
+    let pos = 0;
+    let start = 0;
+    if (this.carry.length > 0) {
+      // The carried bytes complete their group with the first bytes of the chunk.
+      start = Math.min(chunk.length, (3 - (this.carry.length % 3)) % 3);
+      const first = Buffer.concat([this.carry, chunk.subarray(0, start)]);
+      const groups = first.length - (first.length % 3);
+      pos += out.write(first.toString('base64', 0, groups), pos, 'latin1');
+      if (groups < first.length) {
+        // The chunk was too short to complete the group: all of it is carried.
+        this.carry = first.subarray(groups);
+        return out.subarray(0, pos);
+      }
+    }
+    const end = start + Math.floor((chunk.length - start) / 3) * 3;
+    for (let at = start; at < end; at += SEGMENT_BYTES) {
+      pos += out.write(chunk.toString('base64', at, Math.min(end, at + SEGMENT_BYTES)), pos, 'latin1');
+    }
     // Copied, not viewed: `chunk` may live in a buffer the caller reuses.
-    this.carry = Buffer.from(data.subarray(whole));
-    return whole === 0 ? EMPTY : Buffer.from(data.subarray(0, whole).toString('base64'), 'latin1');
+    this.carry = Buffer.from(chunk.subarray(end));
+    return out.subarray(0, pos);
   }
 
   /** Encodes the carried bytes plus all of `chunk`, padded: the end of the stream. */
@@ -29,5 +63,10 @@ export class Base64StreamEncoder {
     const data = this.carry.length === 0 ? chunk : Buffer.concat([this.carry, chunk]);
     this.carry = EMPTY;
     return Buffer.from(data.toString('base64'), 'latin1');
+  }
+
+  private room(bytes: number): Buffer {
+    if (this.out.length < bytes) this.out = Buffer.allocUnsafe(Math.max(bytes, this.out.length * 2));
+    return this.out;
   }
 }

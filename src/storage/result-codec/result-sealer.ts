@@ -94,6 +94,8 @@ export class ResultSealer {
       this.staged += size;
       return RESOLVED;
     }
+    // A large buffer is sealed where it lies: copying it into the staging buffer first gains nothing.
+    if (typeof text !== 'string' && size >= this.staging.length / 2) return this.step(() => this.sealDirect(text));
     return this.step(() => (typeof text === 'string' ? this.stageString(text) : this.stageBuffer(text)));
   }
 
@@ -188,8 +190,18 @@ export class ResultSealer {
   private async flush(): Promise<void> {
     const plain = this.staging.subarray(0, this.staged);
     this.staged = 0;
+    await this.seal(plain);
+  }
+
+  private async sealDirect(bytes: Buffer): Promise<void> {
+    if (this.staged > 0) await this.flush();
+    await this.seal(bytes);
+  }
+
+  private async seal(plain: Buffer): Promise<void> {
     this.hmac.update(plain);
     this.sha256.update(plain);
+    // The encoder reuses its output buffer: the upload is done with it once write resolves.
     const encoded = this.encoder.push(this.cipher.update(plain));
     if (encoded.length > 0) await this.upload.write(encoded);
   }
