@@ -28,20 +28,21 @@ const TEXT_CATEGORY = 'S';
 const ARRAY_CATEGORY = 'A';
 
 /**
- * Where bound values go. Each value is handed over as it is and the builder gets back the SQL
- * expression that reads it: `$n` for a statement with bind parameters, a setting read back with
+ * Where bound values go. Each value is handed over as it is, with the cast that reads it (`::date`,
+ * `::numeric[]`, or '' to let the server infer the type), and the builder gets back the SQL
+ * expression: `$n::date` for a statement with bind parameters, a setting read back with
  * `current_setting` for COPY, which takes none. Either way no value is ever part of the SQL text.
  */
 export interface SqlParameters {
-  add(value: unknown): string;
+  add(value: unknown, cast: string): string;
 }
 
 /** `$1`, `$2`, …: the values go into `values`, numbered after those already there. */
 export function bindParameters(values: unknown[]): SqlParameters {
   return {
-    add: (value) => {
+    add: (value, cast) => {
       values.push(value);
-      return '$' + values.length;
+      return '$' + values.length + cast;
     },
   };
 }
@@ -55,19 +56,19 @@ interface FieldContext {
 }
 
 function bind(ctx: FieldContext, value: FilterScalar): string {
-  return ctx.params.add(value) + ctx.cast;
+  return ctx.params.add(value, ctx.cast);
 }
 
 /** Two or more values as one array parameter (see above). */
 function anyOf(ctx: FieldContext, values: readonly PresentScalar[], negated: boolean): string {
-  const array = ctx.params.add([...values]);
+  const list = [...values];
   const test = `${ctx.column} ${negated ? '<> ALL' : '= ANY'}`;
   // Without a known type the server infers the parameter as an array of the column's type.
-  if (ctx.type === null) return `${test}(${array})`;
+  if (ctx.type === null) return `${test}(${ctx.params.add(list, '')})`;
   // An array column: ANY over an array of arrays would compare with their elements, so the
   // values travel as texts and each is cast whole.
-  if (ctx.type.category === ARRAY_CATEGORY) return `${test}(SELECT v::${ctx.type.castType} FROM unnest(${array}::text[]) AS v)`;
-  return `${test}(${array}::${ctx.type.castType}[])`;
+  if (ctx.type.category === ARRAY_CATEGORY) return `${test}(SELECT v::${ctx.type.castType} FROM unnest(${ctx.params.add(list, '::text[]')}) AS v)`;
+  return `${test}(${ctx.params.add(list, `::${ctx.type.castType}[]`)})`;
 }
 
 function membership(ctx: FieldContext, list: readonly FilterScalar[], negated: boolean): string {
@@ -87,7 +88,7 @@ function predicate(ctx: FieldContext, op: FilterOperator, list: readonly FilterS
     case 'like': {
       // Non-text columns are matched on their text form; the pattern is always text.
       const subject = ctx.isText ? ctx.column : ctx.column + '::text';
-      return `${subject} LIKE ${ctx.params.add(list[0])}::text`;
+      return `${subject} LIKE ${ctx.params.add(list[0], '::text')}`;
     }
     default:
       return `${ctx.column} ${COMPARISON[op]} ${bind(ctx, list[0])}`;

@@ -62,8 +62,10 @@ const settingName = (n: number): string => `fetcher.p${n}`;
  * `SELECT set_config('fetcher.pN', $N, true)` and the query reads
  * `current_setting('fetcher.pN')` cast to the column's type: the same input function that
  * `$N::type` uses on the cursor path reads the same text (arrays as PostgreSQL array text, as pg
- * sends them). A null is the constant NULL. Null when a filtered column's type is unknown: its
- * values would need the server's inference from a bind parameter, which only the cursor path has.
+ * sends them). Each value is bound with that same cast (`$N::date`) and stored as the type's own
+ * text, so a value the type refuses fails up front and in the same order as on the cursor path,
+ * even where the query would never look at it. A null is the constant NULL. Null when a filtered column's type is unknown: its values would need the
+ * server's inference from a bind parameter, which only the cursor path has.
  */
 export function buildCopy(request: TableReadRequest): CopyStatement | null {
   const filtered = Object.keys(request.filters ?? {});
@@ -71,16 +73,18 @@ export function buildCopy(request: TableReadRequest): CopyStatement | null {
   if (filtered.some((name) => { const column = byName.get(name); return column === undefined || postgresColumnType(column) === null; })) return null;
 
   const texts: string[] = [];
+  const casts: string[] = [];
   const params: SqlParameters = {
-    add: (value) => {
-      if (value === null || value === undefined) return 'NULL';
+    add: (value, cast) => {
+      if (value === null || value === undefined) return 'NULL' + cast;
       texts.push(prepareValue(value));
-      return `pg_catalog.current_setting('${settingName(texts.length)}')`;
+      casts.push(cast);
+      return `pg_catalog.current_setting('${settingName(texts.length)}')${cast}`;
     },
   };
   const copy = `COPY (${selectText(request, params)}) TO STDOUT`;
   if (texts.length === 0) return { settings: null, copy };
-  // One column each, so every call is evaluated; IS NULL keeps the answer a few bytes.
-  const calls = texts.map((_, i) => `pg_catalog.set_config('${settingName(i + 1)}', $${i + 1}, true) IS NULL`);
+  // One column per value, so every call is evaluated; IS NULL keeps the answer a few bytes.
+  const calls = texts.map((_, i) => `pg_catalog.set_config('${settingName(i + 1)}', ($${i + 1}${casts[i]})::text, true) IS NULL`);
   return { settings: { text: 'SELECT ' + calls.join(', '), values: texts }, copy };
 }
