@@ -50,6 +50,8 @@ export interface AppConfig {
   readonly auth: AuthConfig;
   /** Send a password to a server that asks for it in clear text over a connection without TLS. */
   readonly allowPlaintextPassword: boolean;
+  /** How PostgreSQL rows are read: COPY with a cursor fallback, or always a cursor. */
+  readonly postgresReadPath: 'copy' | 'cursor';
   /** Per-principal limits, shared by replicas through Redis. */
   readonly rateLimits: { readonly jobSubmissionsPerPrincipalPerMinute: number; readonly connectionTestsPerPrincipalPerMinute: number };
   /** Caps on connection tests open at once in one process: in all, and against one host. */

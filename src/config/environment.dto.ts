@@ -187,6 +187,10 @@ export class EnvironmentVariables {
   @IsOptional() @Transform(toBoolean) @IsBoolean({ message: 'must be true or false' })
   ALLOW_PLAINTEXT_PASSWORD?: boolean;
 
+  /** `copy` (default): PostgreSQL rows through COPY, a cursor where a server refuses it; `cursor`: always a cursor. */
+  @IsOptional() @IsIn(['copy', 'cursor'], { message: 'must be one of copy, cursor' })
+  POSTGRES_READ_PATH?: string;
+
   /** POST /v1/fetcher calls allowed per principal per minute. */
   @IsOptional() @IntRange(1, 1_000_000)
   JOB_SUBMIT_RATE_LIMIT?: number;

@@ -19,6 +19,11 @@ describe('loadAppConfig', () => {
     expect(config.redisUrl).toBeUndefined();
     expect(config.extraction.maxResultBytes).toBe(268435456);
     expect(config.jobs.dedupWindowSeconds).toBe(300);
+    expect(config.postgresReadPath).toBe('copy');
+  });
+
+  it('reads POSTGRES_READ_PATH', () => {
+    expect(loadAppConfig({ DATA_DIR: tempDir(), APP_ENC_KEY: KEY, POSTGRES_READ_PATH: 'cursor' }).postgresReadPath).toBe('cursor');
   });
 
   it.each([
@@ -31,6 +36,7 @@ describe('loadAppConfig', () => {
     [{ APP_ENC_KEY: Buffer.alloc(16).toString('base64') }, 'APP_ENC_KEY'],
     [{ S3_ENDPOINT: 'minio' }, 'S3_BUCKET'],
     [{ FETCHER_ROLE: 'worker' }, 'REDIS_URL'],
+    [{ POSTGRES_READ_PATH: 'binary' }, 'POSTGRES_READ_PATH'],
     [{ DATASOURCE_MAIN_CONFIG_NAME: 'main_db', DATASOURCE_MAIN_HOST: 'db', DATASOURCE_MAIN_DATABASE: 'x' }, 'DATASOURCE_MAIN_TYPE'],
   ])('refuses %j, naming the variable', (env, variable) => {
     expect(() => loadAppConfig({ DATA_DIR: tempDir(), APP_ENC_KEY: KEY, ...env })).toThrow(ConfigError);

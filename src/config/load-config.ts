@@ -77,6 +77,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions
     encryption: { ...encryption, keyring },
     auth: auth.auth as NonNullable<typeof auth.auth>,
     allowPlaintextPassword: vars.ALLOW_PLAINTEXT_PASSWORD ?? !production,
+    postgresReadPath: (vars.POSTGRES_READ_PATH as 'copy' | 'cursor' | undefined) ?? 'copy',
     rateLimits: {
       jobSubmissionsPerPrincipalPerMinute: vars.JOB_SUBMIT_RATE_LIMIT ?? 300,
       connectionTestsPerPrincipalPerMinute: vars.CONNECTION_TEST_PRINCIPAL_RATE_LIMIT ?? 60,

@@ -8,7 +8,8 @@ import { ENGINE_CONNECTORS, type EngineConnector } from './connectors/engine-con
 import { MongoDbConnector } from './connectors/mongodb/mongodb.connector.js';
 import { MySqlConnector } from './connectors/mysql/mysql.connector.js';
 import { OracleConnector } from './connectors/oracle/oracle.connector.js';
-import { PostgresConnector } from './connectors/postgres/postgres.connector.js';
+import { POSTGRES_READ_PATH, PostgresConnector } from './connectors/postgres/postgres.connector.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { SqlServerConnector } from './connectors/sqlserver/sqlserver.connector.js';
 import { CredentialCipher } from './credential-cipher.service.js';
 import { DatasourceResolver } from './datasource-resolver.service.js';
@@ -35,6 +36,7 @@ import { HostGuard } from './ssrf/host-guard.service.js';
     HostGuard,
     { provide: ADDRESS_RESOLVER, useValue: systemResolver },
     SchemaService,
+    { provide: POSTGRES_READ_PATH, inject: [APP_CONFIG], useFactory: (config: AppConfig) => config.postgresReadPath },
     PostgresConnector,
     MySqlConnector,
     OracleConnector,
