@@ -1,10 +1,19 @@
 import type { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import type { AppConfig } from '../config/app-config.js';
 import { BEARER_SCHEME } from '../auth/api-auth.decorator.js';
 
+/**
+ * Serves the OpenAPI document at /swagger and /swagger-json. SwaggerModule builds it on the first
+ * request to either (and keeps it) rather than at boot: a process whose docs nobody reads never
+ * spends the heap of scanning every route and DTO.
+ */
 export function setupSwagger(app: INestApplication, config: AppConfig): void {
-  const document = SwaggerModule.createDocument(
+  SwaggerModule.setup('swagger', app, () => buildDocument(app, config), { jsonDocumentUrl: 'swagger-json', swaggerOptions: { persistAuthorization: true } });
+}
+
+function buildDocument(app: INestApplication, config: AppConfig): OpenAPIObject {
+  return SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
       .setTitle('Fetcher')
@@ -31,5 +40,4 @@ export function setupSwagger(app: INestApplication, config: AppConfig): void {
       .addTag('system', 'Health, readiness, version')
       .build(),
   );
-  SwaggerModule.setup('swagger', app, document, { jsonDocumentUrl: 'swagger-json', swaggerOptions: { persistAuthorization: true } });
 }

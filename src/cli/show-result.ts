@@ -59,7 +59,7 @@ export async function runShowResult(argv: readonly string[], io: ShowResultIo): 
       const job = await fetchJob(baseUrl, args.jobId as string, io.env.FETCHER_TOKEN);
       const candidates = given ? [given] : keyringCandidates(config, job.resultKeyVersion, `job ${args.jobId} was sealed with key version`);
       const sealedWith = job.resultKeyVersion === undefined ? '' : ` (the job says it was sealed with key version ${job.resultKeyVersion})`;
-      const store = createObjectStore(config.storage);
+      const store = await createObjectStore(config.storage);
       try {
         ({ opened, used } = openWithAny(await store.read(job.resultPath as string), candidates, sealedWith));
       } finally {

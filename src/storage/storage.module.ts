@@ -4,7 +4,7 @@ import { LocalObjectStore } from './local/local-object-store.js';
 import { createObjectStore } from './object-store.factory.js';
 import { OBJECT_STORE, type ObjectStore } from './object-store.port.js';
 import { ResultStorageService } from './result-storage.service.js';
-import { S3ObjectStore } from './s3/s3-object-store.js';
+import type { S3ObjectStore } from './s3/s3-object-store.js';
 
 /**
  * Result storage: OBJECT_STORE (local directory or S3, from `config.storage`) and
@@ -12,7 +12,7 @@ import { S3ObjectStore } from './s3/s3-object-store.js';
  */
 @Module({
   providers: [
-    { provide: OBJECT_STORE, inject: [APP_CONFIG], useFactory: (config: AppConfig): ObjectStore => createObjectStore(config.storage) },
+    { provide: OBJECT_STORE, inject: [APP_CONFIG], useFactory: (config: AppConfig): Promise<ObjectStore> => createObjectStore(config.storage) },
     ResultStorageService,
   ],
   exports: [OBJECT_STORE, ResultStorageService],
@@ -23,13 +23,15 @@ export class StorageModule implements OnModuleInit, OnApplicationShutdown {
   constructor(@Inject(OBJECT_STORE) private readonly store: ObjectStore) {}
 
   async onModuleInit(): Promise<void> {
-    if (this.store instanceof S3ObjectStore) {
+    // By kind, not instanceof: the S3 store's module is loaded only when it is configured.
+    if (this.store.kind === 's3') {
+      const s3 = this.store as S3ObjectStore;
       try {
-        await this.store.ensureBucket();
+        await s3.ensureBucket();
       } catch (error) {
         // Boot goes on: credentials without bucket rights are common in production, and /readyz
         // reports a bucket that really is unreachable.
-        this.logger.warn(`could not check or create bucket ${this.store.bucket}: ${(error as Error).message}`);
+        this.logger.warn(`could not check or create bucket ${s3.bucket}: ${(error as Error).message}`);
       }
     } else if (this.store instanceof LocalObjectStore) {
       const removed = await this.store.removeStaleUploads();

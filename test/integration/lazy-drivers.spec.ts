@@ -1,28 +1,82 @@
 import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+const built = (path: string) => JSON.stringify(resolve(root, 'dist', path));
 
-/** The CommonJS modules a fresh process holds after importing `entry` from the build. */
-function modulesLoadedBy(entry: string): string[] {
-  const script = `
-    await import(${JSON.stringify(resolve(root, entry))});
+/**
+ * Records the ES modules this process loads (minio, amqp-connection-manager and the Nest packages
+ * load as ES modules, which the CommonJS cache does not list). The hooks run on their own thread and
+ * report each URL over a port; a reply to `flush` arrives after every URL reported before it.
+ */
+const RECORD_ES_MODULES = `
+  const { register } = await import('node:module');
+  const { MessageChannel } = await import('node:worker_threads');
+  const { port1, port2 } = new MessageChannel();
+  const esModules = [];
+  let flushed = () => {};
+  port1.on('message', (url) => (url === null ? flushed() : esModules.push(url)));
+  const hooks = \`let port;
+    export function initialize(data) { port = data.port; port.on('message', () => port.postMessage(null)); }
+    export async function load(url, context, next) { port.postMessage(url); return next(url, context); }\`;
+  register('data:text/javascript,' + encodeURIComponent(hooks), { data: { port: port2 }, transferList: [port2] });
+  const flush = () => new Promise((done) => { flushed = done; port1.postMessage('flush'); });`;
+
+/** The files (CommonJS and ES modules) a fresh process has loaded once `script` (an ES module body) has run. */
+function modulesLoadedAfter(script: string): string[] {
+  const source = `
+    ${RECORD_ES_MODULES}
+    ${script}
+    await flush();
     const { createRequire } = await import('node:module');
-    console.log(JSON.stringify(Object.keys(createRequire(import.meta.url).cache)));`;
-  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    const { fileURLToPath } = await import('node:url');
+    const files = esModules.filter((url) => url.startsWith('file:')).map((url) => fileURLToPath(url));
+    console.log(JSON.stringify([...Object.keys(createRequire(import.meta.url).cache), ...files]));
+    port1.close();`;
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', source], { cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
   if (result.status !== 0) throw new Error(result.stderr);
   return JSON.parse(result.stdout.trim().split('\n').pop() as string) as string[];
 }
+
+/** The files a fresh process has loaded after importing `entry` from the build. */
+const modulesLoadedBy = (entry: string) => modulesLoadedAfter(`await import(${JSON.stringify(resolve(root, entry))});`);
+
+const fromPackage = (loaded: string[], name: string) => loaded.filter((path) => path.includes(`/node_modules/${name}/`));
+
+const DRIVERS = ['mssql', 'tedious', 'mongodb', 'mysql2', 'oracledb'];
 
 describe('drivers load on first use', () => {
   it('the application graph loads no SQL Server, MongoDB, MySQL or Oracle driver until a connection needs it', () => {
     const loaded = modulesLoadedBy('dist/app.module.js');
     // The graph itself is there: PostgreSQL (the job store's driver too) and the connectors' code.
     expect(loaded.some((path) => path.includes('/node_modules/pg/'))).toBe(true);
-    for (const driver of ['mssql', 'tedious', 'mongodb', 'mysql2', 'oracledb']) {
-      expect(loaded.filter((path) => path.includes(`/node_modules/${driver}/`)), driver).toEqual([]);
+    for (const driver of DRIVERS) {
+      expect(fromPackage(loaded, driver), driver).toEqual([]);
+    }
+  });
+
+  it('an embedded process in role all (SQLite, local results, in-process queue, no broker) never loads the S3, Redis or RabbitMQ clients', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'fetcher-lazy-clients-'));
+    try {
+      // Booted and shut down, so the factories and the modules' init and close hooks have all run.
+      const loaded = modulesLoadedAfter(`
+        const { loadAppConfig } = await import(${built('config/load-config.js')});
+        const { createFetcherApp } = await import(${built('bootstrap/create-app.js')});
+        const app = await createFetcherApp(loadAppConfig({ DATA_DIR: ${JSON.stringify(dataDir)}, LOG_LEVEL: 'error' }));
+        await app.init();
+        await app.close();`);
+      // It did boot, on its embedded store, and the ES modules it loaded are listed too.
+      expect(fromPackage(loaded, 'better-sqlite3').length).toBeGreaterThan(0);
+      expect(fromPackage(loaded, '@nestjs/core').length).toBeGreaterThan(0);
+      for (const client of ['minio', 'bullmq', 'ioredis', 'amqplib', 'amqp-connection-manager', ...DRIVERS]) {
+        expect(fromPackage(loaded, client), client).toEqual([]);
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -1,19 +1,25 @@
 import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
-import { BullMqJobQueue } from './bullmq-job-queue.js';
 import { InProcessJobQueue } from './in-process-job-queue.js';
-import { JOB_CONSUMER, JOB_QUEUE, type JobQueue } from './job-queue.port.js';
+import { JOB_CONSUMER, JOB_QUEUE, type JobConsumer, type JobQueue } from './job-queue.port.js';
 
 const QUEUE_ADAPTER = Symbol('QUEUE_ADAPTER');
 
-/** BullMQ when REDIS_URL is set, the in-process queue otherwise. One adapter serves both ports. */
+/**
+ * BullMQ when REDIS_URL is set, the in-process queue otherwise. One adapter serves both ports.
+ * BullMQ and ioredis are imported only when they are used: the embedded mode never loads them.
+ */
 @Global()
 @Module({
   providers: [
     {
       provide: QUEUE_ADAPTER,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => (config.redisUrl ? new BullMqJobQueue(config.redisUrl, config.queuePrefix) : new InProcessJobQueue()),
+      useFactory: async (config: AppConfig): Promise<JobQueue & JobConsumer> => {
+        if (!config.redisUrl) return new InProcessJobQueue();
+        const { BullMqJobQueue } = await import('./bullmq-job-queue.js');
+        return new BullMqJobQueue(config.redisUrl, config.queuePrefix);
+      },
     },
     { provide: JOB_QUEUE, useExisting: QUEUE_ADAPTER },
     { provide: JOB_CONSUMER, useExisting: QUEUE_ADAPTER },
