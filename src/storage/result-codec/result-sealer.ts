@@ -198,11 +198,15 @@ export class ResultSealer {
     await this.seal(bytes);
   }
 
+  /**
+   * Signs, encrypts and encodes `plain`; the encoded text goes to the upload once a coalescing
+   * buffer's worth has gathered, so a small piece (the comma between two batches) costs no write.
+   */
   private async seal(plain: Buffer): Promise<void> {
     this.hmac.update(plain);
     this.sha256.update(plain);
+    this.encoder.write(this.cipher.update(plain));
     // The encoder reuses its output buffer: the upload is done with it once write resolves.
-    const encoded = this.encoder.push(this.cipher.update(plain));
-    if (encoded.length > 0) await this.upload.write(encoded);
+    if (this.encoder.buffered >= this.staging.length) await this.upload.write(this.encoder.take());
   }
 }
