@@ -1,209 +1,375 @@
 #!/usr/bin/env node
-// End-to-end extraction benchmark (SPEC §10): a 1M-row, 8-column table, extracted by a real
-// Fetcher process (POST → completed, encrypted object stored), compared with the engine's own
-// client streaming the same query to /dev/null in the same run (`psql -c "COPY (…) TO STDOUT"`,
-// `mariadb --quick -N -B -e "SELECT …"`). Reports rows/s, MiB/s, the ratio and the worker's peak
-// RSS (VmHWM).
-//   npm run bench -- [--engine postgres|mariadb] [--rows 1000000] [--keep] [--profile DIR]
-import { spawn, spawnSync } from 'node:child_process';
-import { fetcherNodeOptions } from '../dist/bootstrap/runtime-flags.js';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+// End-to-end extraction benchmark (SPEC §10). For each engine (PostgreSQL and MariaDB) and
+// scenario it seeds a table, then runs paired repetitions: the engine's own client streams the
+// query to /dev/null (`psql -X -q -c "COPY (…) TO STDOUT"`, `mariadb --quick -N -B -e "SELECT …"`),
+// then a fresh Fetcher process extracts the same projection end to end (POST /v1/fetcher →
+// completed, encrypted object stored). The object is then opened as a stream (outside the timed
+// window) and its SHA-256, HMAC, size and row count checked against the job.
+//   rows   1M rows × 8 columns (--rows N)
+//   large  240,000 rows of id + a 1,000-character payload: a ~251 MiB result (the ceiling is 256 MiB)
+// Prints rows/s, MiB/s (of the plaintext result, for both sides), the ratio Fetcher ÷ client, and
+// the worker's peak and idle-after-boot RSS, each as median, min and max over the repetitions.
+//
+//   npm run bench -- [--engine postgres|mariadb] [--scenario rows|large] [--reps 3] [--rows 1000000]
+//                    [--json FILE] [--profile DIR] [--keep]
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import mysql from 'mysql2/promise';
-import pg from 'pg';
+import { formatTop, newestProfile, topFunctions } from './lib/cpuprofile.mjs';
+import { ENGINES } from './lib/engines.mjs';
+import { killAllFetchers, startFetcher } from './lib/fetcher-process.mjs';
+import { formatRep, formatSummary, mib, MiB, summarize } from './lib/report.mjs';
+import { objectFile, resultKeys, verifyStoredResult } from './lib/verify-result.mjs';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
-const argv = process.argv.slice(2);
-const option = (name, fallback) => {
-  const index = argv.indexOf(`--${name}`);
-  return index >= 0 ? argv[index + 1] : fallback;
-};
-const ROWS = Number(option('rows', '1000000'));
-const ENGINE = option('engine', 'postgres');
-const PG = { host: process.env.PGHOST ?? '127.0.0.1', port: Number(process.env.PGPORT ?? 5432), user: process.env.PGUSER ?? 'postgres' };
-const MARIA = { host: '127.0.0.1', port: 3306, user: 'root' };
-if (!['postgres', 'mariadb'].includes(ENGINE)) throw new Error('--engine must be postgres or mariadb');
-const database = `fetcher_bench_${Date.now()}`;
+const log = (line = '') => process.stdout.write(`${line}\n`);
+const warn = (line) => process.stderr.write(`${line}\n`);
+
+const USAGE = `usage: npm run bench -- [--engine postgres|mariadb] [--scenario rows|large] [--reps N] [--rows N]
+                        [--json FILE] [--profile DIR] [--keep]
+  --engine    one engine only (default: both)
+  --scenario  rows (1M × 8 columns) or large (~251 MiB result); default: both
+  --reps      paired repetitions per engine and scenario (default 3; 1 with --profile)
+  --rows      rows of the rows scenario (default 1000000)
+  --json      write every repetition's figures, the summaries and the machine to FILE
+  --profile   run Fetcher with --cpu-prof into DIR and print the top 15 functions by self time
+  --keep      keep the bench databases`;
+
+function parseArgs(argv) {
+  const options = { engines: ['postgres', 'mariadb'], scenarios: ['rows', 'large'], reps: undefined, rows: 1_000_000, keep: false };
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i];
+    const value = () => {
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith('--')) usage(`${arg} needs a value`);
+      i += 1;
+      return next;
+    };
+    const count = (text, name) => {
+      const n = Number(text);
+      if (!Number.isSafeInteger(n) || n < 1) usage(`${name} must be a positive integer`);
+      return n;
+    };
+    if (arg === '--help' || arg === '-h') usage();
+    else if (arg === '--engine') {
+      const engine = value();
+      if (!ENGINES[engine]) usage('--engine must be postgres or mariadb');
+      options.engines = [engine];
+    } else if (arg === '--scenario') {
+      const scenario = value();
+      if (!['rows', 'large'].includes(scenario)) usage('--scenario must be rows or large');
+      options.scenarios = [scenario];
+    } else if (arg === '--reps') options.reps = count(value(), '--reps');
+    else if (arg === '--rows') options.rows = count(value(), '--rows');
+    else if (arg === '--json') options.json = resolve(value());
+    else if (arg === '--profile') options.profile = resolve(value());
+    else if (arg === '--keep') options.keep = true;
+    else usage(`unknown argument ${arg}`);
+  }
+  // A profiled run is slower anyway; one repetition gives the profile.
+  options.reps ??= options.profile ? 1 : 3;
+  return options;
+}
+
+function usage(problem) {
+  if (problem) warn(`error: ${problem}`);
+  warn(USAGE);
+  process.exit(problem ? 2 : 0);
+}
+
+const options = parseArgs(process.argv.slice(2));
 const PROJECTION = 'id, uid, name, amount, qty, active, created_at, note';
+// 1,000 characters a row render to 1,098 JSON bytes (escapes, 'é€'): 240,000 rows ≈ 251.5 MiB, just
+// under the service's hard result ceiling of 256 MiB (MAX_RESULT_BYTES_CEILING, FET-1101 above it).
+const LARGE_ROWS = 240_000;
+const LARGE_RANGE = [240 * MiB, 270 * MiB];
+const SCENARIOS = {
+  rows: { table: 'bench_rows', projection: PROJECTION, rows: options.rows, describe: (n) => `${n.toLocaleString('en-US')} rows × 8 columns`, seed: 'seedRows' },
+  large: { table: 'bench_large', projection: 'id, payload', rows: LARGE_ROWS, describe: (n) => `${n.toLocaleString('en-US')} rows × (id, 1,000-char payload)`, seed: 'seedLarge' },
+};
+const database = `fetcher_bench_${Date.now()}`;
+const created = []; // engines whose database exists
+const tempDirs = new Set();
+const failures = [];
 
-const mib = (bytes) => bytes / 1024 / 1024;
-const log = (line) => process.stdout.write(`${line}\n`);
-
-async function freePort() {
-  return new Promise((done) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => done(port));
-    });
-  });
+function gitInfo() {
+  const git = (...args) => spawnSync('git', args, { cwd: root, encoding: 'utf8' });
+  const head = git('rev-parse', '--short', 'HEAD');
+  if (head.status !== 0) return undefined;
+  const status = git('status', '--porcelain', '--untracked-files=no');
+  return { commit: head.stdout.trim(), dirty: status.status === 0 ? status.stdout.trim().length > 0 : undefined };
 }
 
-async function withClient(db, work) {
-  const client = new pg.Client({ ...PG, database: db });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
+async function machineInfo() {
+  const cpu = cpus();
+  const versions = {};
+  for (const name of options.engines) {
+    try {
+      versions[name] = await ENGINES[name].version();
+    } catch (error) {
+      throw new Error(`${name} is not reachable: ${error.message}`);
+    }
   }
+  return {
+    cores: cpu.length,
+    model: cpu[0]?.model?.trim() ?? 'unknown',
+    totalMemoryBytes: totalmem(),
+    kernel: release(),
+    node: process.version,
+    loadAverageAtStart: loadavg().map((n) => Number(n.toFixed(2))),
+    postgres: versions.postgres,
+    mariadb: versions.mariadb,
+  };
 }
 
-async function seed() {
-  await withClient('postgres', (c) => c.query(`CREATE DATABASE ${database}`));
-  await withClient(database, async (c) => {
-    await c.query(`CREATE TABLE bench_rows (
-      id bigint PRIMARY KEY, uid uuid NOT NULL, name text NOT NULL, amount numeric(12,2) NOT NULL,
-      qty integer NOT NULL, active boolean NOT NULL, created_at timestamptz NOT NULL, note text)`);
-    await c.query(`INSERT INTO bench_rows
-      SELECT g, md5(g::text)::uuid, 'name-' || g, (g % 100000) / 100.0, g % 1000, g % 2 = 0,
-             timestamptz '2026-01-01 00:00:00+00' + g * interval '1.000123 second',
-             CASE WHEN g % 10 = 0 THEN NULL ELSE 'note "' || g || '" with \\ backslash' END
-      FROM generate_series(1, $1) g`, [ROWS]);
-    await c.query('ANALYZE bench_rows');
-  });
-}
-
-async function seedMaria() {
-  const admin = await mysql.createConnection({ ...MARIA, multipleStatements: true });
+async function postJson(url, body, headers = {}) {
+  const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const text = await response.text();
+  let json;
   try {
-    await admin.query(`CREATE DATABASE ${database} CHARACTER SET utf8mb4`);
-    await admin.query(`USE ${database};
-      CREATE TABLE bench_rows (
-        id BIGINT PRIMARY KEY, uid CHAR(36) NOT NULL, name VARCHAR(32) NOT NULL, amount DECIMAL(12,2) NOT NULL,
-        qty INT NOT NULL, active TINYINT(1) NOT NULL, created_at DATETIME(6) NOT NULL, note VARCHAR(64) NULL);
-      INSERT INTO bench_rows
-        SELECT seq, UUID(), CONCAT('name-', seq), (seq % 100000) / 100, seq % 1000, seq % 2 = 0,
-               TIMESTAMP '2026-01-01 00:00:00' + INTERVAL seq * 1000123 MICROSECOND,
-               IF(seq % 10 = 0, NULL, CONCAT('note "', seq, '" with \\\\ backslash'))
-        FROM seq_1_to_${ROWS};
-      ANALYZE TABLE bench_rows;`);
-  } finally {
-    await admin.end();
-  }
+    json = JSON.parse(text);
+  } catch {}
+  return { status: response.status, json, text };
 }
 
-function clientReference() {
-  if (ENGINE === 'mariadb') {
+/** One Fetcher repetition: fresh process, connection, POST → completed. Returns the raw figures. */
+async function runFetcher(engine, scenario, rep) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'fetcher-bench-'));
+  tempDirs.add(dataDir);
+  const nodeArgs = options.profile ? ['--cpu-prof', `--cpu-prof-dir=${options.profile}`] : [];
+  const fetcher = await startFetcher({ root, dataDir, nodeArgs, say: warn });
+  let job;
+  let seconds;
+  let peak;
+  try {
+    const connection = await postJson(
+      `${fetcher.base}/v1/management/connections`,
+      { configName: 'bench_db', ...engine.connection(database) },
+      { 'X-Product-Name': 'bench' },
+    );
+    if (connection.status !== 201) throw new Error(`create connection answered ${connection.status}: ${connection.text}`);
+
     const started = process.hrtime.bigint();
-    const result = spawnSync('bash', ['-c', `mariadb -h ${MARIA.host} -P ${MARIA.port} -u ${MARIA.user} --quick -N -B -e "SELECT ${PROJECTION} FROM ${database}.bench_rows" > /dev/null`]);
-    if (result.status !== 0) throw new Error(`mariadb client failed: ${result.stderr}`);
-    return Number(process.hrtime.bigint() - started) / 1e9;
+    const submitted = await postJson(`${fetcher.base}/v1/fetcher`, {
+      dataRequest: { mappedFields: { bench_db: { [scenario.table]: scenario.projection.split(', ') } } },
+      metadata: { source: 'bench', run: `${database}-${engine.name}-${scenario.name}-${rep}` },
+    });
+    if (!submitted.json?.jobId) throw new Error(`POST /v1/fetcher answered ${submitted.status}: ${submitted.text}`);
+    const deadline = Date.now() + 30 * 60 * 1000;
+    for (;;) {
+      const polled = await fetch(`${fetcher.base}/v1/fetcher/${submitted.json.jobId}`);
+      job = await polled.json();
+      if (job.status === 'completed' || job.status === 'failed') break;
+      if (!fetcher.isRunning()) throw new Error(`Fetcher exited during the job (${JSON.stringify(fetcher.exitInfo())}):\n${fetcher.recentOutput()}`);
+      if (Date.now() > deadline) throw new Error(`job ${submitted.json.jobId} still ${job.status} after 30 minutes`);
+      await new Promise((done) => setTimeout(done, 50));
+    }
+    seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    peak = fetcher.memory();
+  } finally {
+    await fetcher.stop();
   }
-  return copyReference();
+  return { job, seconds, peak, fetcher, dataDir };
 }
 
-function copyReference() {
-  const started = process.hrtime.bigint();
-  const result = spawnSync('bash', ['-c', `psql -h ${PG.host} -p ${PG.port} -U ${PG.user} -d ${database} -X -q -c "COPY (SELECT ${PROJECTION} FROM bench_rows) TO STDOUT" > /dev/null`]);
-  if (result.status !== 0) throw new Error(`psql COPY failed: ${result.stderr}`);
-  return Number(process.hrtime.bigint() - started) / 1e9;
+async function verify(job, run, expectedRows) {
+  const { keys, resultsDir } = await resultKeys(run.fetcher.env, job.resultKeyVersion);
+  const file = objectFile(resultsDir, job.resultPath);
+  return verifyStoredResult(file, keys, { sizeBytes: job.result.sizeBytes, sha256: job.result.sha256, hmac: job.resultHmac, rows: expectedRows });
 }
 
-function peakRssBytes(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
-  return kib * 1024;
+function printProfile(pid, rep) {
+  const path = newestProfile(options.profile, pid);
+  if (!path) {
+    log(`  no .cpuprofile found in ${options.profile}`);
+    return undefined;
+  }
+  const top = topFunctions(path, { count: 15, root });
+  log(`  CPU profile of rep ${rep} (whole process: boot, job, shutdown), top 15 by self time: ${path}`);
+  for (const line of formatTop(top)) log(line);
+  return top;
+}
+
+async function runScenario(engine, scenarioName) {
+  const scenario = { name: scenarioName, ...SCENARIOS[scenarioName] };
+  log();
+  log(`── ${engine.name} · ${scenarioName}: ${scenario.describe(scenario.rows)}`);
+  const seedStarted = Date.now();
+  await engine[scenario.seed](database, scenario.rows);
+  checkInterrupted();
+  log(`  seeded ${database}.${scenario.table} in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
+  engine.client(database, scenario.table, scenario.projection); // warm the cache: both sides read from memory
+
+  const reps = [];
+  const outcome = { engine: engine.name, scenario: scenarioName, table: scenario.table, rows: scenario.rows, reps, profiles: [] };
+  for (let rep = 1; rep <= options.reps; rep += 1) {
+    checkInterrupted();
+    const clientSeconds = engine.client(database, scenario.table, scenario.projection);
+    checkInterrupted();
+    const run = await runFetcher(engine, scenario, rep);
+    checkInterrupted();
+    const { job } = run;
+    const raw = { rep, client: { seconds: clientSeconds }, fetcher: { seconds: run.seconds, pid: run.fetcher.pid, jobId: job.id, status: job.status } };
+    if (job.status !== 'completed') {
+      failures.push(`${engine.name} ${scenarioName} rep ${rep}: job ${job.id} failed: ${JSON.stringify(job.error)}`);
+      log(`  rep ${rep}/${options.reps}  FAIL: job ${job.status}: ${JSON.stringify(job.error)}`);
+      reps.push(raw);
+      rmSync(run.dataDir, { recursive: true, force: true });
+      tempDirs.delete(run.dataDir);
+      continue;
+    }
+    const size = job.result?.sizeBytes;
+    if (typeof size !== 'number' || typeof job.result?.sha256 !== 'string' || !job.resultPath) {
+      failures.push(`${engine.name} ${scenarioName} rep ${rep}: completed job has no result.sizeBytes/sha256/resultPath`);
+    }
+    if (job.result?.rowCount !== scenario.rows) {
+      failures.push(`${engine.name} ${scenarioName} rep ${rep}: job reports ${job.result?.rowCount} rows, expected ${scenario.rows}`);
+    }
+    raw.client.rowsPerSecond = scenario.rows / clientSeconds;
+    raw.client.mibPerSecond = mib(size) / clientSeconds;
+    Object.assign(raw.fetcher, {
+      workerSeconds: (Date.parse(job.completedAt) - Date.parse(job.startedAt)) / 1000,
+      queuedSeconds: (Date.parse(job.startedAt) - Date.parse(job.createdAt)) / 1000,
+      rowsPerSecond: scenario.rows / run.seconds,
+      mibPerSecond: mib(size) / run.seconds,
+      peakRssBytes: run.peak.hwm,
+      rssAtCompletionBytes: run.peak.rss,
+      idleHwmBytes: run.fetcher.idle.hwm,
+      idleRssBytes: run.fetcher.idle.rss,
+      sizeBytes: size,
+      rowCount: job.result?.rowCount,
+      sha256: job.result?.sha256,
+    });
+    raw.ratio = raw.fetcher.rowsPerSecond / raw.client.rowsPerSecond;
+    try {
+      raw.verify = await verify(job, run, scenario.rows);
+      checkInterrupted();
+    } catch (error) {
+      if (interrupted) throw error;
+      raw.verify = { ok: false, problems: [`cannot open the stored object: ${error.message}`] };
+    }
+    if (!raw.verify.ok) failures.push(`${engine.name} ${scenarioName} rep ${rep}: verification failed: ${raw.verify.problems.join('; ')}`);
+    reps.push(raw);
+    log(formatRep(rep, options.reps, raw, engine.clientLabel));
+    if (!raw.verify.ok) for (const problem of raw.verify.problems) log(`    FAIL: ${problem}`);
+    rmSync(run.dataDir, { recursive: true, force: true });
+    tempDirs.delete(run.dataDir);
+    if (options.profile) outcome.profiles.push({ rep, pid: run.fetcher.pid });
+  }
+
+  const completed = reps.filter((r) => r.fetcher.peakRssBytes !== undefined);
+  if (completed.length === 0) return outcome;
+  const sizes = completed.map((r) => r.fetcher.sizeBytes);
+  outcome.plaintextBytes = sizes[0];
+  outcome.summary = summarize(completed);
+  log(
+    `  result ${mib(sizes[0]).toFixed(1)} MiB plaintext JSON (${sizes[0].toLocaleString('en-US')} bytes` +
+      `${new Set(sizes).size > 1 ? `; sizes differ between reps: ${[...new Set(sizes)].join(', ')}` : ''}), ` +
+      `${completed.filter((r) => r.verify?.ok).length}/${completed.length} reps verified${options.profile ? ' · profiled run: --cpu-prof slows Fetcher' : ''}`,
+  );
+  if (scenarioName === 'large' && (sizes[0] < LARGE_RANGE[0] || sizes[0] > LARGE_RANGE[1])) {
+    log(`  WARN: the large result is outside ${mib(LARGE_RANGE[0])}–${mib(LARGE_RANGE[1])} MiB; adjust LARGE_ROWS`);
+  }
+  for (const line of formatSummary(outcome.summary, { clientLabel: engine.clientLabel, reps: completed.length })) log(line);
+  if (outcome.summary.peakRssBytes.max > 300 * MiB) log('  WARN: worker peak RSS above the 300 MiB budget');
+  // Each Fetcher wrote its profile when it exited; the top list follows the table.
+  outcome.profiles = outcome.profiles.map(({ rep, pid }) => ({ rep, pid, ...(printProfile(pid, rep) ?? {}) }));
+  return outcome;
+}
+
+async function cleanUp() {
+  await killAllFetchers();
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+  tempDirs.clear();
+  while (created.length > 0) {
+    const engine = created.pop();
+    if (options.keep) {
+      log(`kept ${engine.name} database ${database}`);
+      continue;
+    }
+    await engine.dropDatabase(database).catch((error) => warn(`could not drop ${engine.name} database ${database}: ${error.message}`));
+  }
+}
+
+// Ctrl-C / SIGTERM: stop the Fetcher of the repetition under way; the run then unwinds through the
+// same clean-up as a failure (databases dropped unless --keep, data directories removed).
+let interrupted;
+const checkInterrupted = () => {
+  if (interrupted) throw new Error(`interrupted by ${interrupted}`);
+};
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    if (interrupted) return;
+    interrupted = signal;
+    warn(`\n${signal}: stopping Fetcher and dropping the bench databases…`);
+    killAllFetchers();
+    // Should the run not unwind by itself, clean up and leave anyway.
+    setTimeout(() => cleanUp().finally(() => process.exit(130)), 60_000).unref();
+  });
 }
 
 async function main() {
-  const dataDir = mkdtempSync(join(tmpdir(), 'fetcher-bench-'));
-  const port = await freePort();
-  let child;
+  const startedAt = new Date();
+  const machine = await machineInfo();
+  const git = gitInfo();
+  log(
+    `machine: ${machine.cores} cores (${machine.model}), ${(machine.totalMemoryBytes / 1024 ** 3).toFixed(1)} GiB, node ${machine.node}, ` +
+      `load ${machine.loadAverageAtStart.join(' ')}`,
+  );
+  log(
+    `servers: ${options.engines.map((name) => `${name === 'postgres' ? 'PostgreSQL' : 'MariaDB'} ${machine[name]}`).join(', ')}` +
+      ` · commit ${git ? `${git.commit}${git.dirty ? ' (+ uncommitted changes)' : ''}` : 'unknown'}`,
+  );
+  log(
+    `${options.reps} paired rep(s) per engine × scenario (client to /dev/null, then a fresh Fetcher: POST→completed); ` +
+      `MiB/s is of the plaintext JSON result for both; database ${database}`,
+  );
+
+  const results = [];
   try {
-    log(`seeding ${ROWS} rows into ${ENGINE} database ${database}…`);
-    await (ENGINE === 'mariadb' ? seedMaria() : seed());
-    clientReference(); // warm the cache so both sides read from memory
-    const copySeconds = clientReference();
-
-    // --profile DIR writes a V8 CPU profile of the Fetcher process there.
-    const profile = option('profile') ? ['--cpu-prof', `--cpu-prof-dir=${resolve(option('profile'))}`] : [];
-    child = spawn(process.execPath, [...profile, join(root, 'dist/main.js')], {
-      env: {
-        PATH: process.env.PATH,
-        NODE_ENV: 'development',
-        LOG_LEVEL: 'warn',
-        DATA_DIR: dataDir,
-        PORT: String(port),
-        // Measured as shipped: `npm start` and the image run with these heap settings.
-        NODE_OPTIONS: fetcherNodeOptions(process.env),
-      },
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
-    const base = `http://127.0.0.1:${port}`;
-    for (let i = 0; ; i += 1) {
-      try {
-        if ((await fetch(`${base}/health`)).ok) break;
-      } catch {}
-      if (i > 300) throw new Error('fetcher did not start');
-      await new Promise((done) => setTimeout(done, 100));
-    }
-    const idleRss = peakRssBytes(child.pid);
-    const json = { 'Content-Type': 'application/json' };
-    const created = await fetch(`${base}/v1/management/connections`, {
-      method: 'POST',
-      headers: { ...json, 'X-Product-Name': 'bench' },
-      body: JSON.stringify(
-        ENGINE === 'mariadb'
-          ? { configName: 'bench_db', type: 'MYSQL', host: MARIA.host, port: MARIA.port, databaseName: database, userName: MARIA.user, password: '' }
-          : { configName: 'bench_db', type: 'POSTGRESQL', host: PG.host, port: PG.port, databaseName: database, userName: PG.user, password: 'unused' },
-      ),
-    });
-    if (created.status !== 201) throw new Error(`create connection: ${created.status} ${await created.text()}`);
-
-    const started = process.hrtime.bigint();
-    const submitted = await fetch(`${base}/v1/fetcher`, {
-      method: 'POST',
-      headers: json,
-      body: JSON.stringify({ dataRequest: { mappedFields: { bench_db: { bench_rows: PROJECTION.split(', ') } } }, metadata: { source: 'bench', run: String(Date.now()) } }),
-    });
-    const { jobId } = await submitted.json();
-    let job;
-    for (;;) {
-      job = await (await fetch(`${base}/v1/fetcher/${jobId}`)).json();
-      if (job.status === 'completed' || job.status === 'failed') break;
-      await new Promise((done) => setTimeout(done, 50));
-    }
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    if (job.status !== 'completed') throw new Error(`job failed: ${JSON.stringify(job.error)}`);
-    const peak = peakRssBytes(child.pid);
-
-    const rowsPerSecond = ROWS / seconds;
-    const copyRowsPerSecond = ROWS / copySeconds;
-    log('');
-    log(`node ${process.version}, ${ROWS} rows × 8 columns, result ${mib(job.result.sizeBytes).toFixed(1)} MiB plaintext`);
-    log(`${ENGINE === 'mariadb' ? 'mariadb --quick -B    ' : 'psql COPY … TO STDOUT '} ${copySeconds.toFixed(2)} s   ${Math.round(copyRowsPerSecond).toLocaleString('en-US')} rows/s`);
-    log(`fetcher POST→completed ${seconds.toFixed(2)} s   ${Math.round(rowsPerSecond).toLocaleString('en-US')} rows/s   ${(mib(job.result.sizeBytes) / seconds).toFixed(1)} MiB/s`);
-    const workerSeconds = (Date.parse(job.completedAt) - Date.parse(job.startedAt)) / 1000;
-    log(`  of which in worker   ${workerSeconds.toFixed(2)} s (claim → completed), queued ${((Date.parse(job.startedAt) - Date.parse(job.createdAt)) / 1000).toFixed(2)} s`);
-    log(`ratio to the client    ${((rowsPerSecond / copyRowsPerSecond) * 100).toFixed(1)} %`);
-    log(`worker peak RSS        ${mib(peak).toFixed(1)} MiB (idle after boot: ${mib(idleRss).toFixed(1)} MiB)`);
-    if (peak > 300 * 1024 * 1024) {
-      log('FAIL: peak RSS above 300 MiB');
-      process.exitCode = 1;
-    }
-  } finally {
-    if (child && child.exitCode === null) {
-      child.kill('SIGTERM');
-      await new Promise((done) => child.once('exit', done));
-    }
-    rmSync(dataDir, { recursive: true, force: true });
-    if (!argv.includes('--keep')) {
-      if (ENGINE === 'mariadb') {
-        const admin = await mysql.createConnection(MARIA);
-        await admin.query(`DROP DATABASE IF EXISTS ${database}`).catch(() => undefined);
-        await admin.end();
-      } else {
-        await withClient('postgres', (c) => c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)).catch(() => undefined);
+    for (const name of options.engines) {
+      const engine = ENGINES[name];
+      checkInterrupted();
+      await engine.createDatabase(database);
+      created.push(engine);
+      for (const scenario of options.scenarios) {
+        checkInterrupted();
+        if (scenario === 'large' && !engine.large) continue;
+        results.push(await runScenario(engine, scenario));
       }
     }
+  } catch (error) {
+    if (interrupted) log(`\ninterrupted by ${interrupted}`);
+    else failures.push(`error: ${error.stack ?? error.message}`);
+  } finally {
+    await cleanUp();
+  }
+  if (interrupted) process.exit(130);
+
+  if (options.json) {
+    mkdirSync(resolve(options.json, '..'), { recursive: true });
+    const report = {
+      timestamp: startedAt.toISOString(),
+      finishedAt: new Date().toISOString(),
+      git,
+      machine,
+      options: { engines: options.engines, scenarios: options.scenarios, reps: options.reps, rows: options.rows, largeRows: LARGE_ROWS, profile: options.profile ?? null },
+      database,
+      results,
+      failures,
+      ok: failures.length === 0,
+    };
+    writeFileSync(options.json, `${JSON.stringify(report, null, 2)}\n`);
+    log();
+    log(`wrote ${options.json}`);
+  }
+  if (failures.length > 0) {
+    log();
+    for (const failure of failures) log(`FAIL: ${failure}`);
+    process.exitCode = 1;
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+await main();
