@@ -2,10 +2,10 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerPostgres, startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { createTempDatabase, PG_READ_PATHS, type TempDatabase } from '../helpers/pg-database.js';
 
 /** SPEC §4.4: every limit, at the Manager and in the Worker. */
-describe('extraction limits', () => {
+describe.each(PG_READ_PATHS)('extraction limits (PostgreSQL %s path)', (readPath) => {
   let fetcher: EmbeddedFetcher;
   let source: TempDatabase;
   const names = Array.from({ length: 11 }, (_, i) => `pg_${String(i).padStart(2, '0')}`);
@@ -23,7 +23,7 @@ describe('extraction limits', () => {
       CREATE TABLE payload (id int PRIMARY KEY, body text);
       INSERT INTO payload SELECT g, repeat('x', 100) FROM generate_series(1, 100) g;
     `);
-    fetcher = await startEmbeddedFetcher({ WORKER_CONCURRENCY: '2' });
+    fetcher = await startEmbeddedFetcher({ WORKER_CONCURRENCY: '2', POSTGRES_READ_PATH: readPath });
     for (const name of names) await registerPostgres(fetcher.http, source, { configName: name, product: 'reporter' });
   });
 
@@ -112,18 +112,20 @@ describe('extraction limits', () => {
     expect(response.status).toBe(202);
     let most = 0;
     let job;
+    const statements = new Set<string>();
     do {
-      const {
-        rows: [{ running }],
-      } = await source.query<{ running: string }>(
-        "SELECT count(*) AS running FROM pg_stat_activity WHERE datname = current_database() AND wait_event = 'PgSleep' AND query LIKE '%slow_rows%' AND pid <> pg_backend_pid()",
+      const { rows } = await source.query<{ query: string }>(
+        "SELECT query FROM pg_stat_activity WHERE datname = current_database() AND wait_event = 'PgSleep' AND query LIKE '%slow_rows%' AND pid <> pg_backend_pid()",
       );
-      most = Math.max(most, Number(running));
+      for (const row of rows) statements.add(row.query.split(' ')[0]);
+      most = Math.max(most, rows.length);
       job = (await fetcher.http.get(`/v1/fetcher/${response.body.jobId}`)).body;
       await new Promise((done) => setTimeout(done, 50));
     } while (job.status === 'pending' || job.status === 'processing');
     expect(job.status).toBe('completed');
     expect(most).toBe(2);
+    // The read path the process was configured with is the one that ran.
+    expect([...statements]).toEqual([readPath === 'copy' ? 'COPY' : 'SELECT']);
   });
 
   it('cancels a job past its timeout: timeout error within ~1 s of the limit, query gone from the server, nothing stored', async () => {
@@ -143,13 +145,13 @@ describe('extraction limits', () => {
   });
 });
 
-describe('ENGINE_MAX_RESULT_BYTES lowers the size ceiling', () => {
+describe.each(PG_READ_PATHS)('ENGINE_MAX_RESULT_BYTES lowers the size ceiling (PostgreSQL %s path)', (readPath) => {
   let fetcher: EmbeddedFetcher;
   let source: TempDatabase;
   beforeAll(async () => {
     source = await createTempDatabase('e2e_ceiling');
     await source.query("CREATE TABLE payload (id int PRIMARY KEY, body text); INSERT INTO payload SELECT g, repeat('x', 100) FROM generate_series(1, 100) g;");
-    fetcher = await startEmbeddedFetcher({ ENGINE_MAX_RESULT_BYTES: '1000' });
+    fetcher = await startEmbeddedFetcher({ ENGINE_MAX_RESULT_BYTES: '1000', POSTGRES_READ_PATH: readPath });
     await registerPostgres(fetcher.http, source, { configName: 'pg_small', product: 'reporter' });
   });
   afterAll(async () => {
