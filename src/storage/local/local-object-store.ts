@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, mkdir, open, readdir, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { access, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { FetCode } from '../../common/errors/fet-code.js';
 import type { ObjectStore, ObjectUpload } from '../object-store.port.js';
 import { assertSafeObjectKey, objectNotFound } from '../object-key.js';
 import { StorageError } from '../storage.error.js';
+import { fsFailure, syncDirectory } from './local-fs.js';
+import { LocalUpload } from './local-upload.js';
 
 /** Temp files live beside the results so the final rename stays on one file system (atomic). */
 export const LOCAL_UPLOADS_DIR = '.uploads';
@@ -124,73 +126,7 @@ export class LocalObjectStore implements ObjectStore {
   }
 }
 
-class LocalUpload implements ObjectUpload {
-  private state: 'open' | 'completed' | 'aborted' = 'open';
-
-  constructor(
-    private readonly file: FileHandle,
-    private readonly temp: string,
-    private readonly target: string,
-    private readonly key: string,
-  ) {}
-
-  async write(chunk: Buffer): Promise<void> {
-    if (this.state !== 'open') throw new StorageError(FetCode.StorageFailed, `upload of ${this.key} is already ${this.state}`);
-    try {
-      let offset = 0;
-      while (offset < chunk.length) {
-        const { bytesWritten } = await this.file.write(chunk, offset, chunk.length - offset);
-        offset += bytesWritten;
-      }
-    } catch (error) {
-      throw fsFailure(`cannot write ${this.key}`, error);
-    }
-  }
-
-  async complete(): Promise<void> {
-    if (this.state !== 'open') throw new StorageError(FetCode.StorageFailed, `upload of ${this.key} is already ${this.state}`);
-    try {
-      // Data must be on disk before the rename publishes it, or a crash could expose a short file.
-      await this.file.sync();
-      await this.file.close();
-      await mkdir(dirname(this.target), { recursive: true });
-      await rename(this.temp, this.target);
-      this.state = 'completed';
-    } catch (error) {
-      throw fsFailure(`cannot store ${this.key}`, error);
-    }
-    await syncDirectory(dirname(this.target));
-  }
-
-  async abort(): Promise<void> {
-    if (this.state !== 'open') return;
-    this.state = 'aborted';
-    await this.file.close().catch(() => undefined);
-    await rm(this.temp, { force: true }).catch(() => undefined);
-  }
-}
-
-/** Makes the rename itself durable; best effort, as some file systems refuse fsync on a directory. */
-async function syncDirectory(path: string): Promise<void> {
-  try {
-    const dir = await open(path, 'r');
-    try {
-      await dir.sync();
-    } finally {
-      await dir.close();
-    }
-  } catch {
-    // The object is already visible and complete; durability of the directory entry is a bonus.
-  }
-}
-
 function isNotFound(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   return code === 'ENOENT' || code === 'ENOTDIR';
-}
-
-function fsFailure(what: string, error: unknown): StorageError {
-  if (error instanceof StorageError) return error;
-  const reason = (error as NodeJS.ErrnoException | undefined)?.code ?? (error instanceof Error ? error.message : String(error));
-  return new StorageError(FetCode.StorageFailed, `${what}: ${reason}`);
 }
