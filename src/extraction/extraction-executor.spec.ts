@@ -73,6 +73,28 @@ describe('executePlan', () => {
     expect(stats).toEqual({ rowCount: 4, rowCounts: { a: { t1: 2, t2: 2 }, b: { empty: 0 } } });
   });
 
+  it('hands a batch back to its connector only once the writer is done with it', async () => {
+    const events: string[] = [];
+    const session: ConnectorSession = {
+      discover: async () => ({ tables: new Map() }),
+      close: async () => undefined,
+      async *readRows() {
+        for (let i = 0; i < 3; i += 1) yield { json: Buffer.from(`{"id":${i}}`), rowCount: 1, release: () => events.push(`release ${i}`) };
+      },
+    };
+    const writer = {
+      write: async (chunk: string | Buffer) => {
+        const text = chunk.toString();
+        if (!text.startsWith('{"id"')) return;
+        events.push(`write ${text}`);
+        await new Promise((done) => setTimeout(done, 5));
+        events.push(`written ${text}`);
+      },
+    };
+    await executePlan(plan([{ name: 'a', tables: ['t'], session }]), writer, new AbortController().signal);
+    expect(events).toEqual([0, 1, 2].flatMap((i) => [`write {"id":${i}}`, `written {"id":${i}}`, `release ${i}`]));
+  });
+
   it('never reads more datasources at once than maxParallelDatasources', async () => {
     const gauge = { now: 0, max: 0 };
     const datasources = Array.from({ length: 8 }, (_, i) => ({ name: `ds${i}`, tables: ['t'], session: fakeSession(gauge, { batches: 5, delayMs: 5 }) }));

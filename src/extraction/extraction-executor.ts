@@ -19,6 +19,7 @@ export interface ExecutionOptions {
 }
 
 export interface ResultWriter {
+  /** Once it resolves the writer holds no reference to `chunk`: its memory may be reused. */
   write(chunk: string | Buffer): Promise<void>;
 }
 
@@ -78,7 +79,10 @@ export async function executePlan(plan: ExtractionPlan, writer: ResultWriter, si
     await counted.write('{');
     for (const [index, channel] of channels.entries()) {
       if (index > 0) await counted.write(',');
-      for (let chunk = await channel.next(); chunk !== undefined; chunk = await channel.next()) await counted.write(chunk);
+      for (let entry = await channel.next(); entry !== undefined; entry = await channel.next()) {
+        await counted.write(entry.chunk);
+        entry.release?.();
+      }
     }
     await counted.write('}');
   } catch (error) {
@@ -111,7 +115,7 @@ async function readDatasource(
         memoryCheck?.();
         if (batch.rowCount === 0) continue;
         if (rows > 0) await channel.push(',');
-        await channel.push(batch.json);
+        await channel.push(batch.json, batch.release);
         rows += batch.rowCount;
       }
     } catch (error) {

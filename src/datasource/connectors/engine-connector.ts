@@ -67,6 +67,12 @@ export interface TableReadRequest {
 export interface RowBatch {
   readonly json: Buffer;
   readonly rowCount: number;
+  /**
+   * Present when the connector would reuse the memory of `json`: the consumer calls it once the
+   * bytes have been written (hashed, encrypted or copied) and nothing refers to them any more.
+   * Not calling it is harmless: the memory is then simply garbage.
+   */
+  readonly release?: () => void;
 }
 
 export interface ConnectorSession {

@@ -68,6 +68,18 @@ describe('CopyTextRenderer', () => {
     );
   });
 
+  it('reuses the buffer of a batch handed back, and only then', () => {
+    const r = renderer(COLUMNS, { ...BUDGET, batchRows: 1 });
+    const [first, second] = r.push(STREAM);
+    expect(first.json.buffer).not.toBe(second.json.buffer);
+    first.release?.();
+    first.release?.();
+    const later = r.push(STREAM);
+    // The third batch was rendered into the first one's memory; nothing else was.
+    expect(later.filter((b) => b.json.buffer === first.json.buffer)).toHaveLength(1);
+    expect(later.some((b) => b.json.buffer === second.json.buffer)).toBe(false);
+  });
+
   it('hands batches on at batchRows rows', () => {
     const r = renderer(COLUMNS, { ...BUDGET, batchRows: 2 });
     const batches = [...r.push(Buffer.concat([STREAM, STREAM])), ...r.end()];

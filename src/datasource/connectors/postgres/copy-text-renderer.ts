@@ -60,6 +60,8 @@ export class CopyTextRenderer {
   private carry: Buffer[] = [];
   private carryBytes = 0;
   private batches: RowBatch[] = [];
+  /** Batch buffers handed back by the consumer, at most as many as were out at once. */
+  private readonly spare: Buffer[] = [];
   /** Bytes every row needs besides its values: keys, braces and the comma before it. */
   private readonly rowOverhead: number;
   /** End of the row being rendered, for the room the fields after an encoded one still need. */
@@ -121,8 +123,11 @@ export class CopyTextRenderer {
 
   private flush(): void {
     if (this.rows === 0) return;
-    this.batches.push({ json: this.out.subarray(0, this.pos), rowCount: this.rows });
-    this.out = Buffer.allocUnsafe(COPY_BATCH_BYTES);
+    const full = this.out;
+    // Batch buffers come back once written: the next batches reuse them rather than make garbage.
+    const release = full.length === COPY_BATCH_BYTES ? once(() => this.spare.push(full)) : undefined;
+    this.batches.push({ json: full.subarray(0, this.pos), rowCount: this.rows, release });
+    this.out = this.spare.pop() ?? Buffer.allocUnsafe(COPY_BATCH_BYTES);
     this.pos = 0;
     this.rows = 0;
   }
@@ -224,6 +229,15 @@ export class CopyTextRenderer {
 }
 
 const EMPTY: RowBatch[] = [];
+
+function once(action: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    action();
+  };
+}
 
 /*
  * One small function per kind: V8 optimises each byte loop on its own, which a single function
