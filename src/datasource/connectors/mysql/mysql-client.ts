@@ -39,6 +39,8 @@ const KEEP_ALIVE_INITIAL_DELAY_MS = 10_000;
  * server sends them wherever a JS type would lose something: BIGINT as digit strings, DECIMAL and
  * dates as text, JSON as text. These are options of mysql2's compiled row parser rather than a
  * `typeCast` function, which mysql2 would call through a wrapper and a fresh closure per value.
+ * The raw row reader mirrors what mysql2 makes of values with exactly these options
+ * (mysql-raw-rows.ts checks them; with others, reads fall back to mysql2's parsed rows).
  *
  * With an egress policy, `host` stays the record's name (mysql2 uses it as TLS servername and
  * for the identity check) while the socket comes from a `stream` factory dialling the checked

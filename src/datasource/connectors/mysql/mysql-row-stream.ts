@@ -1,4 +1,4 @@
-import type { Connection } from 'mysql2';
+import type { Connection, Query } from 'mysql2';
 import { ByteBatcher } from '../byte-batcher.js';
 import type { ReadBudget } from '../read-budget.js';
 import type { RawRow } from './mysql-value-encoders.js';
@@ -8,16 +8,79 @@ export interface ResultField {
   readonly extendedFormat?: string;
 }
 
+/** How a collector reports to its stream. */
+export interface RowIntake {
+  /** The read was stopped: whatever still arrives is dropped. */
+  isDropping(): boolean;
+  /** A row was collected; `full`: the batch is complete. */
+  collected(full: boolean): void;
+  /** A row fails the read (a value too large, a row that cannot be read). */
+  failed(error: unknown): void;
+}
+
+/** What a stream does with the rows of its statement: batches of `B`, each `length` rows long. */
+export interface RowCollector<B extends { readonly length: number }> {
+  /** Starts collecting the rows of `query`, which has just been sent on `connection`. */
+  listen(query: Query, connection: Connection, intake: RowIntake): void;
+  readonly isFull: boolean;
+  /** The batch so far; the next one starts empty. */
+  take(): B;
+  /** The read was stopped: forgets what was collected and not taken, and collects nothing more. */
+  drop(): void;
+}
+
+/**
+ * Rows as mysql2 parses them, from its per-row events; a batch is full once it holds the budget's
+ * `batchBytes` (estimated from the raw values) or `batchRows`.
+ */
+export class ParsedRowCollector implements RowCollector<RawRow[]> {
+  private rows: RawRow[] = [];
+  private readonly batch: ByteBatcher;
+
+  constructor(budget: ReadBudget, table: string) {
+    this.batch = new ByteBatcher(budget, table);
+  }
+
+  get isFull(): boolean {
+    return this.batch.isFull;
+  }
+
+  listen(query: Query, _connection: Connection, intake: RowIntake): void {
+    query.on('result', (row: RawRow) => {
+      if (intake.isDropping()) return;
+      let full: boolean;
+      try {
+        full = this.batch.add(row);
+      } catch (error) {
+        intake.failed(error);
+        return;
+      }
+      this.rows.push(row);
+      intake.collected(full);
+    });
+  }
+
+  take(): RawRow[] {
+    const rows = this.rows;
+    this.rows = [];
+    this.batch.reset();
+    return rows;
+  }
+
+  drop(): void {
+    this.rows = [];
+  }
+}
+
 /**
  * One running SELECT on the callback connection, read in batches with real backpressure. Rows are
- * collected from mysql2's per-row events until a batch is full (it holds the budget's
- * `batchBytes`, estimated from the raw values, or `batchRows`); then the connection is paused
- * (its socket is no longer read, TCP fills up and the server waits) until the consumer asks for
- * the next batch. At most one batch is read ahead, never the table. A row with a value larger than
- * what the result may still hold fails the stream (ValueTooLargeError) before it is rendered.
+ * collected (parsed by mysql2, or rendered from their packets: mysql-rendered-rows.ts) until a
+ * batch is full; then the connection is paused (its socket is no longer read, TCP fills up and the
+ * server waits) until the consumer asks for the next batch. At most one batch is read ahead, never
+ * the table. A row with a value larger than what the result may still hold fails the stream
+ * (ValueTooLargeError) before it is rendered.
  */
-export class MySqlRowStream {
-  private buffered: RawRow[] = [];
+export class MySqlRowStream<B extends { readonly length: number } = RawRow[]> {
   private failure: unknown = undefined;
   private ended = false;
   private discarding = false;
@@ -27,15 +90,18 @@ export class MySqlRowStream {
   /** Resolves once the statement is over on this connection (rows done, failed or abandoned). */
   readonly finished: Promise<void>;
 
-  private readonly batch: ByteBatcher;
+  private readonly collector: RowCollector<B>;
 
+  constructor(connection: Connection, sql: string, budget: ReadBudget, table: string);
+  constructor(connection: Connection, sql: string, budget: ReadBudget, table: string, collector: RowCollector<B>);
   constructor(
     private readonly connection: Connection,
     sql: string,
     budget: ReadBudget,
     table: string,
+    collector?: RowCollector<B>,
   ) {
-    this.batch = new ByteBatcher(budget, table);
+    this.collector = collector ?? (new ParsedRowCollector(budget, table) as unknown as RowCollector<B>);
     this.finished = new Promise<void>((resolve) => {
       this.resolveFinished = resolve;
     });
@@ -46,7 +112,11 @@ export class MySqlRowStream {
     query.on('fields', (fields: readonly ResultField[]) => {
       this.fields = fields;
     });
-    query.on('result', (row: RawRow) => this.onRow(row));
+    this.collector.listen(query, connection, {
+      isDropping: () => this.discarding,
+      collected: (full) => this.onCollected(full),
+      failed: (error) => this.fail(error),
+    });
     query.on('error', (error: unknown) => this.finish(error));
     query.on('end', () => this.finish());
   }
@@ -64,9 +134,9 @@ export class MySqlRowStream {
    * The next batch (bounded by the budget's bytes and rows); an empty one once the result is
    * exhausted. Rejects with the statement's error, or the failure the stream was stopped with.
    */
-  async next(): Promise<RawRow[]> {
+  async next(): Promise<B> {
     if (this.failure !== undefined) throw this.failure;
-    if (!this.batch.isFull && !this.ended) {
+    if (!this.collector.isFull && !this.ended) {
       const ready = new Promise<void>((resolve) => {
         this.wake = resolve;
       });
@@ -75,10 +145,7 @@ export class MySqlRowStream {
       await ready;
       if (this.failure !== undefined) throw this.failure;
     }
-    const rows = this.buffered;
-    this.buffered = [];
-    this.batch.reset();
-    return rows;
+    return this.collector.take();
   }
 
   /**
@@ -87,7 +154,7 @@ export class MySqlRowStream {
    */
   discard(): void {
     this.discarding = true;
-    this.buffered = [];
+    this.collector.drop();
     this.connection.resume();
   }
 
@@ -106,16 +173,7 @@ export class MySqlRowStream {
     this.notify();
   }
 
-  private onRow(row: RawRow): void {
-    if (this.discarding) return;
-    let full: boolean;
-    try {
-      full = this.batch.add(row);
-    } catch (error) {
-      this.fail(error);
-      return;
-    }
-    this.buffered.push(row);
+  private onCollected(full: boolean): void {
     if (full) {
       this.connection.pause();
       this.notify();

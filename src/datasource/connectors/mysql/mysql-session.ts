@@ -9,9 +9,12 @@ import type { RowSizeGuard } from '../wire-frames.js';
 import { destroyConnection, endConnection, killQuery, runQuery } from './mysql-client.js';
 import { COLUMNS_SQL, JSON_CHECKS_SQL, PRIMARY_KEYS_SQL, toSnapshot } from './mysql-discovery.js';
 import { mySqlPacketGuard } from './mysql-packet-gauge.js';
+import { RenderedRowCollector, type RenderedRows } from './mysql-rendered-rows.js';
 import { MySqlRowStream } from './mysql-row-stream.js';
 import { buildSelect, renderSql } from './mysql-sql.js';
-import { createBatchRenderer, kindsForResult, type RawRow } from './mysql-value-encoders.js';
+
+/** A read's statement, its rows rendered to JSON as they arrive. */
+type RowStream = MySqlRowStream<RenderedRows>;
 
 /** How long a stopped statement may take to end after the KILL before the socket is cut. */
 const SETTLE_AFTER_KILL_MS = 2_000;
@@ -51,7 +54,7 @@ export class MySqlSession implements ConnectorSession {
   private lost: Error | undefined;
   private closing: Promise<void> | undefined;
   /** The statement currently streaming, if any: close() stops it rather than wait for it. */
-  private active: MySqlRowStream | undefined;
+  private active: RowStream | undefined;
   private readonly guard: RowSizeGuard | undefined;
 
   constructor(
@@ -84,16 +87,13 @@ export class MySqlSession implements ConnectorSession {
     const budget = request.budget ?? DEFAULT_READ_BUDGET;
     const sql = renderSql(buildSelect(request));
     this.guard?.arm(table, budget);
-    const stream = new MySqlRowStream(this.connection, sql, budget, table);
+    const stream = new MySqlRowStream(this.connection, sql, budget, table, new RenderedRowCollector(request.columns, budget, table));
     this.active = stream;
-    let render: ((rows: readonly RawRow[]) => RowBatch[]) | undefined;
     try {
       for (;;) {
-        const rows = await this.readBatch(stream, signal, table);
-        if (rows.length === 0) return;
-        // Built on the first batch, when the server's column metadata is known.
-        render ??= createBatchRenderer(request.columns, kindsForResult(request.columns, stream.resultFields));
-        for (const chunk of render(rows)) {
+        const batch = await this.readBatch(stream, signal, table);
+        if (batch.length === 0) return;
+        for (const chunk of batch.chunks) {
           signal.throwIfAborted();
           // Closed under a consumer that still holds the iterator: no more rows.
           if (this.closing !== undefined) throw new DatasourceQueryError(this.ctx.configName, 'Session is closed', table);
@@ -149,7 +149,7 @@ export class MySqlSession implements ConnectorSession {
   }
 
   /** One batch, raced against the signal; an abort stops the statement on the server. */
-  private readBatch(stream: MySqlRowStream, signal: AbortSignal, table: string): Promise<RawRow[]> {
+  private readBatch(stream: RowStream, signal: AbortSignal, table: string): Promise<RenderedRows> {
     // Aborted between batches: the finally block of readRows stops the statement.
     return abortableRead(
       () => stream.next(),
@@ -171,7 +171,7 @@ export class MySqlSession implements ConnectorSession {
   }
 
   /** Cuts the socket: nothing more is read, the stream (if any) ends, and the session is lost. */
-  private sever(reason: Error, stream?: MySqlRowStream): void {
+  private sever(reason: Error, stream?: RowStream): void {
     this.lost ??= reason;
     destroyConnection(this.connection);
     stream?.abandon(this.lost);
@@ -181,7 +181,7 @@ export class MySqlSession implements ConnectorSession {
    * KILL QUERY from a second connection, then a wait for `running` to end. If either fails, the
    * socket is cut so nothing keeps streaming into it (the session is then unusable).
    */
-  private async kill(running: Promise<unknown>, stream?: MySqlRowStream): Promise<void> {
+  private async kill(running: Promise<unknown>, stream?: RowStream): Promise<void> {
     const killed = await killQuery(this.ctx.cancelOptions, this.connection.threadId, this.ctx.cancelTimeoutMs);
     if (!(await settlesWithin(running, killed ? SETTLE_AFTER_KILL_MS : 0))) {
       this.sever(new Error('statement could not be stopped; connection closed'), stream);
@@ -192,7 +192,7 @@ export class MySqlSession implements ConnectorSession {
    * Ends a statement that is still producing rows: drop what keeps coming, kill it, wait for it to
    * end. With `timeoutMs` (an abort, a close) the connection is cut when that takes longer.
    */
-  private async stop(stream: MySqlRowStream, timeoutMs?: number): Promise<void> {
+  private async stop(stream: RowStream, timeoutMs?: number): Promise<void> {
     if (stream.isFinished) return;
     stream.discard();
     const stopping = this.kill(stream.finished, stream);
