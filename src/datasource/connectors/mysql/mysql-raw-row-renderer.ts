@@ -1,6 +1,6 @@
 import type { RowBatch } from '../engine-connector.js';
 import { type ReadBudget, ValueTooLargeError } from '../read-budget.js';
-import { EXACT_SIZE_MIN, isExactUtf8, jsonStringBodyBytes, NOT_TEXT, writeCompactJson, writeJsonStringBody } from './mysql-json-bytes.js';
+import { EXACT_SIZE_MIN, isExactUtf8, jsonStringBodyBytes, NOT_TEXT, writeCompactJson, writeJsonStringBody } from '../json-bytes.js';
 import { type RawColumn, RenderMode } from './mysql-raw-columns.js';
 import type { RawRowSource, RowPacket } from './mysql-raw-rows.js';
 import {

@@ -1,4 +1,5 @@
 import type { RowBatch } from '../engine-connector.js';
+import { writeJsonEscape } from '../json-bytes.js';
 import { type ReadBudget, ValueTooLargeError } from '../read-budget.js';
 import { type CopyColumn, CopyKind } from './copy-text-columns.js';
 
@@ -16,7 +17,6 @@ export const COPY_BATCH_BYTES = 128 * 1024;
 /** A field, escape or layout the COPY text format never produces: the stream is not what we asked for. */
 export class CopyFormatError extends Error {}
 
-const HEX = Buffer.from('0123456789abcdef', 'latin1');
 const TRUE_BYTES = Buffer.from('true', 'latin1');
 const FALSE_BYTES = Buffer.from('false', 'latin1');
 
@@ -329,7 +329,7 @@ function writeText(data: Buffer, start: number, out: Buffer, pos: number): numbe
       out[pos++] = BACKSLASH;
       out[pos++] = QUOTE;
     } else {
-      pos = writeUnicodeEscape(out, pos, b);
+      pos = writeJsonEscape(b, out, pos);
     }
   }
   scanned = i;
@@ -353,21 +353,12 @@ function writeEscape(e: number, out: Buffer, pos: number): number {
       out[pos++] = e;
       return pos;
     case 118: // v: JSON has no short escape for it
-      return writeUnicodeEscape(out, pos, 0x0b);
+      return writeJsonEscape(0x0b, out, pos);
     default:
       throw new CopyFormatError('an escape COPY TO never writes');
   }
 }
 
-function writeUnicodeEscape(out: Buffer, pos: number, c: number): number {
-  out[pos++] = BACKSLASH;
-  out[pos++] = 117; // u
-  out[pos++] = 48;
-  out[pos++] = 48;
-  out[pos++] = HEX[c >> 4];
-  out[pos++] = HEX[c & 15];
-  return pos;
-}
 
 const UNESCAPED: Record<number, number> = { 92: 92, 98: 8, 102: 12, 110: 10, 114: 13, 116: 9, 118: 11 };
 

@@ -76,7 +76,7 @@ export function writeJsonStringBody(data: Buffer, start: number, end: number, ou
       checked = true;
       out[pos++] = c;
     } else {
-      pos = writeEscape(c, out, pos);
+      pos = writeJsonEscape(c, out, pos);
     }
   }
   return pos;
@@ -93,13 +93,14 @@ function writeLongBody(data: Buffer, start: number, end: number, out: Buffer, po
       checked = true;
       continue;
     }
-    pos = writeEscape(data[i], out, copyRun(data, run, i, out, pos));
+    pos = writeJsonEscape(data[i], out, copyRun(data, run, i, out, pos));
     run = i + 1;
   }
   return copyRun(data, run, end, out, pos);
 }
 
-function writeEscape(c: number, out: Buffer, pos: number): number {
+/** The JSON escape of byte `c` (a quote, a backslash or a control character), as JSON.stringify writes it. */
+export function writeJsonEscape(c: number, out: Buffer, pos: number): number {
   out[pos++] = BACKSLASH;
   if (c === QUOTE || c === BACKSLASH) {
     out[pos++] = c;
