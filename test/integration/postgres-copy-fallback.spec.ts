@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
 import { Logger } from '@nestjs/common';
 import Cursor from 'pg-cursor';
 import type { ConnectorSession, RowBatch, TableInfo } from '../../src/datasource/connectors/engine-connector.js';
@@ -33,6 +33,12 @@ describe('PostgreSQL read path fallback', () => {
     });
   });
 
+  // The fallback's warning, recorded rather than printed.
+  let warn: MockInstance;
+  beforeEach(() => {
+    warn = vi.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+  });
+
   afterEach(async () => {
     await Promise.all(sessions.splice(0).map((s) => s.close()));
     vi.restoreAllMocks();
@@ -57,7 +63,6 @@ describe('PostgreSQL read path fallback', () => {
   };
 
   it('falls back to a cursor on the first refusal, without losing or repeating a row, and says so once', async () => {
-    const warn = vi.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const connector = new PostgresConnector('copy');
     const { session, table } = await open(connector, '00000000-0000-4000-8000-00000000f001');
     copyAttempts = 0;
