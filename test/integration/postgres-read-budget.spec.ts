@@ -4,7 +4,7 @@ import type pg from 'pg';
 import Cursor from 'pg-cursor';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FetCode } from '../../src/common/errors/fet-code.js';
-import type { ConnectorSession, RowBatch, TableInfo } from '../../src/datasource/connectors/engine-connector.js';
+import type { ConnectorSession, RowBatch } from '../../src/datasource/connectors/engine-connector.js';
 import { PostgresConnector } from '../../src/datasource/connectors/postgres/postgres.connector.js';
 import { FIRST_FETCH_ROWS, type ReadBudget, ValueTooLargeError } from '../../src/datasource/connectors/read-budget.js';
 import { createTempDatabase, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';
@@ -18,24 +18,36 @@ const HUGE_BYTES = 64 * MIB;
 const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
 const budget = (batchBytes: number, remainingBytes = Number.MAX_SAFE_INTEGER): ReadBudget => ({ batchBytes, batchRows: 2_000, remainingBytes: () => remainingBytes });
 
+/** The tables both read paths are tried on: 2 MB rows, many small rows, one 64 MiB value. */
+async function budgetFixture(prefix: string, wideRows: number, connector: PostgresConnector) {
+  const db = await createTempDatabase(prefix);
+  await db.query(`
+    CREATE TABLE wide (id int PRIMARY KEY, v text);
+    INSERT INTO wide SELECT g, repeat(md5(g::text), ${WIDE_REPEAT}) FROM generate_series(1, ${wideRows}) g;
+    CREATE TABLE narrow (id int PRIMARY KEY, label text);
+    INSERT INTO narrow SELECT g, md5(g::text) FROM generate_series(1, 10000) g;
+    CREATE TABLE huge (id int PRIMARY KEY, v text);
+    INSERT INTO huge VALUES (1, 'small'), (2, repeat('x', ${HUGE_BYTES})), (3, 'after');
+  `);
+  const session = await connector.open(resolvedDatasource(db), { connectTimeoutMs: 5_000 });
+  const tables = (await session.discover(['public'], new AbortController().signal)).tables;
+  const readAll = async (s: ConnectorSession, key: string, b?: ReadBudget): Promise<RowBatch[]> => {
+    const table = tables.get(key)!;
+    const batches: RowBatch[] = [];
+    for await (const batch of s.readRows({ table, columns: table.columns, ...(b ? { budget: b } : {}) }, new AbortController().signal)) batches.push(batch);
+    return batches;
+  };
+  return { db, session, readAll };
+}
+
 describe('PostgresConnector read budget (cursor path)', () => {
   const connector = new PostgresConnector('cursor');
   let db: TempDatabase;
   let session: ConnectorSession;
-  let tables: ReadonlyMap<string, TableInfo>;
+  let readAll: Awaited<ReturnType<typeof budgetFixture>>['readAll'];
 
   beforeAll(async () => {
-    db = await createTempDatabase('pg_read_budget');
-    await db.query(`
-      CREATE TABLE wide (id int PRIMARY KEY, v text);
-      INSERT INTO wide SELECT g, repeat(md5(g::text), ${WIDE_REPEAT}) FROM generate_series(1, 120) g;
-      CREATE TABLE narrow (id int PRIMARY KEY, label text);
-      INSERT INTO narrow SELECT g, md5(g::text) FROM generate_series(1, 10000) g;
-      CREATE TABLE huge (id int PRIMARY KEY, v text);
-      INSERT INTO huge VALUES (1, 'small'), (2, repeat('x', ${HUGE_BYTES})), (3, 'after');
-    `);
-    session = await connector.open(resolvedDatasource(db), { connectTimeoutMs: 5_000 });
-    tables = (await session.discover(['public'], new AbortController().signal)).tables;
+    ({ db, session, readAll } = await budgetFixture('pg_read_budget', 120, connector));
   });
 
   afterEach(() => {
@@ -60,13 +72,6 @@ describe('PostgresConnector read budget (cursor path)', () => {
       });
     } as typeof Cursor.prototype.read);
     return fetches;
-  };
-
-  const readAll = async (s: ConnectorSession, key: string, b?: ReadBudget): Promise<RowBatch[]> => {
-    const table = tables.get(key)!;
-    const batches: RowBatch[] = [];
-    for await (const batch of s.readRows({ table, columns: table.columns, ...(b ? { budget: b } : {}) }, new AbortController().signal)) batches.push(batch);
-    return batches;
   };
 
   it('sizes each fetch of 2 MB rows to the byte budget once their size is known, and delivers every value whole', async () => {
@@ -127,33 +132,16 @@ describe('PostgresConnector read budget (COPY path)', () => {
   const connector = new PostgresConnector('copy');
   let db: TempDatabase;
   let session: ConnectorSession;
-  let tables: ReadonlyMap<string, TableInfo>;
+  let readAll: Awaited<ReturnType<typeof budgetFixture>>['readAll'];
 
   beforeAll(async () => {
-    db = await createTempDatabase('pg_copy_budget');
-    await db.query(`
-      CREATE TABLE wide (id int PRIMARY KEY, v text);
-      INSERT INTO wide SELECT g, repeat(md5(g::text), ${WIDE_REPEAT}) FROM generate_series(1, 40) g;
-      CREATE TABLE narrow (id int PRIMARY KEY, label text);
-      INSERT INTO narrow SELECT g, md5(g::text) FROM generate_series(1, 10000) g;
-      CREATE TABLE huge (id int PRIMARY KEY, v text);
-      INSERT INTO huge VALUES (1, 'small'), (2, repeat('x', ${HUGE_BYTES})), (3, 'after');
-    `);
-    session = await connector.open(resolvedDatasource(db), { connectTimeoutMs: 5_000 });
-    tables = (await session.discover(['public'], new AbortController().signal)).tables;
+    ({ db, session, readAll } = await budgetFixture('pg_copy_budget', 40, connector));
   });
 
   afterAll(async () => {
     await session?.close();
     await db?.drop();
   });
-
-  const readAll = async (s: ConnectorSession, key: string, b?: ReadBudget): Promise<RowBatch[]> => {
-    const table = tables.get(key)!;
-    const batches: RowBatch[] = [];
-    for await (const batch of s.readRows({ table, columns: table.columns, ...(b ? { budget: b } : {}) }, new AbortController().signal)) batches.push(batch);
-    return batches;
-  };
 
   it('delivers 2 MB rows whole, one batch holding no more than one of them', async () => {
     const batches = await readAll(session, 'wide', budget(4 * MIB));
