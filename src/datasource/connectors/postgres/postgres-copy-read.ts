@@ -76,10 +76,9 @@ export async function* readWithCopy(
       await run('BEGIN TRANSACTION READ ONLY');
       await run(statement.settings.text, statement.settings.values);
     }
-    reader = new CopyOutReader(link.client.query(copyTo(statement.copy)));
-    const copy = reader;
-    for (;;) {
-      let chunk = copy.take();
+    const copy = (reader = new CopyOutReader(link.client.query(copyTo(statement.copy))));
+    // take(): a chunk, null at the end, undefined when the socket has to be waited for.
+    for (let chunk = copy.take(); chunk !== null; chunk = copy.take()) {
       if (chunk === undefined) {
         await abortableRead(
           () => copy.wait(),
@@ -88,10 +87,8 @@ export async function* readWithCopy(
           (error) => link.failure(error, table),
           () => link.sever(new Error('COPY could not be cancelled in time; connection closed')),
         );
-        chunk = copy.take();
+        continue;
       }
-      if (chunk === undefined) continue;
-      if (chunk === null) break;
       for (const batch of renderer.push(chunk)) {
         signal.throwIfAborted();
         yielded = true;

@@ -89,8 +89,7 @@ export class PostgresSession implements ConnectorSession {
       isLost: () => this.lost !== undefined,
       interrupt: (read) => this.interrupt(read),
       sever: (reason) => this.sever(reason),
-      failure: (error, table) =>
-        error instanceof DatasourceQueryError ? error : new DatasourceQueryError(this.ctx.configName, `Reading table "${table}" failed: ${describe(error)}`, table),
+      failure: (error, table) => this.readFailure(error, table),
     };
   }
 
@@ -191,9 +190,14 @@ export class PostgresSession implements ConnectorSession {
         }),
       signal,
       (read) => this.interrupt(read),
-      (error) => this.tooLarge ?? new DatasourceQueryError(this.ctx.configName, `Reading table "${table}" failed: ${describe(error)}`, table),
+      (error) => this.tooLarge ?? this.readFailure(error, table),
       () => this.sever(new Error('statement could not be cancelled in time; connection closed')),
     );
+  }
+
+  /** A failed read of `table` as the connector reports it: the server's message and SQLSTATE only. */
+  private readFailure(error: unknown, table: string): DatasourceQueryError {
+    return new DatasourceQueryError(this.ctx.configName, `Reading table "${table}" failed: ${describe(error)}`, table);
   }
 
   private detachGauge(): void {

@@ -58,33 +58,30 @@ export interface CopyStatement {
 const settingName = (n: number): string => `fetcher.p${n}`;
 
 /**
- * `COPY (<the SELECT>) TO STDOUT`. COPY takes no bind parameters, so each value is bound to
- * `SELECT set_config('fetcher.pN', $N, true)` and the query reads
- * `current_setting('fetcher.pN')` cast to the column's type: the same input function that
- * `$N::type` uses on the cursor path reads the same text (arrays as PostgreSQL array text, as pg
- * sends them). Each value is bound with that same cast (`$N::date`) and stored as the type's own
- * text, so a value the type refuses fails up front and in the same order as on the cursor path,
- * even where the query would never look at it. A null is the constant NULL. Null when a filtered column's type is unknown: its values would need the
- * server's inference from a bind parameter, which only the cursor path has.
+ * `COPY (<the SELECT>) TO STDOUT`. COPY takes no bind parameters, so each value is bound as
+ * `$N::type` in `SELECT set_config('fetcher.pN', ($N::type)::text, true)`, and the query reads it
+ * back as `current_setting('fetcher.pN')::type`: the type's input function reads the same text as
+ * on the cursor path (arrays as PostgreSQL array text, as pg sends them), and a value the type
+ * refuses fails up front and in the same order, even where the query would never look at it. A
+ * null is the constant NULL. Null when a value has no cast (a column of unknown type): it would
+ * need the server's inference from a bind parameter, which only the cursor path has.
  */
 export function buildCopy(request: TableReadRequest): CopyStatement | null {
-  const filtered = Object.keys(request.filters ?? {});
-  const byName = new Map(request.table.columns.map((c) => [c.name, c]));
-  if (filtered.some((name) => { const column = byName.get(name); return column === undefined || postgresColumnType(column) === null; })) return null;
-
-  const texts: string[] = [];
-  const casts: string[] = [];
+  const values: string[] = [];
+  // One column per value, so every call is evaluated; IS NULL keeps the answer a few bytes.
+  const calls: string[] = [];
+  let untyped = false;
   const params: SqlParameters = {
     add: (value, cast) => {
+      if (cast === '') untyped = true;
       if (value === null || value === undefined) return 'NULL' + cast;
-      texts.push(prepareValue(value));
-      casts.push(cast);
-      return `pg_catalog.current_setting('${settingName(texts.length)}')${cast}`;
+      values.push(prepareValue(value));
+      const n = values.length;
+      calls.push(`pg_catalog.set_config('${settingName(n)}', ($${n}${cast})::text, true) IS NULL`);
+      return `pg_catalog.current_setting('${settingName(n)}')${cast}`;
     },
   };
   const copy = `COPY (${selectText(request, params)}) TO STDOUT`;
-  if (texts.length === 0) return { settings: null, copy };
-  // One column per value, so every call is evaluated; IS NULL keeps the answer a few bytes.
-  const calls = texts.map((_, i) => `pg_catalog.set_config('${settingName(i + 1)}', ($${i + 1}${casts[i]})::text, true) IS NULL`);
-  return { settings: { text: 'SELECT ' + calls.join(', '), values: texts }, copy };
+  if (untyped) return null;
+  return { settings: values.length === 0 ? null : { text: 'SELECT ' + calls.join(', '), values }, copy };
 }
