@@ -1,8 +1,8 @@
 import { isUtf8 } from 'node:buffer';
 
 /*
- * Byte-level JSON writing for the raw row renderer. Not MySQL-specific: the PostgreSQL COPY path
- * has a twin escaper (copy-text-renderer.ts); both may move to one shared place.
+ * Byte-level JSON writing, shared by the row renderers that write straight from wire bytes (the
+ * MySQL raw rows and the PostgreSQL COPY text).
  */
 
 const QUOTE = 34;
