@@ -78,21 +78,22 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     const pair = { client, upstream };
     pairs.add(pair);
     client.on('close', () => pairs.delete(pair));
-    if (options.silenceWhen || options.rewriteClient) {
-      const silenceWhen = options.silenceWhen ?? (() => false);
-      const rewrite = options.rewriteClient ?? ((chunk: Buffer) => chunk);
-      let silent = false;
-      client.on('data', (chunk: Buffer) => {
-        silent ||= silenceWhen(chunk);
-        if (!silent) upstream.write(rewrite(chunk));
+    const silenceWhen = options.silenceWhen ?? (() => false);
+    const rewrite = options.rewriteClient ?? ((chunk: Buffer) => chunk);
+    let silent = false;
+    // Forwarded by hand rather than piped: a pipe resumes its source whenever the destination
+    // drains, which would undo stall() as soon as the client has read what it holds.
+    const forward = (from: Socket, to: Socket, transform: (chunk: Buffer) => Buffer) => {
+      from.on('data', (chunk: Buffer) => {
+        if (from === client) silent ||= silenceWhen(chunk);
+        if (!silent && !to.write(transform(chunk))) from.pause();
       });
-      upstream.on('data', (chunk: Buffer) => {
-        if (!silent) client.write(chunk);
+      to.on('drain', () => {
+        if (!stalled) from.resume();
       });
-    } else {
-      client.pipe(upstream);
-      upstream.pipe(client);
-    }
+    };
+    forward(client, upstream, rewrite);
+    forward(upstream, client, (chunk) => chunk);
     if (stalled) {
       client.pause();
       upstream.pause();
