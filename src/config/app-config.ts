@@ -67,6 +67,8 @@ export interface AppConfig {
   /** Terminal events: always written to the outbox; relayed to RabbitMQ when transport is rmq. */
   readonly events: { readonly transport: 'none' | 'rmq'; readonly url?: string; readonly exchange: string; readonly relayIntervalMs: number };
   readonly jobs: { readonly dedupWindowSeconds: number; readonly connectionTestTimeoutMs: number };
+  /** retentionSeconds null: results are kept until their product DELETEs them. */
+  readonly results: { readonly retentionSeconds: number | null; readonly sweepIntervalMs: number };
   readonly extraction: ExtractionCeilings;
   readonly schemaCacheTtlSeconds: number;
   readonly schemaDiscoveryTimeoutMs: number;

@@ -107,6 +107,14 @@ export class EnvironmentVariables {
   @IsOptional() @IntRange(0)
   DEDUP_WINDOW_SECONDS?: number;
 
+  /** Completed results older than this are deleted by the retention sweep; unset keeps them. */
+  @IsOptional() @IntRange(1)
+  RESULT_RETENTION_SECONDS?: number;
+
+  /** How often the retention sweep runs (it also finishes deletions a crash interrupted). */
+  @IsOptional() @IntRange(1_000, 86_400_000)
+  RESULT_SWEEP_INTERVAL_MS?: number;
+
   @IsOptional() @IntRange(0)
   SCHEMA_CACHE_TTL_SECONDS?: number;
 

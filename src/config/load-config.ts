@@ -106,6 +106,10 @@ export function loadAppConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions
       dedupWindowSeconds: vars.DEDUP_WINDOW_SECONDS ?? 300,
       connectionTestTimeoutMs: vars.CONNECTION_TEST_TIMEOUT_MS ?? 5_000,
     },
+    results: {
+      retentionSeconds: vars.RESULT_RETENTION_SECONDS ?? null,
+      sweepIntervalMs: vars.RESULT_SWEEP_INTERVAL_MS ?? 60_000,
+    },
     extraction: { ...DEFAULT_CEILINGS, maxResultBytes: vars.ENGINE_MAX_RESULT_BYTES ?? DEFAULT_CEILINGS.maxResultBytes },
     schemaCacheTtlSeconds: vars.SCHEMA_CACHE_TTL_SECONDS ?? 300,
     schemaDiscoveryTimeoutMs: vars.SCHEMA_DISCOVERY_TIMEOUT_MS ?? 15_000,

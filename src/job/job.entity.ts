@@ -38,6 +38,29 @@ export interface JobRecord {
   /** Version of the master key the result was sealed with (its HMAC and encryption keys derive from it). */
   resultKeyVersion: string | null;
   error: JobErrorInfo | null;
+  /** Written by the worker with its lease renewals; on a completed job, the final per-table counts. */
+  progress: JobProgress | null;
+  /** A deletion of the result was asked for (DELETE, or retention): the result is gone for consumers. */
+  resultDeleteRequestedAt: Date | null;
+  /** The object was deleted from the store. */
+  resultDeletedAt: Date | null;
+}
+
+export type TableProgressStatus = 'pending' | 'reading' | 'done';
+
+export interface TableProgress {
+  status: TableProgressStatus;
+  rows: number;
+}
+
+export interface JobProgress {
+  rowsRead: number;
+  /** Plaintext JSON bytes written to the result so far. */
+  bytesWritten: number;
+  startedAt: string;
+  updatedAt: string;
+  /** Per datasource config name, per table key. */
+  tables: Record<string, Record<string, TableProgress>>;
 }
 
 export interface JobDatasourceRecord {
@@ -106,6 +129,9 @@ export function jobEntities(kind: DatabaseKind): EntitySchema[] {
       resultRowCounts: { type: types.json, name: 'result_row_counts', nullable: true },
       resultKeyVersion: { type: 'varchar', length: 32, name: 'result_key_version', nullable: true },
       error: { type: types.json, nullable: true },
+      progress: { type: types.json, nullable: true },
+      resultDeleteRequestedAt: nullableTimestamp('result_delete_requested_at'),
+      resultDeletedAt: nullableTimestamp('result_deleted_at'),
     },
   });
   const jobDatasource = new EntitySchema<JobDatasourceRecord>({

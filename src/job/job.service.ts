@@ -81,6 +81,9 @@ export class JobService {
       resultRowCounts: null,
       resultKeyVersion: null,
       error: null,
+      progress: null,
+      resultDeleteRequestedAt: null,
+      resultDeletedAt: null,
     };
     const twin = await this.insertOrFindTwin(job);
     if (twin) return { duplicate: true, body: JobAcceptedDto.of(twin, true) };

@@ -40,6 +40,9 @@ function pendingJob(hash = uuidv7()): JobRecord {
     resultRowCounts: null,
     resultKeyVersion: null,
     error: null,
+    progress: null,
+    resultDeleteRequestedAt: null,
+    resultDeletedAt: null,
   };
 }
 

@@ -47,6 +47,9 @@ export enum FetCode {
   ExtractionCancelled = 'FET-1105',
   JobAbandoned = 'FET-1106',
   WorkerMemoryExceeded = 'FET-1107',
+  JobNotCompleted = 'FET-1108',
+  ResultDeleted = 'FET-1109',
+  JobAlreadyFinished = 'FET-1110',
 }
 
 export interface FetCodeInfo {
@@ -92,7 +95,10 @@ export const FET_CATALOGUE: Readonly<Record<FetCode, FetCodeInfo>> = {
   [FetCode.ExtractionTimeout]: { status: HttpStatus.GATEWAY_TIMEOUT, title: 'Extraction Timeout' },
   [FetCode.DatasourceQueryFailed]: { status: HttpStatus.BAD_GATEWAY, title: 'Datasource Query Failed' },
   [FetCode.StorageFailed]: { status: HttpStatus.BAD_GATEWAY, title: 'Result Storage Failed' },
-  [FetCode.ExtractionCancelled]: { status: HttpStatus.SERVICE_UNAVAILABLE, title: 'Extraction Cancelled' },
+  [FetCode.ExtractionCancelled]: { status: HttpStatus.CONFLICT, title: 'Extraction Cancelled' },
   [FetCode.JobAbandoned]: { status: HttpStatus.INTERNAL_SERVER_ERROR, title: 'Job Abandoned' },
   [FetCode.WorkerMemoryExceeded]: { status: HttpStatus.SERVICE_UNAVAILABLE, title: 'Worker Memory Exceeded' },
+  [FetCode.JobNotCompleted]: { status: HttpStatus.CONFLICT, title: 'Job Not Completed' },
+  [FetCode.ResultDeleted]: { status: HttpStatus.GONE, title: 'Result Deleted' },
+  [FetCode.JobAlreadyFinished]: { status: HttpStatus.CONFLICT, title: 'Job Already Finished' },
 };
