@@ -1,3 +1,5 @@
+import type { Readable } from 'node:stream';
+
 /** One object being written. Nothing is visible under its key until `complete` resolves. */
 export interface ObjectUpload {
   /**
@@ -9,6 +11,14 @@ export interface ObjectUpload {
   complete(): Promise<void>;
   /** Discards everything written; never throws. Safe to call after a failed write or complete. */
   abort(): Promise<void>;
+}
+
+/** A stored object opened for reading. */
+export interface ObjectReadStream {
+  /** The object's bytes. The caller reads it to the end or destroys it (either releases the file or connection). */
+  readonly stream: Readable;
+  /** The object's size: what the stream delivers when it ends without error. */
+  readonly sizeBytes: number;
 }
 
 /** Where results live: a local directory (embedded) or an S3 bucket (distributed). */
@@ -25,6 +35,13 @@ export interface ObjectStore {
   /** Removes the object; a missing one is not an error. */
   delete(key: string): Promise<void>;
   read(key: string): Promise<Buffer>;
+  /**
+   * Opens the object for a streaming read, so a large result never has to fit in memory. A missing
+   * object rejects with StorageError FET-1001, as `read`; a store that cannot be reached right now
+   * with FET-0003. An error while the stream runs (a cut connection) arrives on the stream as the
+   * store reported it: treat any such error as a failed read.
+   */
+  readStream(key: string): Promise<ObjectReadStream>;
   /** Readiness probe: throws when the store cannot be used. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -1,10 +1,12 @@
+import { pipeline } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { deriveKey, KeyPurpose } from '../common/crypto/key-derivation.js';
+import { deriveKey, deriveResultKeys, KeyPurpose, type ResultKeys } from '../common/crypto/key-derivation.js';
 import { FetCode } from '../common/errors/fet-code.js';
-import { attemptObjectKey, OBJECT_STORE, resultObjectKey, type ObjectStore } from './object-store.port.js';
+import { attemptObjectKey, OBJECT_STORE, resultObjectKey, type ObjectReadStream, type ObjectStore } from './object-store.port.js';
 import { openResult, type OpenedResult } from './result-codec/result-opener.js';
 import { ResultSealer } from './result-codec/result-sealer.js';
+import { ResultStreamOpener, ResultVerificationError, sealedObjectBytes, type ExpectedPlaintext } from './result-codec/result-stream-opener.js';
 import { StorageError } from './storage.error.js';
 
 export interface StoredResult {
@@ -44,12 +46,21 @@ export interface ResultAttempt {
   readonly workerId: string;
 }
 
+/** A result being opened as a stream: its verified plaintext, and the stored object's size. */
+export interface OpenedResultStream {
+  /** A ResultStreamOpener fed by the store; fails (and never ends cleanly) on any mismatch. */
+  readonly plaintext: ResultStreamOpener;
+  readonly storedBytes: number;
+}
+
 const JOB_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
 @Injectable()
 export class ResultStorageService {
   private readonly hmacKey: Buffer;
   private readonly encryptionKey: Buffer;
+  /** Derived once per configured master-key version: what opens results sealed before a rotation. */
+  private readonly keysByVersion: ReadonlyMap<string, ResultKeys>;
 
   constructor(
     @Inject(OBJECT_STORE) private readonly store: ObjectStore,
@@ -57,6 +68,7 @@ export class ResultStorageService {
   ) {
     this.hmacKey = deriveKey(config.encryption.masterKey, KeyPurpose.ResultHmac);
     this.encryptionKey = deriveKey(config.encryption.masterKey, KeyPurpose.ResultEncryption);
+    this.keysByVersion = new Map([...config.encryption.keyring].map(([version, master]) => [version, deriveResultKeys(master)]));
   }
 
   /**
@@ -116,5 +128,36 @@ export class ResultStorageService {
   /** Reads, authenticates and decrypts a stored result, and recomputes its HMAC and SHA-256. */
   async open(path: string): Promise<OpenedResult> {
     return openResult(await this.readStored(path), this.config.encryption.masterKey);
+  }
+
+  /** The stored object as a stream, exactly as a consumer downloads it (base64 text). */
+  readStoredStream(path: string): Promise<ObjectReadStream> {
+    return this.store.readStream(path);
+  }
+
+  /**
+   * Streams the plaintext of a stored result, verified against what its job recorded (see
+   * ResultStreamOpener): nothing is buffered beyond a few chunks. `keyVersion` is the master-key
+   * version that sealed it. Throws before reading when that version is not configured, and when the
+   * stored object is visibly too short to hold the recorded plaintext.
+   */
+  async openStream(path: string, expected: ExpectedPlaintext, keyVersion: string): Promise<OpenedResultStream> {
+    const keys = this.keysByVersion.get(keyVersion);
+    if (keys === undefined) {
+      throw new StorageError(
+        FetCode.Internal,
+        `the result was sealed with key version ${keyVersion}, which is not configured: set APP_ENC_KEY_${keyVersion} to the master key of that version`,
+      );
+    }
+    const stored = await this.store.readStream(path);
+    if (stored.sizeBytes < sealedObjectBytes(expected.sizeBytes)) {
+      stored.stream.destroy();
+      throw new ResultVerificationError('too-short', `result object is ${stored.sizeBytes} bytes, too short to seal the ${expected.sizeBytes} bytes its job recorded`);
+    }
+    const plaintext = new ResultStreamOpener(keys, expected);
+    // Either side failing destroys the other: a store error reaches the consumer as the opener's
+    // error, and a consumer that goes away releases the store's connection or file.
+    pipeline(stored.stream, plaintext, () => undefined);
+    return { plaintext, storedBytes: stored.sizeBytes };
   }
 }

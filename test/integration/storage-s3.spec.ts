@@ -146,6 +146,26 @@ describe('result storage on S3 (s3rver)', () => {
     expect(opened.sha256).toBe(stored.sha256);
   });
 
+  it('streams a stored object with its size (HEAD + GET), and opens it as a verified plaintext stream', async () => {
+    const sink = await service.openSink('job-streamed', 256 * MiB);
+    const plaintext = await writeJson(sink, 6 * MiB + 321);
+    const stored = await sink.finish();
+
+    const object = await service.readStoredStream(stored.path);
+    expect(object.sizeBytes).toBe((await physicalObject(raw, `${PREFIX}${stored.path}`))?.size);
+    const chunks: Buffer[] = [];
+    for await (const chunk of object.stream) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).equals(await service.readStored(stored.path))).toBe(true);
+
+    const opened = await service.openStream(stored.path, stored, stored.keyVersion);
+    const out: Buffer[] = [];
+    for await (const chunk of opened.plaintext) out.push(chunk as Buffer);
+    expect(Buffer.concat(out).equals(plaintext)).toBe(true);
+
+    await expect(store.readStream('external-data/job-never-stored.json')).rejects.toMatchObject({ code: FetCode.NotFound });
+    await expect(service.openStream(stored.path, stored, 'v-unknown')).rejects.toThrow(/key version v-unknown, which is not configured: set APP_ENC_KEY_v-unknown/);
+  });
+
   it('leaves no object after aborting a multipart upload (s3rver has no AbortMultipartUpload)', async () => {
     const calls = spyOnUploads();
     const abort = vi.spyOn(Client.prototype, 'abortMultipartUpload');
@@ -231,6 +251,11 @@ describe('result storage on S3 (s3rver)', () => {
     expect(error.message).not.toContain(secrets.secretKey);
     await expect(upload.abort()).resolves.toBeUndefined();
     await expect(downStore.ping()).rejects.toBeInstanceOf(StorageError);
+    // A reader may simply retry: the server is unavailable, not the request wrong.
+    const readError = (await downStore.readStream('external-data/job-down.json').catch((e: unknown) => e)) as StorageError;
+    expect(readError).toBeInstanceOf(StorageError);
+    expect(readError.code).toBe(FetCode.ServiceUnavailable);
+    expect(readError.message).not.toContain(secrets.secretKey);
     await downStore.close();
   });
 });

@@ -35,6 +35,34 @@ describe('LocalObjectStore', () => {
     expect(await readdir(join(root, 'results', '.uploads'))).toEqual([]);
   });
 
+  it('streams an object with its size; a missing one is FET-1001 as for read', async () => {
+    const upload = await store.beginUpload(key);
+    const body = Buffer.alloc(200_000, 'x');
+    await upload.write(body);
+    await upload.complete();
+    const { stream, sizeBytes } = await store.readStream(key);
+    expect(sizeBytes).toBe(body.length);
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).equals(body)).toBe(true);
+    expect(chunks.length).toBeGreaterThan(1);
+    await expect(store.readStream('external-data/missing.json')).rejects.toMatchObject({ code: FetCode.NotFound });
+    await expect(store.readStream('external-data')).rejects.toMatchObject({ code: FetCode.NotFound });
+  });
+
+  it('keeps streaming the object it opened when a move replaces it meanwhile', async () => {
+    for (const [target, body] of [[key, 'old object'], ['external-data/.attempts/job-1/2-w.json', 'new']]) {
+      const upload = await store.beginUpload(target);
+      await upload.write(Buffer.from(body));
+      await upload.complete();
+    }
+    const { stream, sizeBytes } = await store.readStream(key);
+    await store.move('external-data/.attempts/job-1/2-w.json', key);
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    expect([Buffer.concat(chunks).toString(), sizeBytes]).toEqual(['old object', 10]);
+  });
+
   it('leaves neither the object nor a temp file after abort', async () => {
     const upload = await store.beginUpload(key);
     await upload.write(Buffer.alloc(100_000, 1));
@@ -74,6 +102,7 @@ describe('LocalObjectStore', () => {
     async (bad) => {
       await expect(store.beginUpload(bad)).rejects.toBeInstanceOf(StorageError);
       await expect(store.read(bad)).rejects.toBeInstanceOf(StorageError);
+      await expect(store.readStream(bad)).rejects.toBeInstanceOf(StorageError);
       await expect(store.exists(bad)).rejects.toBeInstanceOf(StorageError);
       expect(await readdir(root)).not.toContain('escape.json');
     },

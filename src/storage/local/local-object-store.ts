@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { access, mkdir, open, readdir, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { FetCode } from '../../common/errors/fet-code.js';
-import type { ObjectStore, ObjectUpload } from '../object-store.port.js';
+import type { ObjectReadStream, ObjectStore, ObjectUpload } from '../object-store.port.js';
 import { assertSafeObjectKey, objectNotFound } from '../object-key.js';
 import { StorageError } from '../storage.error.js';
 import { fsFailure, syncDirectory } from './local-fs.js';
@@ -11,6 +11,7 @@ import { LocalUpload } from './local-upload.js';
 
 /** Temp files live beside the results so the final rename stays on one file system (atomic). */
 export const LOCAL_UPLOADS_DIR = '.uploads';
+const READ_CHUNK_BYTES = 64 * 1024;
 
 /**
  * The embedded object store: one file per key under `root`. An upload is written to
@@ -51,6 +52,27 @@ export class LocalObjectStore implements ObjectStore {
       return await readFile(this.pathOf(key));
     } catch (error) {
       if (isNotFound(error)) throw objectNotFound(key);
+      throw fsFailure(`cannot read ${key}`, error);
+    }
+  }
+
+  async readStream(key: string): Promise<ObjectReadStream> {
+    const path = this.pathOf(key);
+    let file: FileHandle;
+    try {
+      file = await open(path, 'r');
+    } catch (error) {
+      if (isNotFound(error)) throw objectNotFound(key);
+      throw fsFailure(`cannot read ${key}`, error);
+    }
+    try {
+      // Size and bytes from the one open file: a rename replacing the object meanwhile changes neither.
+      const info = await file.stat();
+      if (!info.isFile()) throw objectNotFound(key);
+      // The stream closes the file when it ends, fails or is destroyed.
+      return { stream: file.createReadStream({ highWaterMark: READ_CHUNK_BYTES }), sizeBytes: info.size };
+    } catch (error) {
+      await file.close().catch(() => undefined);
       throw fsFailure(`cannot read ${key}`, error);
     }
   }

@@ -24,6 +24,21 @@ export function isS3NotFound(error: unknown): boolean {
   return code === 'NotFound' || code === 'NoSuchKey';
 }
 
+/** Network-level failures and S3's own "try again" answers: the store is down, not the request wrong. */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND', 'EPIPE',
+  'ServiceUnavailable', 'SlowDown', 'InternalError', 'RequestTimeout',
+]);
+
+/** Whether the failure means the S3 server cannot be reached or used right now (a retry may work). */
+export function isS3Unavailable(error: unknown): boolean {
+  if (error instanceof AggregateError) return error.errors.some(isS3Unavailable);
+  const code = stringField(error, 'code');
+  if (code !== undefined && UNAVAILABLE_CODES.has(code)) return true;
+  // The store's own idle timeout (see idleTimeoutTransport) carries no code.
+  return error instanceof Error && error.message.startsWith('no response from S3');
+}
+
 function mask(text: string, secrets: S3Secrets): string {
   let out = text;
   for (const secret of [secrets.secretKey, secrets.accessKey]) {

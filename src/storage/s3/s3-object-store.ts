@@ -1,12 +1,13 @@
-import http from 'node:http';
+import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
+import type { Readable } from 'node:stream';
 import { Client } from 'minio';
 import type { S3Config } from '../../config/app-config.js';
 import { FetCode } from '../../common/errors/fet-code.js';
-import type { ObjectStore, ObjectUpload } from '../object-store.port.js';
+import type { ObjectReadStream, ObjectStore, ObjectUpload } from '../object-store.port.js';
 import { assertSafeObjectKey, objectNotFound } from '../object-key.js';
 import { StorageError } from '../storage.error.js';
-import { describeS3Failure, isS3NotFound, type S3Secrets } from './s3-failure.js';
+import { describeS3Failure, isS3NotFound, isS3Unavailable, type S3Secrets } from './s3-failure.js';
 import { S3Upload, type S3UploadClient } from './s3-upload.js';
 
 /** The part of the minio client the store uses; tests substitute a fake. */
@@ -106,6 +107,27 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
+  /** HEAD for the size, then GET for the bytes, streamed as they arrive (the socket paces the server). */
+  async readStream(key: string): Promise<ObjectReadStream> {
+    const objectName = this.objectName(key);
+    let sizeBytes: number;
+    let stream: Readable;
+    try {
+      sizeBytes = (await this.client.statObject(this.config.bucket, objectName)).size;
+      stream = await this.client.getObject(this.config.bucket, objectName);
+    } catch (error) {
+      if (isS3NotFound(error)) throw objectNotFound(key);
+      throw this.readFailure(objectName, error);
+    }
+    // The object was replaced between the two requests: its size would not describe these bytes.
+    const length = Number((stream as Partial<IncomingMessage>).headers?.['content-length']);
+    if (Number.isSafeInteger(length) && length !== sizeBytes) {
+      stream.destroy();
+      throw new StorageError(FetCode.StorageFailed, `S3 object ${this.config.bucket}/${objectName} changed while it was opened (${sizeBytes} bytes, then ${length}); retry`);
+    }
+    return { stream, sizeBytes };
+  }
+
   /** A server-side copy (no bytes through this process), then the source is removed. */
   async move(from: string, to: string): Promise<void> {
     const source = this.objectName(from);
@@ -154,6 +176,12 @@ export class S3ObjectStore implements ObjectStore {
 
   async close(): Promise<void> {
     this.agent?.destroy();
+  }
+
+  /** As `failure`, but a server that cannot be reached is FET-0003: the reader may simply retry. */
+  private readFailure(objectName: string, error: unknown): StorageError {
+    const message = describeS3Failure('read', this.config.bucket, objectName, error, this.secrets);
+    return new StorageError(isS3Unavailable(error) ? FetCode.ServiceUnavailable : FetCode.StorageFailed, message);
   }
 
   private failure(action: string, objectName: string, error: unknown): StorageError {
