@@ -6,6 +6,7 @@ import type { DatasourcePlan, ExtractionPlan } from './extraction-plan.js';
 import { ExtractionError } from './extraction.error.js';
 import { Semaphore } from '../common/concurrency/semaphore.js';
 import type { ReadBudget } from '../datasource/connectors/read-budget.js';
+import type { ProgressRecorder } from './job-progress.js';
 
 /** Bytes one datasource may buffer ahead of the writer before its cursor pauses. */
 const CHANNEL_CAPACITY = 4 * 1024 * 1024;
@@ -16,6 +17,8 @@ export const BATCH_ROWS = 2_000;
 export interface ExecutionOptions {
   /** Between batches: throws to stop this job (the worker's memory guard). */
   readonly memoryCheck?: () => void;
+  /** Told of every table started and finished, rows read and bytes written. */
+  readonly progress?: ProgressRecorder;
 }
 
 export interface ResultWriter {
@@ -44,7 +47,9 @@ export async function executePlan(plan: ExtractionPlan, writer: ResultWriter, si
   const counted: ResultWriter = {
     write: async (chunk) => {
       await writer.write(chunk);
-      written += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+      const bytes = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+      written += bytes;
+      options.progress?.bytesWritten(bytes);
     },
   };
   const run = new AbortController();
@@ -66,7 +71,7 @@ export async function executePlan(plan: ExtractionPlan, writer: ResultWriter, si
     await slots.acquire();
     try {
       if (run.signal.aborted) throw run.signal.reason;
-      rowCounts[datasource.configName] = await readDatasource(datasource, channels[index], run.signal, budget, options.memoryCheck);
+      rowCounts[datasource.configName] = await readDatasource(datasource, channels[index], run.signal, budget, options);
       channels[index].close();
     } catch (error) {
       failAll(error);
@@ -102,7 +107,7 @@ async function readDatasource(
   channel: ChunkChannel,
   signal: AbortSignal,
   budget: ReadBudget,
-  memoryCheck: (() => void) | undefined,
+  { memoryCheck, progress }: ExecutionOptions,
 ): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   await channel.push(`${JSON.stringify(plan.configName)}:{`);
@@ -110,6 +115,7 @@ async function readDatasource(
     const key = request.table.key;
     await channel.push(`${index > 0 ? ',' : ''}${JSON.stringify(key)}:[`);
     let rows = 0;
+    progress?.tableStarted(plan.configName, key);
     try {
       for await (const batch of plan.session.readRows({ ...request, budget }, signal)) {
         memoryCheck?.();
@@ -117,10 +123,12 @@ async function readDatasource(
         if (rows > 0) await channel.push(',');
         await channel.push(batch.json, batch.release);
         rows += batch.rowCount;
+        progress?.rowsRead(plan.configName, key, batch.rowCount);
       }
     } catch (error) {
       throw readFailure(plan.configName, key, error, signal);
     }
+    progress?.tableDone(plan.configName, key);
     counts[key] = rows;
     await channel.push(']');
   }

@@ -13,6 +13,7 @@ import { executePlan } from './extraction-executor.js';
 import type { ExtractionPlan } from './extraction-plan.js';
 import { ExtractionPlanner } from './extraction-planner.service.js';
 import { JobLease } from './job-lease.js';
+import { JobProgressTracker } from './job-progress.js';
 import { MemoryGuard } from './memory-guard.js';
 
 export type ExtractionOutcome = 'completed' | 'failed' | 'skipped' | 'released' | 'lost';
@@ -45,15 +46,17 @@ export class ExtractionService {
     const limits = effectiveLimits(this.config.extraction, job.limits);
     // One deadline for the whole job, planning included.
     const timeout = AbortSignal.timeout(limits.timeoutMs);
-    const lease = new JobLease(this.jobs, jobId, this.workerId, leaseMs);
+    let progress: JobProgressTracker | undefined;
+    const lease = new JobLease(this.jobs, jobId, this.workerId, leaseMs, () => progress?.snapshot());
     const signal = AbortSignal.any([timeout, shutdown, lease.signal]);
 
     let plan: ExtractionPlan | undefined;
     let sink: ResultSink | undefined;
     try {
       plan = await this.planner.plan(job, signal);
+      progress = new JobProgressTracker(plan, job.startedAt ?? new Date(started));
       sink = await this.storage.openSink(jobId, limits.maxResultBytes, claim);
-      const stats = await executePlan(plan, sink, signal, { memoryCheck: () => this.memory.check(jobId) });
+      const stats = await executePlan(plan, sink, signal, { memoryCheck: () => this.memory.check(jobId), progress });
       signal.throwIfAborted();
       const sealed = await sink.finish();
       // Last check before the commit: a worker whose lease ran out does not even try.
@@ -70,7 +73,7 @@ export class ExtractionService {
       };
       const event = completedEvent(job, result, completedAt.getTime() - started, completedAt);
       const publishing = sink;
-      if (!(await this.jobs.complete(jobId, claim, result, event, () => publishing.publish()))) {
+      if (!(await this.jobs.complete(jobId, claim, result, event, () => publishing.publish(), progress.snapshot()))) {
         await sink.abort();
         this.logger.warn(`job ${jobId} finished here but is no longer held by this claim; nothing was stored`);
         return 'lost';
@@ -80,7 +83,8 @@ export class ExtractionService {
     } catch (error) {
       await sink?.abort();
       if (lease.signal.aborted) {
-        this.logger.warn(`job ${jobId} stopped and stored nothing: ${(lease.signal.reason as Error).message}`);
+        if (await this.wasCancelled(jobId)) this.logger.log(`job ${jobId} was cancelled: stopped, nothing stored`);
+        else this.logger.warn(`job ${jobId} stopped and stored nothing: ${(lease.signal.reason as Error).message}`);
         return 'lost';
       }
       if (shutdown.aborted && !timeout.aborted) {
@@ -97,6 +101,11 @@ export class ExtractionService {
       lease.stop();
       await Promise.allSettled((plan?.datasources ?? []).map((datasource) => datasource.session.close()));
     }
+  }
+
+  private async wasCancelled(jobId: string): Promise<boolean> {
+    const current = await this.jobs.findById(jobId).catch(() => null);
+    return current?.error?.code === FetCode.ExtractionCancelled;
   }
 }
 

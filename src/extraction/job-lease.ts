@@ -1,11 +1,19 @@
 import { Logger } from '@nestjs/common';
+import type { JobProgress } from '../job/job.entity.js';
 import type { JobRepository } from '../job/job.repository.js';
+
+/**
+ * Renewals come at least once a second whatever the lease length: they carry the job's progress,
+ * and a renewal that finds the job no longer ours is how a cancel reaches the worker, in ≤ 1 s.
+ */
+const MAX_RENEWAL_INTERVAL_MS = 1_000;
 
 /**
  * Keeps one claimed job's lease alive while its worker runs it, and says when it is gone. The lease
  * is lost when the store answers that the job is no longer ours, or when no renewal has succeeded
  * for a whole lease period (the store was unreachable): by then the sweep of another worker may
- * have handed the job to someone else, so this worker must stop and store nothing.
+ * have handed the job to someone else, so this worker must stop and store nothing. A job cancelled
+ * through the API is no longer ours either: the next renewal stops the worker.
  */
 export class JobLease {
   private readonly logger = new Logger(JobLease.name);
@@ -19,8 +27,10 @@ export class JobLease {
     private readonly jobId: string,
     private readonly workerId: string,
     private readonly leaseMs: number,
+    /** The progress written with each renewal. */
+    private readonly progress: () => JobProgress | undefined = () => undefined,
   ) {
-    this.timer = setInterval(() => this.tick(), Math.max(250, Math.floor(leaseMs / 4)));
+    this.timer = setInterval(() => this.tick(), Math.min(MAX_RENEWAL_INTERVAL_MS, Math.max(250, Math.floor(leaseMs / 4))));
   }
 
   /** Aborts (with the reason) once the lease is lost. */
@@ -56,7 +66,7 @@ export class JobLease {
     if (this.inFlight) return;
     this.inFlight = true;
     this.jobs
-      .renewLease(this.jobId, this.workerId, this.leaseMs)
+      .renewLease(this.jobId, this.workerId, this.leaseMs, this.progress())
       .then(
         (held) => {
           if (held) this.renewedAt = Date.now();

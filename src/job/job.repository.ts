@@ -11,6 +11,7 @@ import {
   OUTBOX_EVENT_ENTITY,
   type JobDatasourceRecord,
   type JobErrorInfo,
+  type JobProgress,
   type JobRecord,
   type JobTransitionRecord,
   type OutboxEventRecord,
@@ -149,12 +150,17 @@ export class JobRepository {
     });
   }
 
-  /** Extends the lease of a job this worker holds. False when the job is no longer ours. */
-  async renewLease(id: string, workerId: string, leaseMs: number): Promise<boolean> {
+  /**
+   * Extends the lease of a job this worker holds, and records its progress in the same update.
+   * False when the job is no longer ours: another claim took it, or it was cancelled.
+   */
+  async renewLease(id: string, workerId: string, leaseMs: number, progress?: JobProgress): Promise<boolean> {
+    const columns: QueryDeepPartialEntity<JobRecord> = { leaseExpiresAt: new Date(Date.now() + leaseMs) };
+    if (progress) columns.progress = progress as QueryDeepPartialEntity<JobProgress>;
     const result = await this.jobs
       .createQueryBuilder()
       .update()
-      .set({ leaseExpiresAt: new Date(Date.now() + leaseMs) })
+      .set(columns)
       .where('id = :id AND status = :status AND worker_id = :workerId', { id, status: JobStatus.Processing, workerId })
       .execute();
     return (result.affected ?? 0) === 1;
@@ -194,14 +200,22 @@ export class JobRepository {
    * the row is locked: it makes the attempt's object the job's result, so no other claim can commit
    * or publish in between; if it throws, nothing is committed.
    */
-  complete(id: string, claim: JobClaim, result: CompletedResult, event: TerminalEvent, publish?: () => Promise<void>): Promise<boolean> {
+  complete(
+    id: string,
+    claim: JobClaim,
+    result: CompletedResult,
+    event: TerminalEvent,
+    publish?: () => Promise<void>,
+    progress?: JobProgress,
+  ): Promise<boolean> {
+    const finalProgress = progress ? { progress: progress as QueryDeepPartialEntity<JobProgress> } : {};
     return this.change(
       id,
       { from: [JobStatus.Processing], workerId: claim.workerId, attempt: claim.attempt },
       JobStatus.Completed,
       claim.workerId,
       'completed',
-      { ...result, leaseExpiresAt: null, completedAt: new Date() },
+      { ...result, ...finalProgress, leaseExpiresAt: null, completedAt: new Date() },
       event,
       publish,
     );

@@ -33,6 +33,23 @@ export class JobErrorDto {
   @ApiPropertyOptional({ type: [ErrorDetailDto] }) details?: ErrorDetailDto[];
 }
 
+export class TableProgressDto {
+  @ApiProperty({ enum: ['pending', 'reading', 'done'], example: 'reading' }) status!: 'pending' | 'reading' | 'done';
+  @ApiProperty({ example: 120000 }) rows!: number;
+}
+
+export class JobProgressDto {
+  @ApiProperty({ example: 120000, description: 'Rows read from the datasources so far.' }) rowsRead!: number;
+  @ApiProperty({ example: 23592960, description: 'Plaintext JSON bytes written to the result so far.' }) bytesWritten!: number;
+  @ApiProperty({ format: 'date-time' }) startedAt!: string;
+  @ApiProperty({ format: 'date-time', description: 'Refreshed by the worker at most once a second.' }) updatedAt!: string;
+  @ApiProperty({
+    description: 'Per datasource config name, per table: its status and the rows read. On a completed job, the final counts.',
+    example: { pg_main: { accounts: { status: 'done', rows: 40 }, 'accounting.invoices': { status: 'reading', rows: 119960 } } },
+  })
+  tables!: Record<string, Record<string, TableProgressDto>>;
+}
+
 export class JobResponseDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ enum: JobStatus }) status!: JobStatus;
@@ -49,6 +66,10 @@ export class JobResponseDto {
   resultKeyVersion?: string;
   @ApiPropertyOptional({ type: JobResultSummaryDto }) result?: JobResultSummaryDto;
   @ApiPropertyOptional({ type: JobErrorDto }) error?: JobErrorDto;
+  @ApiPropertyOptional({ type: JobProgressDto, description: 'While processing, and on a completed job (its final per-table counts).' })
+  progress?: JobProgressDto;
+  @ApiPropertyOptional({ format: 'date-time', description: 'When the result was deleted (DELETE …/result or retention); GET …/result answers 410.' })
+  resultDeletedAt?: string;
 
   static from(job: JobRecord): JobResponseDto {
     const dto: JobResponseDto = {
@@ -74,6 +95,9 @@ export class JobResponseDto {
       };
     }
     if (job.error) dto.error = job.error;
+    if (job.progress) dto.progress = job.progress;
+    const deletedAt = job.resultDeleteRequestedAt ?? job.resultDeletedAt;
+    if (deletedAt) dto.resultDeletedAt = deletedAt.toISOString();
     return dto;
   }
 }
