@@ -1,13 +1,16 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { AppConfig } from '../config/app-config.js';
 import { createObjectStore } from '../storage/object-store.factory.js';
 import { hmacMatches, type OpenedResult } from '../storage/result-codec/result-opener.js';
 import { CliError, isEntryPoint, loadConfigWithExistingKey, loadConfigWithoutKeys, writeAll, type CliIo } from './cli-config.js';
+import { ResultApiClient, type JobView } from './result-api-client.js';
 import { givenKeys, keyringCandidates, openWithAny, type KeyCandidate } from './result-key-candidates.js';
 
 const USAGE = `Usage:
   npm run result -- <jobId>                      fetch a completed job's result, decrypt it, verify its HMAC
+                                                 (through GET /v1/fetcher/<jobId>/result: no store access needed)
   npm run result -- --file <path> --hmac <hex>   decrypt and verify a downloaded result object offline
   npm run result -- --derive-keys [--key-version <v>]
                                                  print the two derived result keys of a key version (default:
@@ -19,20 +22,16 @@ APP_ENC_KEY_<version>): a job is opened with the version it was sealed with (its
 gives the derived keys instead: --hmac-key <key> --encryption-key <key> (64 hex digits or base64),
 or FETCHER_RESULT_HMAC_KEY / FETCHER_RESULT_ENCRYPTION_KEY; no master key is read or generated then.
 
+A job's result is downloaded through the API. With a key of its version at hand, the sealed object is
+downloaded and opened here (GCM, HMAC, SHA-256 all checked locally); without one, the plaintext the server
+verified is downloaded and checked against the job's SHA-256 and the ETag (the HMAC needs a key). A server
+without that route (404): the store is read directly, with the service's storage settings and a key.
+
 The plaintext JSON goes to stdout; the verdict goes to stderr. Exit code 1 on a mismatch or any error.
 Environment: the service's own (.env is read when present), plus FETCHER_URL (default http://127.0.0.1:$PORT)
 and FETCHER_TOKEN (sent as a bearer token when the API requires one).`;
 
 export type ShowResultIo = CliIo;
-
-interface JobView {
-  status?: string;
-  resultPath?: string;
-  resultHmac?: string;
-  resultKeyVersion?: string;
-  result?: { sizeBytes?: number; rowCount?: number; sha256?: string };
-  error?: { code?: string; message?: string };
-}
 
 /** The whole command, free of process globals so tests can drive it. Returns the exit code. */
 export async function runShowResult(argv: readonly string[], io: ShowResultIo): Promise<number> {
@@ -46,36 +45,87 @@ export async function runShowResult(argv: readonly string[], io: ShowResultIo): 
     if (args.deriveKeys) return await printDerivedKeys(loadConfigWithExistingKey(io.env), args.keyVersion, io, say);
 
     const given = givenKeys(args, io.env);
-    let opened: OpenedResult;
-    let used: string;
-    let expected: { hmac?: string; sizeBytes?: number; sha256?: string };
+    let result: CheckedResult;
     if (args.file !== undefined) {
       const candidates = given ? [given] : keyringCandidates(loadConfigWithExistingKey(io.env), args.keyVersion);
-      ({ opened, used } = openWithAny(await readLocalFile(args.file), candidates, ''));
-      expected = { hmac: args.hmac };
+      const { opened, used } = openWithAny(await readLocalFile(args.file), candidates, '');
+      result = { opened, used: `opened with ${used}`, expected: { hmac: args.hmac } };
     } else {
-      const config = given ? loadConfigWithoutKeys(io.env) : loadConfigWithExistingKey(io.env);
-      const baseUrl = (io.env.FETCHER_URL ?? `http://127.0.0.1:${config.http.port}`).replace(/\/+$/, '');
-      const job = await fetchJob(baseUrl, args.jobId as string, io.env.FETCHER_TOKEN);
-      const candidates = given ? [given] : keyringCandidates(config, job.resultKeyVersion, `job ${args.jobId} was sealed with key version`);
-      const sealedWith = job.resultKeyVersion === undefined ? '' : ` (the job says it was sealed with key version ${job.resultKeyVersion})`;
-      const store = await createObjectStore(config.storage);
-      try {
-        ({ opened, used } = openWithAny(await store.read(job.resultPath as string), candidates, sealedWith));
-      } finally {
-        await store.close();
-      }
-      expected = { hmac: job.resultHmac, sizeBytes: job.result?.sizeBytes, sha256: job.result?.sha256 };
+      result = await showJob(args.jobId as string, given, io.env);
     }
 
-    await writeAll(io.stdout, opened.plaintext);
+    await writeAll(io.stdout, result.opened.plaintext);
     // Exact bytes when piped (so the file hashes to the HMAC); a newline only for a terminal.
     if ((io.stdout as { isTTY?: boolean }).isTTY) await writeAll(io.stdout, Buffer.from('\n'));
-    say(`opened with ${used}`);
-    return report(opened, expected, say);
+    say(result.used);
+    return report(result, say);
   } catch (error) {
     say(`error: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
+  }
+}
+
+/** A result as far as this command could check it; `opened.hmac` is absent when no key was at hand. */
+interface CheckedResult {
+  readonly opened: Omit<OpenedResult, 'hmac'> & { readonly hmac?: string };
+  /** How it was opened, for the verdict. */
+  readonly used: string;
+  readonly expected: { readonly hmac?: string; readonly sizeBytes?: number; readonly sha256?: string; readonly etag?: string };
+  /** Why the HMAC could not be computed, when it could not. */
+  readonly hmacUnchecked?: string;
+}
+
+/**
+ * A job's result, through the API whenever the server has GET …/result (no store access needed):
+ * with a key of the job's version at hand, the sealed object, opened and checked here end to end;
+ * without one, the plaintext the server verified, checked against the job's SHA-256 and the ETag.
+ * An older server without the route: the store, read directly as before the route existed.
+ */
+async function showJob(jobId: string, given: KeyCandidate | undefined, env: NodeJS.ProcessEnv): Promise<CheckedResult> {
+  const config = loadConfigWithoutKeys(env);
+  const api = new ResultApiClient((env.FETCHER_URL ?? `http://127.0.0.1:${config.http.port}`).replace(/\/+$/, ''), env.FETCHER_TOKEN);
+  const job = await api.completedJob(jobId);
+  const keys = given ? { candidates: [given] } : jobKeys(env, job, jobId);
+  const sealedWith = job.resultKeyVersion === undefined ? '' : ` (the job says it was sealed with key version ${job.resultKeyVersion})`;
+  const expected = { hmac: job.resultHmac, sizeBytes: job.result?.sizeBytes, sha256: job.result?.sha256 };
+
+  if ('candidates' in keys) {
+    const download = await api.download(jobId, true);
+    const stored = download?.body ?? (await readFromStore(config, job.resultPath as string));
+    const { opened, used } = openWithAny(stored, keys.candidates, sealedWith);
+    const via = download ? `downloaded from ${api.baseUrl}` : `read from the store (${api.baseUrl} has no result route)`;
+    return { opened, used: `${via}, opened with ${used}`, expected };
+  }
+  const hint = ` (a key of the job's version here would let this command open the sealed object itself: ${keys.missing.message})`;
+  const download = await api.download(jobId, false, hint);
+  // The store needs the keys this command does not have: say so, as before the route existed.
+  if (!download) throw keys.missing;
+  const plaintext = download.body;
+  return {
+    opened: { plaintext, sha256: createHash('sha256').update(plaintext).digest('hex') },
+    used: `downloaded from ${api.baseUrl}, verified by the server`,
+    expected: { ...expected, etag: download.etag ?? '' },
+    hmacUnchecked: keys.missing.message,
+  };
+}
+
+/** The keyring entry of the job's version, or why there is none (then only the server can open it). */
+function jobKeys(env: NodeJS.ProcessEnv, job: JobView, jobId: string): { candidates: KeyCandidate[] } | { missing: CliError } {
+  try {
+    return { candidates: keyringCandidates(loadConfigWithExistingKey(env), job.resultKeyVersion, `job ${jobId} was sealed with key version`) };
+  } catch (error) {
+    // A missing key or version; a malformed one (ConfigError) is still an error of its own.
+    if (error instanceof CliError) return { missing: error };
+    throw error;
+  }
+}
+
+async function readFromStore(config: AppConfig, path: string): Promise<Buffer> {
+  const store = await createObjectStore(config.storage);
+  try {
+    return await store.read(path);
+  } finally {
+    await store.close();
   }
 }
 
@@ -88,9 +138,12 @@ async function printDerivedKeys(config: AppConfig, version: string | undefined, 
   return 0;
 }
 
-function report(opened: OpenedResult, expected: { hmac?: string; sizeBytes?: number; sha256?: string }, say: (line: string) => void): number {
+function report(result: CheckedResult, say: (line: string) => void): number {
+  const { opened, expected } = result;
   let ok = true;
-  if (expected.hmac === undefined) {
+  if (opened.hmac === undefined) {
+    say(`HMAC: not verified here (${result.hmacUnchecked ?? 'no key'})`);
+  } else if (expected.hmac === undefined) {
     say(`HMAC: ${opened.hmac} (not verified: no --hmac given)`);
   } else if (hmacMatches(opened.hmac, expected.hmac)) {
     say(`HMAC: verified (${opened.hmac})`);
@@ -105,6 +158,11 @@ function report(opened: OpenedResult, expected: { hmac?: string; sizeBytes?: num
   if (expected.sha256 !== undefined && expected.sha256.toLowerCase() !== opened.sha256) {
     say(`SHA-256: MISMATCH (expected ${expected.sha256}, computed ${opened.sha256})`);
     ok = false;
+  } else if (expected.etag !== undefined && expected.etag.toLowerCase() !== opened.sha256) {
+    say(`SHA-256: MISMATCH (ETag ${JSON.stringify(expected.etag)}, computed ${opened.sha256})`);
+    ok = false;
+  } else if (expected.sha256 !== undefined) {
+    say(`SHA-256: verified (${opened.sha256}${expected.etag !== undefined ? ', the job’s and the ETag' : ''})`);
   }
   return ok ? 0 : 1;
 }
@@ -161,28 +219,6 @@ function parseArgs(argv: readonly string[]): Args {
   if (keyVersion !== undefined && jobId !== undefined) throw new CliError(`--key-version goes with --file or --derive-keys; a job says which version sealed it`);
   if (jobId !== undefined && !/^[A-Za-z0-9_-]{1,128}$/.test(jobId)) throw new CliError(`not a job id: ${JSON.stringify(jobId)}`);
   return { jobId, file, hmac, hmacKey, encryptionKey, keyVersion, deriveKeys, help };
-}
-
-async function fetchJob(baseUrl: string, jobId: string, token: string | undefined): Promise<JobView> {
-  const url = `${baseUrl}/v1/fetcher/${encodeURIComponent(jobId)}`;
-  let response: Response;
-  try {
-    response = await fetch(url, { headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) } });
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw new CliError(`cannot reach Fetcher at ${baseUrl} (${cause?.code ?? cause?.message ?? (error as Error).message}); set FETCHER_URL`);
-  }
-  const body = (await response.json().catch(() => undefined)) as (JobView & { message?: string; code?: string }) | undefined;
-  if (response.status === 404) throw new CliError(`job ${jobId} not found at ${baseUrl}`);
-  if (!response.ok || body === undefined) {
-    throw new CliError(`GET ${url} answered ${response.status}${body?.code ? ` ${body.code}` : ''}${body?.message ? `: ${body.message}` : ''}`);
-  }
-  if (body.status !== 'completed') {
-    const why = body.error?.message ? ` (${body.error.code ?? 'error'}: ${body.error.message})` : '';
-    throw new CliError(`job ${jobId} is ${body.status ?? 'in an unknown state'}${why}; only a completed job has a result`);
-  }
-  if (!body.resultPath || !body.resultHmac) throw new CliError(`job ${jobId} is completed but has no resultPath/resultHmac`);
-  return body;
 }
 
 async function readLocalFile(path: string): Promise<Buffer> {

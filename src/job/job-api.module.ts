@@ -1,9 +1,14 @@
 import { Module } from '@nestjs/common';
 import { DatasourceModule } from '../datasource/datasource.module.js';
+import { StorageModule } from '../storage/storage.module.js';
 import { JobController } from './job.controller.js';
+import { JobListRepository } from './job-list.repository.js';
+import { JobListService } from './job-list.service.js';
 import { JobModule } from './job.module.js';
 import { JobService } from './job.service.js';
+import { JobResultController } from './result/job-result.controller.js';
+import { JobResultService } from './result/job-result.service.js';
 
 /** The job HTTP API and producer side (manager role only). */
-@Module({ imports: [JobModule, DatasourceModule], controllers: [JobController], providers: [JobService] })
+@Module({ imports: [JobModule, DatasourceModule, StorageModule], controllers: [JobController, JobResultController], providers: [JobService, JobResultService, JobListService, JobListRepository] })
 export class JobApiModule {}

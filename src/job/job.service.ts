@@ -19,6 +19,7 @@ import { JobRepository } from './job.repository.js';
 import { JobStatus } from './job-status.js';
 import { JOB_QUEUE, type JobQueue } from './queue/job-queue.port.js';
 import { requestHash } from './request-hash.js';
+import { resultAvailability } from './result-availability.js';
 import { failedEvent } from './terminal-events.js';
 
 export interface CreateJobOutcome {
@@ -107,6 +108,30 @@ export class JobService {
   }
 
   /**
+   * Cancels a pending or processing job: it fails at once with FET-1105 and its job.failed event,
+   * in one transaction. A worker running it finds the job no longer its own at its next lease
+   * renewal (≤ 1 s), stops and stores nothing. Cancelling a cancelled job answers the same again.
+   */
+  async cancel(id: string, principal: Principal): Promise<JobResponseDto> {
+    const found = await this.jobs.findById(id);
+    if (!found || !actsFor(principal, found.productName)) throw notFound('job');
+    let job: JobRecord = found;
+    // A few rounds: the job may move from pending to processing between the read and the update.
+    for (let round = 0; round < 3 && (job.status === JobStatus.Pending || job.status === JobStatus.Processing); round += 1) {
+      const info = { code: FetCode.ExtractionCancelled, message: `the job was cancelled (by ${principal.id}); nothing was stored` };
+      if (await this.jobs.fail(id, info, failedEvent(job, info), { from: [job.status] })) {
+        this.logger.log(`job ${id} cancelled by ${principal.id} while ${job.status}`);
+      }
+      job = (await this.jobs.findById(id)) as JobRecord;
+    }
+    if (job.status === JobStatus.Failed && job.error?.code === FetCode.ExtractionCancelled) return JobResponseDto.from(job);
+    if (job.status === JobStatus.Pending || job.status === JobStatus.Processing) {
+      throw new ServiceUnavailableError(`job ${id} changed while being cancelled; retrying is safe`);
+    }
+    throw new JobError(FetCode.JobAlreadyFinished, `job ${id} is already ${job.status}; only a pending or processing job can be cancelled`);
+  }
+
+  /**
    * The product check: every connection belongs to the job's product; an internal datasource is
    * open to every product unless DATASOURCE_<NAME>_PRODUCTS names the ones it serves.
    */
@@ -135,8 +160,10 @@ export class JobService {
       const holder = await this.jobs.findByDedupKey(job.requestHash);
       if (!holder) continue;
       const since = this.windowStart();
-      if (holder.status !== JobStatus.Completed || holder.createdAt >= since) return holder;
-      await this.jobs.releaseDedupKey(holder.id, job.requestHash, since);
+      // A completed job whose result is gone (retention ran out before its sweep) answers no duplicate.
+      const gone = resultAvailability(holder, this.config.results.retentionSeconds, new Date()) === 'deleted';
+      if (holder.status !== JobStatus.Completed || (holder.createdAt >= since && !gone)) return holder;
+      await this.jobs.releaseDedupKey(holder.id, job.requestHash, gone ? new Date(Date.now() + 1000) : since);
     }
     throw new ServiceUnavailableError('could not record the job; please retry');
   }
@@ -147,7 +174,10 @@ export class JobService {
 
   private async findDuplicate(hash: string): Promise<JobRecord | null> {
     const newest = await this.jobs.findNewestByHash(hash, this.windowStart());
-    return newest && newest.status !== JobStatus.Failed ? newest : null;
+    if (!newest || newest.status === JobStatus.Failed) return null;
+    // A consumer that deleted the result (or let it expire) and asks again wants a fresh extraction.
+    if (newest.status === JobStatus.Completed && resultAvailability(newest, this.config.results.retentionSeconds, new Date()) === 'deleted') return null;
+    return newest;
   }
 
   private async resolveAll(configNames: string[]): Promise<ResolvedDatasource[]> {

@@ -5,7 +5,7 @@ import { TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
 import { freePort, startFetcherProcess, type FetcherProcess } from '../helpers/fetcher-process.js';
 import { createTempDatabase } from '../helpers/pg-database.js';
 import { decodeStoredResult } from '../helpers/result-decoder.js';
-import { startS3rver, type S3rverHandle } from '../helpers/s3rver.js';
+import { s3rverEnv, startS3rver, type S3rverHandle } from '../helpers/s3rver.js';
 import { ACCOUNTS_ROWS, INVOICE_ROWS, SOURCE_FIXTURE_SQL } from '../helpers/source-fixtures.js';
 
 type TempDb = Awaited<ReturnType<typeof createTempDatabase>>;
@@ -38,13 +38,7 @@ describe('distributed mode: manager and worker processes, PostgreSQL + Redis + S
       DATABASE_URL: store.url,
       REDIS_URL: 'redis://127.0.0.1:6379',
       QUEUE_PREFIX: `fetcher-test-${randomUUID().slice(0, 8)}`,
-      S3_ENDPOINT: s3.endPoint,
-      S3_PORT: String(s3.port),
-      S3_USE_SSL: 'false',
-      S3_ACCESS_KEY: s3.accessKey,
-      S3_SECRET_KEY: s3.secretKey,
-      S3_BUCKET: s3.bucket,
-      S3_KEY_PREFIX: keyPrefix,
+      ...s3rverEnv(s3, keyPrefix),
       S3_PART_SIZE_MB: '5',
       LOG_LEVEL: 'log',
       PORT: String(managerPort),

@@ -4,7 +4,7 @@ import { TEST_MASTER_KEY } from './fetcher-app.js';
 import { freePort, startFetcherProcess, type FetcherProcess } from './fetcher-process.js';
 import { createTempDatabase, type TempDatabase } from './pg-database.js';
 import { decodeStoredResult } from './result-decoder.js';
-import { startS3rver, type S3rverHandle } from './s3rver.js';
+import { s3rverEnv, startS3rver, type S3rverHandle } from './s3rver.js';
 
 export interface Transition {
   from_status: string | null;
@@ -44,12 +44,7 @@ export class Cluster {
       APP_ENC_KEY: TEST_MASTER_KEY,
       REDIS_URL: 'redis://127.0.0.1:6379',
       QUEUE_PREFIX: `fetcher-test-${randomUUID().slice(0, 8)}`,
-      S3_ENDPOINT: this.s3.endPoint,
-      S3_PORT: String(this.s3.port),
-      S3_USE_SSL: 'false',
-      S3_ACCESS_KEY: this.s3.accessKey,
-      S3_SECRET_KEY: this.s3.secretKey,
-      S3_BUCKET: this.s3.bucket,
+      ...s3rverEnv(this.s3),
       S3_PART_SIZE_MB: '5',
       LOG_LEVEL: 'log',
       ...this.options.env,

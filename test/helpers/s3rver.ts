@@ -32,6 +32,19 @@ export interface S3rverHandle {
   close(): Promise<void>;
 }
 
+/** The S3_* variables that point a Fetcher at this server (path-style, no TLS). */
+export function s3rverEnv(s3: S3rverHandle, keyPrefix?: string): Record<string, string> {
+  return {
+    S3_ENDPOINT: s3.endPoint,
+    S3_PORT: String(s3.port),
+    S3_USE_SSL: 'false',
+    S3_ACCESS_KEY: s3.accessKey,
+    S3_SECRET_KEY: s3.secretKey,
+    S3_BUCKET: s3.bucket,
+    ...(keyPrefix === undefined ? {} : { S3_KEY_PREFIX: keyPrefix }),
+  };
+}
+
 export interface StartS3rverOptions {
   /** Created before the server accepts requests. */
   readonly bucket: string;

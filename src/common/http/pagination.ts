@@ -42,6 +42,17 @@ export function flatQuery(raw: Record<string, unknown>, prefix = ''): Record<str
   return out;
 }
 
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** A `YYYY-MM-DD` query parameter as that UTC day's start; a real calendar date, empty meaning absent. */
+export function parseDay(value: string | undefined, name: string): Date | undefined {
+  if (value === undefined || value === '') return undefined;
+  const match = DATE.exec(value);
+  const date = match ? new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]))) : undefined;
+  if (!date || date.toISOString().slice(0, 10) !== value) throw invalidQuery(FetCode.InvalidDate, `${name} must be a date as YYYY-MM-DD`, [name]);
+  return date;
+}
+
 function positiveInt(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined || value === '') return fallback;
   if (!/^\d+$/.test(value) || Number(value) < 1) throw invalidQuery(FetCode.InvalidQuery, `${name} must be an integer greater than 0`, [name]);

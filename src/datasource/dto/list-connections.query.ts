@@ -1,7 +1,6 @@
 import { FetCode } from '../../common/errors/fet-code.js';
-import { flatQuery as flatten, invalidQuery as invalid, parsePageRequest } from '../../common/http/pagination.js';
+import { flatQuery as flatten, invalidQuery as invalid, parseDay, parsePageRequest } from '../../common/http/pagination.js';
 import { DATASOURCE_TYPES, DatasourceType } from '../datasource-type.js';
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const METADATA_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -35,8 +34,8 @@ export function parseListQuery(raw: Record<string, unknown>): ListConnectionsQue
   if (type !== undefined && !DATASOURCE_TYPES.includes(type as DatasourceType)) {
     throw invalid(FetCode.InvalidQuery, `type must be one of ${DATASOURCE_TYPES.join(', ')}`, ['type']);
   }
-  const createdFrom = day(flat.startDate, 'startDate');
-  const endDay = day(flat.endDate, 'endDate');
+  const createdFrom = parseDay(flat.startDate, 'startDate');
+  const endDay = parseDay(flat.endDate, 'endDate');
   const createdBefore = endDay && new Date(endDay.getTime() + DAY_MS);
   if (createdFrom && endDay && endDay < createdFrom) throw invalid(FetCode.InvalidDateRange, 'endDate cannot be earlier than startDate', ['endDate']);
 
@@ -61,13 +60,4 @@ export function parseListQuery(raw: Record<string, unknown>): ListConnectionsQue
     createdBefore,
     metadata,
   };
-}
-
-
-function day(value: string | undefined, name: string): Date | undefined {
-  if (value === undefined || value === '') return undefined;
-  const match = DATE.exec(value);
-  const date = match ? new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]))) : undefined;
-  if (!date || date.toISOString().slice(0, 10) !== value) throw invalid(FetCode.InvalidDate, `${name} must be a date as YYYY-MM-DD`, [name]);
-  return date;
 }

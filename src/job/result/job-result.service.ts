@@ -1,0 +1,147 @@
+import type { Readable } from 'node:stream';
+import { Inject, Injectable, Logger, StreamableFile } from '@nestjs/common';
+import type { Response } from 'express';
+import { actsFor, type Principal } from '../../auth/principal.js';
+import { FetCode } from '../../common/errors/fet-code.js';
+import { FetExceptionFilter } from '../../common/errors/fet-exception.filter.js';
+import { FetcherError } from '../../common/errors/fetcher.error.js';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
+import { notFound } from '../../datasource/datasource.error.js';
+import { ResultVerificationError, type ExpectedPlaintext, type ResultStreamOpener } from '../../storage/result-codec/result-stream-opener.js';
+import { ResultStorageService } from '../../storage/result-storage.service.js';
+import { StorageError } from '../../storage/storage.error.js';
+import type { JobRecord } from '../job.entity.js';
+import { JobError } from '../job.error.js';
+import { JobRepository } from '../job.repository.js';
+import { JobStatus } from '../job-status.js';
+import { resultAvailability } from '../result-availability.js';
+import type { ResultDownloadQuery } from './result-download.query.js';
+
+/**
+ * The sealed object is sent as the bytes it is: base64 text, but a client must not re-encode,
+ * re-wrap or transcode it before verifying, so it is labelled as opaque bytes.
+ */
+export const RAW_RESULT_CONTENT_TYPE = 'application/octet-stream';
+export const RESULT_HEADERS = { sha256: 'X-Result-Sha256', hmac: 'X-Result-Hmac', keyVersion: 'X-Result-Key-Version' } as const;
+/** Headers of a successful answer, dropped again when the answer turns into an error envelope. */
+const SUCCESS_ONLY_HEADERS = ['Content-Length', 'Content-Type', 'ETag', ...Object.values(RESULT_HEADERS)];
+
+/** A download, ready to be returned by the controller once `headers` are set on the response. */
+export interface ResultDownload {
+  readonly file: StreamableFile;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+interface DownloadableResult extends ExpectedPlaintext {
+  readonly path: string;
+  readonly keyVersion: string;
+}
+
+/** GET /v1/fetcher/{id}/result: a completed job's result, verified on the way out, or as stored. */
+@Injectable()
+export class JobResultService {
+  private readonly logger = new Logger(JobResultService.name);
+  private readonly envelopes = new FetExceptionFilter();
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly jobs: JobRepository,
+    private readonly results: ResultStorageService,
+  ) {}
+
+  /**
+   * Everything that can fail before the first byte fails here, as a FET error: unknown job (or
+   * another product's), not completed, deleted, object missing (502), store down (503).
+   */
+  async open(id: string, query: ResultDownloadQuery, principal: Principal): Promise<ResultDownload> {
+    const job = await this.jobs.findById(id);
+    // Exactly as JobService.get: another product's job does not exist for a product principal.
+    if (!job || !actsFor(principal, job.productName)) throw notFound('job');
+    const result = this.downloadable(job);
+    const headers = {
+      [RESULT_HEADERS.sha256]: result.sha256,
+      [RESULT_HEADERS.hmac]: result.hmac,
+      [RESULT_HEADERS.keyVersion]: result.keyVersion,
+      // Plaintext of another product's data: no shared cache may keep it.
+      'Cache-Control': 'no-store',
+    };
+    if (query.raw) {
+      const stored = await this.reading(id, () => this.results.readStoredStream(result.path));
+      return { headers, file: this.streamed(id, stored.stream, RAW_RESULT_CONTENT_TYPE, stored.sizeBytes) };
+    }
+    const opened = await this.reading(id, () => this.results.openStream(result.path, result, result.keyVersion));
+    return {
+      headers: { ...headers, ETag: `"${result.sha256}"` },
+      file: this.streamed(id, opened.plaintext, 'application/json', result.sizeBytes, opened.plaintext),
+    };
+  }
+
+  private downloadable(job: JobRecord): DownloadableResult {
+    switch (resultAvailability(job, this.config.results.retentionSeconds, new Date())) {
+      case 'not-completed':
+        throw new JobError(
+          FetCode.JobNotCompleted,
+          job.status === JobStatus.Failed
+            ? `job ${job.id} failed${job.error ? ` (${job.error.code})` : ''}: it has no result`
+            : `job ${job.id} is ${job.status}: its result is not ready yet`,
+        );
+      case 'deleted':
+        throw new JobError(FetCode.ResultDeleted, `the result of job ${job.id} was deleted (on request, or at the end of its retention)`);
+      case 'available':
+        break;
+    }
+    const { resultPath, resultHmac, resultSha256, resultSizeBytes } = job;
+    if (!resultPath || !resultHmac || !resultSha256 || resultSizeBytes === null) {
+      throw new JobError(FetCode.Internal, `job ${job.id} is completed but its record lacks the result's size or digests`);
+    }
+    // A result recorded before key versions were is opened with the current key.
+    const keyVersion = job.resultKeyVersion ?? this.config.encryption.keyVersion;
+    return { path: resultPath, hmac: resultHmac, sha256: resultSha256, sizeBytes: resultSizeBytes, keyVersion };
+  }
+
+  /** The store's answer for a completed job: a missing object is the store's fault (502), not a 404. */
+  private async reading<T>(id: string, open: () => Promise<T>): Promise<T> {
+    try {
+      return await open();
+    } catch (error) {
+      if (error instanceof StorageError && error.code === FetCode.NotFound) {
+        this.logger.error(`result of job ${id}: the stored object is missing`);
+        throw new StorageError(FetCode.StorageFailed, `the result object of job ${id} is missing from the store`);
+      }
+      if (error instanceof ResultVerificationError) this.logger.error(`result of job ${id}: verification failed (${error.check}): ${error.message}`);
+      throw error;
+    }
+  }
+
+  private streamed(id: string, stream: Readable, type: string, length: number, opener?: ResultStreamOpener): StreamableFile {
+    return new StreamableFile(stream, { type, length })
+      .setErrorHandler((error, response) => this.failMidway(id, error, response as unknown as Response, length, opener))
+      .setErrorLogger((error) => this.logger.warn(`result of job ${id}: sending the response failed: ${describe(error)}`));
+  }
+
+  /**
+   * The stream failed after the answer was chosen. Before any byte went out the client still gets
+   * an envelope; after that only cutting the connection keeps it from taking a short body for a
+   * whole one (Content-Length is already on the wire, and the opener never releases its last bytes).
+   */
+  private failMidway(id: string, error: Error, response: Response, length: number, opener?: ResultStreamOpener): void {
+    const what = error instanceof ResultVerificationError ? `verification failed (${error.check}): ${error.message}` : `reading the stored object failed: ${describe(error)}`;
+    if (response.headersSent || response.destroyed) {
+      const sent = opener ? ` after ${opener.releasedBytes} of ${length} bytes` : '';
+      this.logger.error(`result of job ${id}: ${what}; the response was cut off${sent}`);
+      response.destroy();
+      return;
+    }
+    this.logger.error(`result of job ${id}: ${what}; answered with an error before sending any byte`);
+    const failure = error instanceof FetcherError ? error : new StorageError(FetCode.StorageFailed, `the result object of job ${id} could not be read from the store`);
+    for (const name of SUCCESS_ONLY_HEADERS) response.removeHeader(name);
+    const { status, body } = this.envelopes.render(failure);
+    response.status(status).json(body);
+  }
+}
+
+function describe(error: unknown): string {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  return typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message;
+}
