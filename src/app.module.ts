@@ -6,6 +6,7 @@ import { DatasourceApiModule } from './datasource/datasource-api.module.js';
 import { ExtractionModule } from './extraction/extraction.module.js';
 import { JobApiModule } from './job/job-api.module.js';
 import { JobQueueModule } from './job/queue/job-queue.module.js';
+import { ResultRetentionModule } from './job/retention/result-retention.module.js';
 import { PersistenceModule } from './persistence/persistence.module.js';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
 import { RedisModule } from './common/redis/redis.module.js';
@@ -23,7 +24,7 @@ import { AuthModule } from './auth/auth.module.js';
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     const roleModules: Type[] = [];
-    if (runsManager(config.role)) roleModules.push(DatasourceApiModule, JobApiModule);
+    if (runsManager(config.role)) roleModules.push(DatasourceApiModule, JobApiModule, ResultRetentionModule);
     if (runsWorker(config.role)) roleModules.push(ExtractionModule);
     return {
       module: AppModule,
