@@ -1,6 +1,7 @@
 import type { RowBatch } from '../engine-connector.js';
-import { copyRun, writeJsonEscape } from '../json-bytes.js';
-import { type ReadBudget, ValueTooLargeError } from '../read-budget.js';
+import { writeJsonEscape } from '../json-bytes.js';
+import type { ReadBudget } from '../read-budget.js';
+import { readLength } from './copy-data-framer.js';
 import { type CopyColumn, CopyKind } from './copy-text-columns.js';
 
 const TAB = 9;
@@ -17,8 +18,6 @@ export const COPY_BATCH_BYTES = 128 * 1024;
 /** A field, escape or layout the COPY text format never produces: the stream is not what we asked for. */
 export class CopyFormatError extends Error {}
 
-const TRUE_BYTES = Buffer.from('true', 'latin1');
-const FALSE_BYTES = Buffer.from('false', 'latin1');
 
 const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 
@@ -39,16 +38,14 @@ TEXT_BYTE[NEWLINE] = FIELD_END;
  * becomes a JS string on the fast paths. The output is byte-identical to the cursor path's renderer
  * for the same rows (a differential test holds both to it).
  *
- * Rows may arrive split across chunks; the unfinished tail is carried until its newline. A tail
- * larger than what the result may still hold fails with ValueTooLargeError before it grows further,
- * so one huge value cannot fill memory.
+ * It reads whole CopyData messages as CopyDataFramer hands them over, headers included: PostgreSQL
+ * sends one row per message, so a row's end is known from its header and no search is needed; a
+ * message that is not exactly one row is refused (CopyFormatError) rather than guessed at.
  */
 export class CopyTextRenderer {
   private out: Buffer = Buffer.allocUnsafe(COPY_BATCH_BYTES);
   private pos = 0;
   private rows = 0;
-  private carry: Buffer[] = [];
-  private carryBytes = 0;
   private batches: RowBatch[] = [];
   /** Batch buffers handed back by the consumer, at most as many as were out at once. */
   private readonly spare: Buffer[] = [];
@@ -60,38 +57,18 @@ export class CopyTextRenderer {
   constructor(
     private readonly columns: readonly CopyColumn[],
     private readonly budget: ReadBudget,
-    private readonly table: string,
   ) {
     this.rowOverhead = columns.reduce((sum, c) => sum + c.prefix.length + 8, 4);
   }
 
-  /** Renders every row the chunk completes; returns the batches that filled up (usually none or one). */
-  push(chunk: Buffer): RowBatch[] {
-    let start = 0;
-    if (this.carryBytes > 0) {
-      const newline = chunk.indexOf(NEWLINE);
-      if (newline < 0) {
-        this.hold(chunk);
-        return this.take();
-      }
-      const row = Buffer.concat([...this.carry, chunk.subarray(0, newline + 1)]);
-      this.carry = [];
-      this.carryBytes = 0;
-      this.renderRows(row, 0, row.length);
-      start = newline + 1;
-    }
-    const last = chunk.lastIndexOf(NEWLINE);
-    if (last >= start) {
-      this.renderRows(chunk, start, last + 1);
-      start = last + 1;
-    }
-    if (start < chunk.length) this.hold(chunk.subarray(start));
+  /** Renders every row of `messages` (whole CopyData messages); returns the batches that filled up. */
+  push(messages: Buffer): RowBatch[] {
+    this.renderRows(messages, 0, messages.length);
     return this.take();
   }
 
-  /** The last batch; fails if the stream ended inside a row. */
+  /** The last batch. */
   end(): RowBatch[] {
-    if (this.carryBytes > 0) throw new CopyFormatError('the COPY stream ended inside a row');
     this.flush();
     return this.take();
   }
@@ -101,14 +78,6 @@ export class CopyTextRenderer {
     const batches = this.batches;
     this.batches = [];
     return batches;
-  }
-
-  private hold(bytes: Buffer): void {
-    this.carryBytes += bytes.length;
-    const remaining = this.budget.remainingBytes();
-    if (this.carryBytes > remaining) throw new ValueTooLargeError(this.table, this.carryBytes, remaining);
-    // Copied: the chunk's memory belongs to the stream.
-    this.carry.push(Buffer.from(bytes));
   }
 
   private flush(): void {
@@ -131,7 +100,7 @@ export class CopyTextRenderer {
   }
 
   /**
-   * `data[start, end)` holds whole rows, each ending with a newline. One pass per field: bytes are
+   * `data[start, end)` holds whole CopyData messages, a row each. One pass per field: bytes are
    * copied while the delimiter is looked for, and the rare forms a fast path cannot write are
    * rewound and handed to the column's encoder.
    */
@@ -141,7 +110,10 @@ export class CopyTextRenderer {
     const batchRows = this.budget.batchRows;
     let i = start;
     while (i < end) {
-      const rowEnd = data.indexOf(NEWLINE, i);
+      const messageEnd = i + 1 + readLength(data, i + 1);
+      i += 5;
+      const rowEnd = messageEnd - 1;
+      if (messageEnd > end || data[rowEnd] !== NEWLINE) throw new CopyFormatError('a CopyData message does not hold one whole row');
       this.rowEnd = rowEnd;
       // Worst case: every byte becomes a six-byte \u00XX escape.
       const bound = (rowEnd - i) * 6 + this.rowOverhead;
@@ -204,6 +176,7 @@ export class CopyTextRenderer {
         i++;
       }
       if (n === 0) i = rowEnd + 1;
+      if (i !== messageEnd) throw new CopyFormatError('a CopyData message does not hold one whole row');
       out[pos++] = CLOSE_BRACE;
       this.pos = pos;
       this.rows++;
@@ -264,10 +237,27 @@ function writeFloat(data: Buffer, start: number, out: Buffer, pos: number): numb
   return pos + 2;
 }
 
+/** COPY writes a bool as `t` or `f`; the bytes of `true` and `false` are stored without a copy loop. */
 function writeBool(data: Buffer, start: number, out: Buffer, pos: number): number {
-  skipField(data, start);
-  const word = data[start] === 116 /* t */ ? TRUE_BYTES : FALSE_BYTES;
-  return copyRun(word, 0, word.length, out, pos);
+  const end = data[start + 1];
+  if (end !== TAB && end !== NEWLINE) {
+    skipField(data, start);
+    return pos;
+  }
+  scanned = start + 1;
+  if (data[start] === 116 /* t */) {
+    out[pos] = 116;
+    out[pos + 1] = 114;
+    out[pos + 2] = 117;
+    out[pos + 3] = 101;
+    return pos + 4;
+  }
+  out[pos] = 102;
+  out[pos + 1] = 97;
+  out[pos + 2] = 108;
+  out[pos + 3] = 115;
+  out[pos + 4] = 101;
+  return pos + 5;
 }
 
 function writeQuoted(data: Buffer, start: number, out: Buffer, pos: number): number {

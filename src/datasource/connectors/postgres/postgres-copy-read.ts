@@ -1,14 +1,14 @@
 import type pg from 'pg';
-import { to as copyTo } from 'pg-copy-streams';
 import { FetcherError } from '../../../common/errors/fetcher.error.js';
 import { DatasourceQueryError } from '../../datasource.error.js';
 import { ABORT_BUDGET_MS, abortableRead } from '../abortable-read.js';
 import type { RowBatch, TableReadRequest } from '../engine-connector.js';
 import { DEFAULT_READ_BUDGET, ValueTooLargeError } from '../read-budget.js';
 import { settlesWithin } from '../settle.js';
-import { CopyOutReader } from './copy-out-reader.js';
+import { CopyDataFramer, CopyProtocolError } from './copy-data-framer.js';
+import { CopyOutStream } from './copy-out-stream.js';
 import { copyColumns } from './copy-text-columns.js';
-import { CopyTextRenderer } from './copy-text-renderer.js';
+import { CopyFormatError, CopyTextRenderer } from './copy-text-renderer.js';
 import type { CopyStatement } from './postgres-sql.js';
 
 const END_TRANSACTION_TIMEOUT_MS = 2_000;
@@ -56,7 +56,8 @@ export async function* readWithCopy(
 ): AsyncIterable<RowBatch> {
   const table = request.table.key;
   const columns = copyColumns(request.columns, { bytesMayNotBeUtf8: link.bytesMayNotBeUtf8 });
-  const renderer = new CopyTextRenderer(columns, request.budget ?? DEFAULT_READ_BUDGET, table);
+  const budget = request.budget ?? DEFAULT_READ_BUDGET;
+  const renderer = new CopyTextRenderer(columns, budget);
   const run = (text: string, values?: unknown[]) =>
     abortableRead(
       () => link.client.query({ text, values, rowMode: 'array' }),
@@ -67,7 +68,7 @@ export async function* readWithCopy(
     );
 
   let inTransaction = false;
-  let reader: CopyOutReader | undefined;
+  let reader: CopyOutStream | undefined;
   let committed = false;
   let yielded = false;
   try {
@@ -76,7 +77,8 @@ export async function* readWithCopy(
       await run('BEGIN TRANSACTION READ ONLY');
       await run(statement.settings.text, statement.settings.values);
     }
-    const copy = (reader = new CopyOutReader(link.client.query(copyTo(statement.copy))));
+    const copy = (reader = new CopyOutStream(statement.copy, new CopyDataFramer(() => budget.remainingBytes(), table)));
+    link.client.query(copy);
     // take(): a chunk, null at the end, undefined when the socket has to be waited for.
     for (let chunk = copy.take(); chunk !== null; chunk = copy.take()) {
       if (chunk === undefined) {
@@ -106,7 +108,8 @@ export async function* readWithCopy(
   } catch (error) {
     if (signal.aborted) throw signal.reason;
     // The rest of that row may be a gigabyte in flight; cutting the socket is cheaper than reading it.
-    if (error instanceof ValueTooLargeError) link.sever(error);
+    // Bytes that are not the COPY we asked for leave nothing to parse the connection's state from.
+    if (error instanceof ValueTooLargeError || error instanceof CopyProtocolError || error instanceof CopyFormatError) link.sever(error);
     // Already the connector's own (a statement's failure, a value too large for the result).
     if (error instanceof DatasourceQueryError || error instanceof FetcherError) throw error;
     const sqlState = (error as { code?: unknown } | null)?.code;
@@ -120,7 +123,7 @@ export async function* readWithCopy(
 }
 
 /** A COPY still running when the read ends early is cancelled, its remaining output dropped. */
-async function stop(link: CopySessionLink, reader: CopyOutReader | undefined, budgetMs: number): Promise<void> {
+async function stop(link: CopySessionLink, reader: CopyOutStream | undefined, budgetMs: number): Promise<void> {
   if (reader === undefined || reader.isSettled || link.isLost()) return;
   reader.discard();
   if (!(await settlesWithin(link.interrupt(reader.settled), budgetMs))) {

@@ -1,0 +1,172 @@
+import type { CopyDataFramer } from './copy-data-framer.js';
+
+/** Bytes of rows received ahead of the renderer before the socket is no longer read (the server then waits). */
+const READ_AHEAD_BYTES = 256 * 1024;
+
+/** What this needs of pg's Connection: its socket and the simple-query call. */
+interface PgConnection {
+  readonly stream: Omit<NodeJS.ReadableStream, "read"> & { read(): Buffer | null };
+  query(text: string): void;
+}
+
+type DataListener = (chunk: Buffer) => void;
+
+/**
+ * One `COPY … TO STDOUT`, submitted to a pg client as its active query. Between CopyOutResponse and
+ * CopyDone it reads the socket itself (as the pg-copy-streams package does) and hands the renderer runs of whole
+ * CopyData messages cut straight out of the socket's chunks (CopyDataFramer); everything from
+ * CopyDone or an ErrorResponse on goes back to pg's parser, which ends the statement as usual.
+ *
+ * Chunks are taken synchronously while they are there: a promise only when the renderer has caught
+ * up with the socket. Once READ_AHEAD_BYTES wait here the socket is no longer read, TCP fills up and
+ * the server blocks, however large the table.
+ */
+export class CopyOutStream {
+  private connection: PgConnection | undefined;
+  private pgDataListener: DataListener | undefined;
+  private attached = false;
+  private runs: Buffer[] = [];
+  private queued = 0;
+  private ended = false;
+  private failure: { error: unknown } | undefined;
+  private wake: (() => void) | undefined;
+  private discarding = false;
+  private pumping = false;
+  private resolveSettled: () => void = () => undefined;
+  private readonly onReadable = () => this.pump();
+  /** Resolves once the statement is over on the connection: CopyDone, or a failure. */
+  readonly settled: Promise<void>;
+
+  constructor(
+    private readonly text: string,
+    private readonly framer: CopyDataFramer,
+  ) {
+    this.settled = new Promise<void>((resolve) => {
+      this.resolveSettled = resolve;
+    });
+  }
+
+  get isSettled(): boolean {
+    return this.ended || this.failure !== undefined;
+  }
+
+  /** Called by pg when this becomes the client's active query. */
+  submit(connection: PgConnection): void {
+    this.connection = connection;
+    const stream = connection.stream;
+    const listeners = stream.listeners('data') as DataListener[];
+    if (listeners.length !== 1) throw new Error(`expected pg's one data listener on the socket, found ${listeners.length}`);
+    this.pgDataListener = listeners[0];
+    stream.removeListener('data', this.pgDataListener);
+    stream.pause();
+    stream.on('readable', this.onReadable);
+    this.attached = true;
+    connection.query(this.text);
+  }
+
+  /** The next run of CopyData messages if one is here, null at the end, undefined when it must be waited for. */
+  take(): Buffer | null | undefined {
+    const run = this.runs.shift();
+    if (run !== undefined) {
+      this.queued -= run.length;
+      if (this.queued < READ_AHEAD_BYTES) this.pump();
+      return run;
+    }
+    if (this.failure !== undefined) throw this.failure.error;
+    if (this.ended) return null;
+    this.pump();
+    return this.runs.length > 0 ? this.take() : undefined;
+  }
+
+  /** Resolves when take() has something to say (rows, the end, or a failure). */
+  wait(): Promise<void> {
+    if (this.runs.length > 0 || this.isSettled) return Promise.resolve();
+    const ready = new Promise<void>((resolve) => {
+      this.wake = resolve;
+    });
+    this.pump();
+    return ready;
+  }
+
+  /**
+   * Drops what arrives from now on and keeps reading, so the rest of the stream (what was in
+   * flight when the statement was cancelled) cannot hold the socket and the error reaches pg.
+   */
+  discard(): void {
+    this.discarding = true;
+    this.runs = [];
+    this.queued = 0;
+    this.pump();
+  }
+
+  // pg calls these once its own parser has the connection back.
+  handleError(error: unknown): void {
+    this.detach(Buffer.alloc(0));
+    this.finish(error);
+  }
+
+  handleCommandComplete(): void {}
+
+  handleReadyForQuery(): void {}
+
+  private pump(): void {
+    if (this.pumping || !this.attached) return;
+    this.pumping = true;
+    try {
+      const stream = (this.connection as PgConnection).stream;
+      while (this.attached && (this.discarding || this.queued < READ_AHEAD_BYTES)) {
+        const chunk = stream.read();
+        if (chunk === null) break;
+        this.route(chunk);
+      }
+    } catch (error) {
+      // The bytes are not the COPY we asked for, or one row is larger than the result may hold:
+      // the reader cuts the connection, nothing more can be parsed from it.
+      this.finish(error);
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private route(chunk: Buffer): void {
+    for (const event of this.framer.feed(chunk)) {
+      if (event.kind === 'rows') {
+        if (this.discarding) continue;
+        this.runs.push(event.messages);
+        this.queued += event.messages.length;
+        this.notify();
+      } else {
+        this.detach(event.rest);
+        // An error is pg's to parse: it calls handleError.
+        if (event.kind === 'done') this.finish();
+      }
+    }
+  }
+
+  /** Gives the socket back to pg, with the bytes it has not seen yet. */
+  private detach(rest: Buffer): void {
+    if (!this.attached) return;
+    this.attached = false;
+    const stream = (this.connection as PgConnection).stream;
+    const listener = this.pgDataListener as DataListener;
+    stream.removeListener('readable', this.onReadable);
+    stream.on('data', listener);
+    if (rest.length > 0) listener(rest);
+    // Adding the listener may not restart a paused socket by itself; once the current data event is done it must flow.
+    process.nextTick(() => stream.resume());
+  }
+
+  private finish(error?: unknown): void {
+    if (this.isSettled) return;
+    if (error !== undefined) this.failure = { error };
+    else this.ended = true;
+    this.resolveSettled();
+    this.notify();
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+}
