@@ -115,4 +115,27 @@ describe('RawRowRenderer', () => {
     const overrun = rowPacket(['1', '2', '3', '2024-01-01', 'abc', null]);
     expect(() => renderer().render({ ...overrun, end: overrun.end - 3 })).toThrow(MalformedRowError);
   });
+
+  it('reuses a chunk buffer once its batch was handed back, and only then', () => {
+    const r = renderer();
+    const big = 'x'.repeat(1_000);
+    const fill = () => {
+      for (let i = 0; i < (4 * RAW_CHUNK_BYTES) / 900; i++) r.render(rowPacket(['1', '2', '3.00', '2024-01-15 10:20:30', big, Buffer.alloc(0)]));
+      return r.take().chunks;
+    };
+    const first = fill();
+    const second = fill();
+    const buffers = (chunks: readonly { json: Buffer }[]) => chunks.map((c) => c.json.buffer);
+    expect(buffers(second).some((b) => buffers(first).includes(b))).toBe(false);
+    for (const chunk of first) {
+      chunk.release?.();
+      chunk.release?.();
+    }
+    const third = fill();
+    // The buffers handed back are written again (each once); those still out are not.
+    const reused = buffers(third).filter((b) => buffers(first).includes(b));
+    expect(reused.length).toBeGreaterThan(0);
+    expect(new Set(reused).size).toBe(reused.length);
+    expect(buffers(third).some((b) => buffers(second).includes(b))).toBe(false);
+  });
 });

@@ -1,4 +1,5 @@
 import type { RowBatch } from '../engine-connector.js';
+import { releaseOnce } from '../release-once.js';
 import { type ReadBudget, ValueTooLargeError } from '../read-budget.js';
 import { EXACT_SIZE_MIN, isExactUtf8, jsonStringBodyBytes, NOT_TEXT, writeCompactJson, writeJsonStringBody } from '../json-bytes.js';
 import { type RawColumn, RenderMode } from './mysql-raw-columns.js';
@@ -54,10 +55,12 @@ export const NO_ROWS: RenderedRows = { length: 0, chunks: [] };
  * rendered.
  */
 export class RawRowRenderer {
-  private out = Buffer.allocUnsafe(RAW_CHUNK_BYTES);
+  private out: Buffer = Buffer.allocUnsafe(RAW_CHUNK_BYTES);
   private pos = 0;
   private chunkRows = 0;
   private chunks: RowBatch[] = [];
+  /** Chunk buffers handed back once written (RowBatch.release), reused instead of new garbage. */
+  private readonly spare: Buffer[] = [];
   private rows = 0;
   private bytes = 0;
   /** mysql2's values of the row being rendered, parsed once a `mysql2` value needs them. */
@@ -279,17 +282,21 @@ export class RawRowRenderer {
     if (this.chunkRows === 0) return;
     const pos = this.pos;
     let json: Buffer;
+    let release: (() => void) | undefined;
     if (2 * pos >= this.out.length) {
-      json = this.out.subarray(0, pos);
-      this.out = Buffer.allocUnsafe(RAW_CHUNK_BYTES);
+      const full = this.out;
+      json = full.subarray(0, pos);
+      if (full.length === RAW_CHUNK_BYTES) release = releaseOnce(() => this.spare.push(full));
+      this.out = this.spare.pop() ?? Buffer.allocUnsafe(RAW_CHUNK_BYTES);
     } else {
       // Mostly empty (the end of a batch): a copy of the bytes, so the buffer is used again.
       json = Buffer.allocUnsafe(pos);
       this.out.copy(json, 0, 0, pos);
       if (this.out.length > RAW_CHUNK_BYTES) this.out = Buffer.allocUnsafe(RAW_CHUNK_BYTES);
     }
-    this.chunks.push({ json, rowCount: this.chunkRows });
+    this.chunks.push({ json, rowCount: this.chunkRows, release });
     this.pos = 0;
     this.chunkRows = 0;
   }
 }
+

@@ -1,4 +1,5 @@
 import type { RowBatch } from '../engine-connector.js';
+import { releaseOnce } from '../release-once.js';
 import { writeJsonEscape } from '../json-bytes.js';
 import type { ReadBudget } from '../read-budget.js';
 import { readLength } from './copy-data-framer.js';
@@ -84,7 +85,7 @@ export class CopyTextRenderer {
     if (this.rows === 0) return;
     const full = this.out;
     // Batch buffers come back once written: the next batches reuse them rather than make garbage.
-    const release = full.length === COPY_BATCH_BYTES ? once(() => this.spare.push(full)) : undefined;
+    const release = full.length === COPY_BATCH_BYTES ? releaseOnce(() => this.spare.push(full)) : undefined;
     this.batches.push({ json: full.subarray(0, this.pos), rowCount: this.rows, release });
     this.out = this.spare.pop() ?? Buffer.allocUnsafe(COPY_BATCH_BYTES);
     this.pos = 0;
@@ -193,14 +194,6 @@ export class CopyTextRenderer {
 
 const EMPTY: RowBatch[] = [];
 
-function once(action: () => void): () => void {
-  let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    action();
-  };
-}
 
 /*
  * One small function per kind: V8 optimises each byte loop on its own, which a single function
