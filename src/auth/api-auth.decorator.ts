@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiBearerAuth, ApiResponse } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiResponse } from '../common/http/api-docs.js';
 import { ErrorEnvelopeDto } from '../common/http/error-envelope.dto.js';
 import { FetCode } from '../common/errors/fet-code.js';
 import { Access } from './access.decorators.js';

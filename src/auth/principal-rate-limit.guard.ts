@@ -1,6 +1,6 @@
 import { applyDecorators, Inject, Injectable, SetMetadata, UseGuards, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ApiResponse } from '@nestjs/swagger';
+import { ApiResponse } from '../common/http/api-docs.js';
 import type { Request } from 'express';
 import { ErrorEnvelopeDto } from '../common/http/error-envelope.dto.js';
 import { RateLimitError } from '../common/rate-limit/rate-limit.error.js';

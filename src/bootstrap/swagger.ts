@@ -1,18 +1,54 @@
+import { createRequire } from 'node:module';
 import type { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type * as Swagger from '@nestjs/swagger';
+import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import type { AppConfig } from '../config/app-config.js';
 import { BEARER_SCHEME } from '../auth/api-auth.decorator.js';
+import { loadApiDocs } from '../common/http/api-docs.js';
+
+const DOCS_PATH = '/swagger';
+const DOCUMENT_PATH = '/swagger-json';
 
 /**
- * Serves the OpenAPI document at /swagger and /swagger-json. SwaggerModule builds it on the first
- * request to either (and keeps it) rather than at boot: a process whose docs nobody reads never
- * spends the heap of scanning every route and DTO.
+ * Serves the OpenAPI document at /swagger and /swagger-json, with @nestjs/swagger loaded on the
+ * first request to either: a process whose docs nobody reads never holds the library nor the heap
+ * of scanning every route and DTO. SwaggerModule itself sets up the routes, on a router of their
+ * own mounted ahead of the application's, so it serves exactly what it would at boot.
  */
-export function setupSwagger(app: INestApplication, config: AppConfig): void {
-  SwaggerModule.setup('swagger', app, () => buildDocument(app, config), { jsonDocumentUrl: 'swagger-json', swaggerOptions: { persistAuthorization: true } });
+export function setupSwagger(app: NestExpressApplication, config: AppConfig): void {
+  let router: Promise<Router> | undefined;
+  app.use((request: Request, response: Response, next: NextFunction) => {
+    const path = request.path;
+    if (path !== DOCUMENT_PATH && path !== DOCS_PATH && !path.startsWith(`${DOCS_PATH}/`)) return next();
+    router ??= docsRouter(app, config);
+    router.then((docs) => docs(request, response, next), next);
+  });
 }
 
-function buildDocument(app: INestApplication, config: AppConfig): OpenAPIObject {
+async function docsRouter(app: INestApplication, config: AppConfig): Promise<Router> {
+  const swagger = await loadApiDocs();
+  // The express that @nestjs/platform-express itself runs on.
+  const express = createRequire(createRequire(import.meta.url).resolve('@nestjs/platform-express'))('express') as typeof import('express');
+  const router = express.Router();
+  // What SwaggerModule.setup uses of an application and its adapter, pointed at this router.
+  const adapter = {
+    get: (path: string, handler: RequestHandler) => router.get(path, handler),
+    getRequestUrl: (request: Request) => request.originalUrl,
+    getType: () => 'express',
+  };
+  const routes = {
+    getHttpAdapter: () => adapter,
+    useStaticAssets: (root: string, options: { prefix: string }) => router.use(options.prefix, express.static(root)),
+  };
+  swagger.SwaggerModule.setup('swagger', routes as unknown as INestApplication, () => buildDocument(swagger, app, config), {
+    jsonDocumentUrl: 'swagger-json',
+    swaggerOptions: { persistAuthorization: true },
+  });
+  return router;
+}
+
+function buildDocument({ DocumentBuilder, SwaggerModule }: typeof Swagger, app: INestApplication, config: AppConfig): Swagger.OpenAPIObject {
   return SwaggerModule.createDocument(
     app,
     new DocumentBuilder()

@@ -1,5 +1,5 @@
 import { applyDecorators, Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiHeader, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiHeader, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '../common/http/api-docs.js';
 import { Access, Allow, CurrentPrincipal } from '../auth/access.decorators.js';
 import { ApiAuth, ApiOperatorRoute } from '../auth/api-auth.decorator.js';
 import type { Principal } from '../auth/principal.js';

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiQuery, ApiResponse, ApiTags } from '../common/http/api-docs.js';
 import type { Response } from 'express';
 import { Access, Allow, CurrentPrincipal } from '../auth/access.decorators.js';
 import { ApiAuth } from '../auth/api-auth.decorator.js';

@@ -1,5 +1,5 @@
 import { Controller, Get, Header, HttpStatus, Inject, Req, Res } from '@nestjs/common';
-import { ApiExcludeEndpoint, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiExcludeEndpoint, ApiOperation, ApiTags } from '../common/http/api-docs.js';
 import type { Request, Response } from 'express';
 import { Access, Allow, principalOf } from '../auth/access.decorators.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiQuery, ApiResponse, ApiTags } from '../../common/http/api-docs.js';
 import { ErrorEnvelopeDto } from '../../common/http/error-envelope.dto.js';
 import { ParseIdPipe } from '../../common/http/parse-id.pipe.js';
 import { Access, Allow, CurrentPrincipal } from '../access.decorators.js';

@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiResponse } from '@nestjs/swagger';
+import { ApiResponse } from './api-docs.js';
 import { FET_CATALOGUE, type FetCode } from '../errors/fet-code.js';
 import { ErrorEnvelopeDto } from './error-envelope.dto.js';
 

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from './api-docs.js';
 
 export class ErrorDetailDto {
   @ApiProperty({ example: 'field_not_found' }) type!: string;

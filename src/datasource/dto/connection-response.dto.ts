@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '../../common/http/api-docs.js';
 import { DatasourceType } from '../datasource-type.js';
 import type { InternalDatasourceConfig } from '../../config/internal-datasources.config.js';
 import type { ConnectionRecord } from '../connection.entity.js';

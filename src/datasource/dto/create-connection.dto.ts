@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '../../common/http/api-docs.js';
 import { Type } from 'class-transformer';
 import {
   IsDefined,

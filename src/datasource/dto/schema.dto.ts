@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty } from '../../common/http/api-docs.js';
 import { IsDefined, IsObject } from 'class-validator';
 import { RawJson } from '../../common/http/raw-json.decorator.js';
 import { DatasourceType } from '../datasource-type.js';

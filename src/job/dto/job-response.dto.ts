@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '../../common/http/api-docs.js';
 import { ErrorDetailDto } from '../../common/http/error-envelope.dto.js';
 import type { JobRecord } from '../job.entity.js';
 import { JobStatus } from '../job-status.js';

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '../../common/http/api-docs.js';
 import { FET_CATALOGUE, FetCode } from '../../common/errors/fet-code.js';
 import type { JobRecord } from '../job.entity.js';
 import { JobStatus } from '../job-status.js';

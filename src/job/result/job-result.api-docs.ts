@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiExtraModels, ApiOperation, ApiProduces, ApiQuery, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOperation, ApiProduces, ApiQuery, ApiResponse, getSchemaPath } from '../../common/http/api-docs.js';
 import { FET_CATALOGUE, FetCode } from '../../common/errors/fet-code.js';
 import { ErrorEnvelopeDto } from '../../common/http/error-envelope.dto.js';
 import { RAW_RESULT_CONTENT_TYPE, RESULT_HEADERS } from './job-result.service.js';

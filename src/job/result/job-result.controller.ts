@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Query, Res, type StreamableFile } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '../../common/http/api-docs.js';
 import type { Response } from 'express';
 import { Access, Allow, CurrentPrincipal } from '../../auth/access.decorators.js';
 import { ApiAuth } from '../../auth/api-auth.decorator.js';

@@ -1,5 +1,5 @@
 import { Controller, Delete, HttpCode, HttpStatus, Param } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '../../common/http/api-docs.js';
 import { Access, Allow, CurrentPrincipal } from '../../auth/access.decorators.js';
 import { ApiAuth } from '../../auth/api-auth.decorator.js';
 import type { Principal } from '../../auth/principal.js';

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '../../../common/http/api-docs.js';
 import type { ApiKeyRecord } from '../api-key.entity.js';
 
 /** An API key as listed: never any key material. */

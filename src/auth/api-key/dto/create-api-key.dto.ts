@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty } from '../../../common/http/api-docs.js';
 import { Transform } from 'class-transformer';
 import { IsDefined, IsString, Length, Matches } from 'class-validator';
 
