@@ -3,7 +3,7 @@ import { Client } from 'minio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
 import { freePort, startFetcherProcess, type FetcherProcess } from '../helpers/fetcher-process.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { createTempDatabase, internalPostgresEnv, type TempDatabase } from '../helpers/pg-database.js';
 import { s3rverEnv, startS3rver, type S3rverHandle } from '../helpers/s3rver.js';
 
 const ADMIN = `admin-${randomBytes(24).toString('base64url')}`;
@@ -48,12 +48,7 @@ describe('cancel and progress: manager and worker processes, PostgreSQL + Redis 
       QUEUE_PREFIX: `fetcher-cancel-${randomUUID().slice(0, 8)}`,
       ...s3rverEnv(s3, keyPrefix),
       WORKER_CONCURRENCY: '1',
-      DATASOURCE_SRC_CONFIG_NAME: 'src',
-      DATASOURCE_SRC_TYPE: 'POSTGRESQL',
-      DATASOURCE_SRC_HOST: source.host,
-      DATASOURCE_SRC_PORT: String(source.port),
-      DATASOURCE_SRC_DATABASE: source.name,
-      DATASOURCE_SRC_USER: source.user,
+      ...internalPostgresEnv('src', source),
       LOG_LEVEL: 'log',
       PORT: String(managerPort),
       WORKER_HTTP_PORT: String(workerPort),

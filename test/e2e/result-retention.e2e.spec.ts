@@ -7,7 +7,7 @@ import { createObjectStore } from '../../src/storage/object-store.factory.js';
 import { OBJECT_STORE, type ObjectStore } from '../../src/storage/object-store.port.js';
 import { bearer } from '../helpers/auth-routes.js';
 import { startEmbeddedFetcher, TEST_MASTER_KEY, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { createTempDatabase, internalPostgresEnv, type TempDatabase } from '../helpers/pg-database.js';
 import { s3rverEnv, startS3rver, type S3rverHandle } from '../helpers/s3rver.js';
 
 const ADMIN = `admin-${randomBytes(24).toString('base64url')}`;
@@ -44,12 +44,7 @@ describe('result deletion and retention', () => {
       QUEUE_PREFIX: `fetcher-retention-${randomUUID().slice(0, 8)}`,
       ...s3rverEnv(s3, keyPrefix),
       RESULT_RETENTION_SECONDS: String(RETENTION_SECONDS),
-      DATASOURCE_SRC_CONFIG_NAME: 'src',
-      DATASOURCE_SRC_TYPE: 'POSTGRESQL',
-      DATASOURCE_SRC_HOST: source.host,
-      DATASOURCE_SRC_PORT: String(source.port),
-      DATASOURCE_SRC_DATABASE: source.name,
-      DATASOURCE_SRC_USER: source.user,
+      ...internalPostgresEnv('src', source),
     };
     // The real S3 store, whose delete can be made to fail: a store outage between the two steps.
     const real = await createObjectStore(loadAppConfig({ APP_ENC_KEY: TEST_MASTER_KEY, NODE_ENV: 'test', ...env }).storage);

@@ -102,3 +102,16 @@ export function resolvedDatasource(
  * to. Suites about values, filters and limits run once per path, so the two cannot drift apart.
  */
 export const PG_READ_PATHS = ['copy', 'cursor'] as const;
+
+/** The DATASOURCE_<NAME>_* variables that declare `db` as an internal PostgreSQL datasource named `name` (lower-cased). */
+export function internalPostgresEnv(name: string, db: TempDatabase): Record<string, string> {
+  const prefix = `DATASOURCE_${name.toUpperCase()}_`;
+  return {
+    [`${prefix}CONFIG_NAME`]: name.toLowerCase(),
+    [`${prefix}TYPE`]: 'POSTGRESQL',
+    [`${prefix}HOST`]: db.host,
+    [`${prefix}PORT`]: String(db.port),
+    [`${prefix}DATABASE`]: db.name,
+    [`${prefix}USER`]: db.user,
+  };
+}
