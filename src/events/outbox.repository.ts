@@ -1,12 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager, type QueryDeepPartialEntity } from 'typeorm';
+import { sqlParameters, type SqlParameters } from '../persistence/sql-parameters.js';
 import { inTransaction } from '../persistence/transactions.js';
 import type { OutboundEvent } from './event-publisher.port.js';
+import { OUTBOX_EVENT_ENTITY, type OutboxEventRecord } from './outbox.entity.js';
 
-interface Statement {
-  readonly params: unknown[];
-  bind(value: unknown): string;
+/** An event to record, in the transaction of the change it reports. */
+export interface NewOutboxEvent {
+  /** Stable across re-sends: consumers dedupe on it. */
+  readonly id: string;
+  readonly eventType: string;
+  readonly payload: Record<string, unknown>;
 }
 
 export interface ClaimedEvent extends OutboundEvent {
@@ -14,13 +19,34 @@ export interface ClaimedEvent extends OutboundEvent {
   readonly attempts: number;
 }
 
-/** Unpublished terminal events: claimed by one relay at a time, published in creation order. */
+/**
+ * The outbox: events appended in the transaction of the change they report (append), then claimed
+ * by one relay at a time and published in creation order.
+ */
 @Injectable()
 export class OutboxRepository {
   private readonly postgres: boolean;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     this.postgres = dataSource.options.type === 'postgres';
+  }
+
+  /** Records `event` for `jobId` in the caller's transaction: it exists exactly when the change commits. */
+  async append(manager: EntityManager, jobId: string, event: NewOutboxEvent, at: Date): Promise<void> {
+    const row: OutboxEventRecord = {
+      id: event.id,
+      jobId,
+      eventType: event.eventType,
+      payload: event.payload,
+      createdAt: at,
+      publishedAt: null,
+      attempts: 0,
+      nextAttemptAt: at,
+      lastError: null,
+      claimedBy: null,
+      claimedUntil: null,
+    };
+    await manager.getRepository<OutboxEventRecord>(OUTBOX_EVENT_ENTITY).insert(row as QueryDeepPartialEntity<OutboxEventRecord>);
   }
 
   /**
@@ -40,7 +66,7 @@ export class OutboxRepository {
       const rows: { id: string; event_type: string; payload: unknown; attempts: number | string }[] = await manager.query(
         `SELECT id, event_type, payload, attempts FROM outbox_events WHERE ${this.due(select, now)}
          ORDER BY created_at, id LIMIT ${select.bind(limit)} ${this.postgres ? 'FOR UPDATE SKIP LOCKED' : ''}`,
-        select.params,
+        select.values,
       );
       if (rows.length === 0) return [];
       // The due condition again: it is what keeps a claim exclusive where there are no row locks (SQLite).
@@ -48,7 +74,7 @@ export class OutboxRepository {
       const claimed: unknown[] = await manager.query(
         `UPDATE outbox_events SET claimed_by = ${update.bind(relayId)}, claimed_until = ${update.bind(until)}
          WHERE ${this.due(update, now)} AND id IN (${rows.map((row) => update.bind(row.id)).join(', ')}) RETURNING id`,
-        update.params,
+        update.values,
       );
       const won = new Set(((Array.isArray(claimed[0]) ? claimed[0] : claimed) as { id: string }[]).map((row) => row.id));
       return rows
@@ -82,24 +108,16 @@ export class OutboxRepository {
   private async update(id: string, relayId: string, assignments: string, values: Record<string, unknown>): Promise<void> {
     const statement = this.statement();
     const set = assignments.replace(/\$(\w+)/g, (_, name: string) => statement.bind(name === 'now' ? this.param(new Date()) : values[name]));
-    await this.dataSource.query(`UPDATE outbox_events SET ${set} WHERE id = ${statement.bind(id)} AND claimed_by = ${statement.bind(relayId)}`, statement.params);
+    await this.dataSource.query(`UPDATE outbox_events SET ${set} WHERE id = ${statement.bind(id)} AND claimed_by = ${statement.bind(relayId)}`, statement.values);
   }
 
   /** Unpublished, due and not claimed by a live relay. */
-  private due(statement: Statement, now: Date | string): string {
+  private due(statement: SqlParameters, now: Date | string): string {
     return `published_at IS NULL AND next_attempt_at <= ${statement.bind(now)} AND (claimed_until IS NULL OR claimed_until < ${statement.bind(now)})`;
   }
 
-  /** Placeholders in the order the SQL text uses them: SQLite's `?` are positional. */
-  private statement(): Statement {
-    const params: unknown[] = [];
-    return {
-      params,
-      bind: (value) => {
-        params.push(value);
-        return this.postgres ? `$${params.length}` : '?';
-      },
-    };
+  private statement(): SqlParameters {
+    return sqlParameters(this.dataSource);
   }
 
   /** SQLite stores timestamps as TypeORM's UTC datetime text; PostgreSQL takes Date objects. */

@@ -68,20 +68,6 @@ export interface JobDatasourceRecord {
   configName: string;
 }
 
-export interface OutboxEventRecord {
-  id: string;
-  jobId: string;
-  eventType: string;
-  payload: Record<string, unknown>;
-  createdAt: Date;
-  publishedAt: Date | null;
-  attempts: number;
-  nextAttemptAt: Date | null;
-  lastError: string | null;
-  claimedBy: string | null;
-  claimedUntil: Date | null;
-}
-
 /** One status change of a job, in the same transaction as the change itself. */
 export interface JobTransitionRecord {
   id: string;
@@ -95,7 +81,6 @@ export interface JobTransitionRecord {
 
 export const JOB_ENTITY = 'Job';
 export const JOB_DATASOURCE_ENTITY = 'JobDatasource';
-export const OUTBOX_EVENT_ENTITY = 'OutboxEvent';
 export const JOB_TRANSITION_ENTITY = 'JobTransition';
 
 export function jobEntities(kind: DatabaseKind): EntitySchema[] {
@@ -142,23 +127,6 @@ export function jobEntities(kind: DatabaseKind): EntitySchema[] {
       configName: { type: 'varchar', length: 100, name: 'config_name', primary: true },
     },
   });
-  const outbox = new EntitySchema<OutboxEventRecord>({
-    name: OUTBOX_EVENT_ENTITY,
-    tableName: 'outbox_events',
-    columns: {
-      id: { type: 'varchar', length: 100, primary: true },
-      jobId: { type: 'varchar', length: 36, name: 'job_id' },
-      eventType: { type: 'varchar', length: 32, name: 'event_type' },
-      payload: { type: types.json },
-      createdAt: { type: types.timestamp, name: 'created_at' },
-      publishedAt: nullableTimestamp('published_at'),
-      attempts: { type: 'integer', default: 0 },
-      nextAttemptAt: nullableTimestamp('next_attempt_at'),
-      lastError: { type: 'text', name: 'last_error', nullable: true },
-      claimedBy: { type: 'varchar', length: 128, name: 'claimed_by', nullable: true },
-      claimedUntil: nullableTimestamp('claimed_until'),
-    },
-  });
   const transition = new EntitySchema<JobTransitionRecord>({
     name: JOB_TRANSITION_ENTITY,
     tableName: 'job_transitions',
@@ -172,5 +140,5 @@ export function jobEntities(kind: DatabaseKind): EntitySchema[] {
       at: { type: types.timestamp },
     },
   });
-  return [job, jobDatasource, outbox, transition];
+  return [job, jobDatasource, transition];
 }

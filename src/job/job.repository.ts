@@ -2,19 +2,19 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, LessThan, MoreThanOrEqual, type EntityManager, type QueryDeepPartialEntity, type Repository } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
+import { OutboxRepository, type NewOutboxEvent } from '../events/outbox.repository.js';
+import { sqlParameters } from '../persistence/sql-parameters.js';
 import { inTransaction } from '../persistence/transactions.js';
 import { isUniqueViolation } from '../persistence/unique-violation.js';
 import {
   JOB_DATASOURCE_ENTITY,
   JOB_ENTITY,
   JOB_TRANSITION_ENTITY,
-  OUTBOX_EVENT_ENTITY,
   type JobDatasourceRecord,
   type JobErrorInfo,
   type JobProgress,
   type JobRecord,
   type JobTransitionRecord,
-  type OutboxEventRecord,
 } from './job.entity.js';
 import { JobStatus } from './job-status.js';
 
@@ -29,11 +29,8 @@ export interface CompletedResult {
   readonly resultRowCounts: Record<string, Record<string, number>>;
 }
 
-export interface TerminalEvent {
-  readonly id: string;
-  readonly eventType: string;
-  readonly payload: Record<string, unknown>;
-}
+/** job.completed / job.failed, written to the outbox with the terminal status. */
+export type TerminalEvent = NewOutboxEvent;
 
 /**
  * One claim of a job: the worker that made it and the attempt number it got. The pair is the fencing
@@ -62,7 +59,10 @@ interface TransitionGuard {
 export class JobRepository {
   private readonly jobs: Repository<JobRecord>;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly outbox: OutboxRepository,
+  ) {
     this.jobs = dataSource.getRepository<JobRecord>(JOB_ENTITY);
   }
 
@@ -99,10 +99,11 @@ export class JobRepository {
 
   /** Whether a pending or processing job reads the connection named `configName`. */
   async usesConnection(configName: string): Promise<boolean> {
+    const parameters = sqlParameters(this.dataSource);
     const rows: unknown[] = await this.dataSource.query(
       `SELECT 1 FROM job_datasources d JOIN jobs j ON j.id = d.job_id
-       WHERE d.config_name = ${this.placeholder(1)} AND j.status IN ('pending', 'processing') LIMIT 1`,
-      [configName],
+       WHERE d.config_name = ${parameters.bind(configName)} AND j.status IN ('pending', 'processing') LIMIT 1`,
+      parameters.values,
     );
     return rows.length > 0;
   }
@@ -259,7 +260,7 @@ export class JobRepository {
       if (guard.leaseExpiredBefore) query.andWhere('lease_expires_at < :expiredBefore', { expiredBefore: guard.leaseExpiredBefore });
       if (((await query.execute()).affected ?? 0) !== 1) return false;
       await this.record(manager, id, current.status, to, workerId, reason, now);
-      if (event) await this.outbox(manager, id, event, now);
+      if (event) await this.outbox.append(manager, id, event, now);
       await beforeCommit?.();
       return true;
     });
@@ -268,27 +269,6 @@ export class JobRepository {
   private async record(manager: EntityManager, jobId: string, from: JobStatus | null, to: JobStatus, workerId: string | null, reason: string, at: Date): Promise<void> {
     const row: JobTransitionRecord = { id: uuidv7(), jobId, fromStatus: from, toStatus: to, workerId, reason: reason.slice(0, 255), at };
     await manager.getRepository<JobTransitionRecord>(JOB_TRANSITION_ENTITY).insert(row);
-  }
-
-  private async outbox(manager: EntityManager, jobId: string, event: TerminalEvent, now: Date): Promise<void> {
-    const row: OutboxEventRecord = {
-      id: event.id,
-      jobId,
-      eventType: event.eventType,
-      payload: event.payload,
-      createdAt: now,
-      publishedAt: null,
-      attempts: 0,
-      nextAttemptAt: now,
-      lastError: null,
-      claimedBy: null,
-      claimedUntil: null,
-    };
-    await manager.getRepository<OutboxEventRecord>(OUTBOX_EVENT_ENTITY).insert(row as QueryDeepPartialEntity<OutboxEventRecord>);
-  }
-
-  private placeholder(index: number): string {
-    return this.dataSource.options.type === 'postgres' ? `$${index}` : '?';
   }
 }
 

@@ -5,7 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { loadAppConfig } from '../../src/config/load-config.js';
-import { JOB_ENTITY, OUTBOX_EVENT_ENTITY, type JobRecord, type OutboxEventRecord } from '../../src/job/job.entity.js';
+import { OUTBOX_EVENT_ENTITY, type OutboxEventRecord } from '../../src/events/outbox.entity.js';
+import { OutboxRepository } from '../../src/events/outbox.repository.js';
+import { JOB_ENTITY, type JobRecord } from '../../src/job/job.entity.js';
 import { JobRepository } from '../../src/job/job.repository.js';
 import { JobStatus } from '../../src/job/job-status.js';
 import { failedEvent } from '../../src/job/terminal-events.js';
@@ -69,7 +71,7 @@ describe.each(['sqlite', 'postgres'] as const)('JobRepository on %s', (kind) => 
     // Twice: the second boot must find the schema migrated and change nothing.
     await (await openDataSource(dataSourceOptions(config))).destroy();
     dataSource = await openDataSource(dataSourceOptions(config));
-    jobs = new JobRepository(dataSource);
+    jobs = new JobRepository(dataSource, new OutboxRepository(dataSource));
   });
 
   afterAll(async () => {

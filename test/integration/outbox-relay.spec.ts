@@ -12,7 +12,7 @@ import type { EventPublisher, OutboundEvent } from '../../src/events/event-publi
 import { OutboxRelay } from '../../src/events/outbox-relay.service.js';
 import { OutboxRepository } from '../../src/events/outbox.repository.js';
 import { RmqEventPublisher } from '../../src/events/rmq-event.publisher.js';
-import { OUTBOX_EVENT_ENTITY, type OutboxEventRecord } from '../../src/job/job.entity.js';
+import { OUTBOX_EVENT_ENTITY, type OutboxEventRecord } from '../../src/events/outbox.entity.js';
 import { dataSourceOptions, openDataSource } from '../../src/persistence/persistence.module.js';
 import { waitUntil } from '../helpers/event-consumer.js';
 import { TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
