@@ -67,6 +67,11 @@ describe('CopyDataFramer', () => {
     huge.writeUInt32BE(10_000 + 4, 1);
     const framer = new CopyDataFramer(() => 1_000, 't');
     expect(() => framer.feed(Buffer.concat([COPY_OUT_TEXT, huge, Buffer.alloc(10)]))).toThrow(ValueTooLargeError);
+    // The header itself cut by the socket: the check comes with the byte that completes it.
+    const split = new CopyDataFramer(() => 1_000, 't');
+    split.feed(Buffer.concat([COPY_OUT_TEXT, huge.subarray(0, 2)]));
+    expect(split.feed(huge.subarray(2, 4))).toEqual([]);
+    expect(() => split.feed(huge.subarray(4))).toThrow(ValueTooLargeError);
   });
 
   it('refuses a binary COPY and messages a COPY never sends', () => {

@@ -70,35 +70,32 @@ export class CopyDataFramer {
     return events;
   }
 
-  /** Whether the stream ended inside a message. */
-  get isInsideMessage(): boolean {
-    return this.partialBytes > 0;
-  }
-
   /**
    * Completes the message the last chunk cut, from the start of `chunk`. Returns where the walk
-   * goes on, or -1 when this chunk ended the COPY or is still inside that message.
+   * goes on, or -1 when this chunk ended the COPY or is still inside that message. The held pieces
+   * are joined once, when the message is whole: a row spread over many chunks is copied once, not
+   * once per chunk.
    */
   private completePartial(chunk: Buffer, events: FramedEvent[]): number {
-    const held = this.partial.length === 1 ? this.partial[0] : Buffer.concat(this.partial);
-    if (held[0] === ERROR_RESPONSE) {
+    if (this.header[0] === ERROR_RESPONSE) {
+      const held = Buffer.concat(this.partial);
       this.reset();
       this.finish(events, { kind: 'error', rest: Buffer.concat([held, chunk]) });
       return -1;
     }
-    const headerNeeded = Math.max(0, HEADER_BYTES - held.length);
-    if (chunk.length < headerNeeded) {
+    const headerHeld = Math.min(this.partialBytes, HEADER_BYTES);
+    if (headerHeld + chunk.length < HEADER_BYTES) {
       this.hold(chunk);
       return -1;
     }
-    const header = headerNeeded > 0 ? Buffer.concat([held, chunk.subarray(0, headerNeeded)]) : held;
-    const total = 1 + readLength(header, 1);
-    const needed = total - held.length;
+    // The header's missing bytes are the chunk's first: the same bytes hold() would put there.
+    chunk.copy(this.header, headerHeld, 0, HEADER_BYTES - headerHeld);
+    const needed = 1 + readLength(this.header, 1) - this.partialBytes;
     if (chunk.length < needed) {
       this.hold(chunk);
       return -1;
     }
-    const message = Buffer.concat([held, chunk.subarray(0, needed)]);
+    const message = Buffer.concat([...this.partial, chunk.subarray(0, needed)]);
     this.reset();
     if (message[0] === COPY_DATA) {
       events.push({ kind: 'rows', messages: message });
