@@ -20,6 +20,7 @@ import { JobStatus } from './job-status.js';
 import { JOB_QUEUE, type JobQueue } from './queue/job-queue.port.js';
 import { requestHash } from './request-hash.js';
 import { resultAvailability } from './result-availability.js';
+import { ResultRetentionRepository } from './retention/result-retention.repository.js';
 import { failedEvent } from './terminal-events.js';
 
 export interface CreateJobOutcome {
@@ -39,6 +40,7 @@ export class JobService {
     private readonly tester: ConnectionTester,
     private readonly internal: InternalDatasources,
     @Inject(JOB_QUEUE) private readonly queue: JobQueue,
+    private readonly retention: ResultRetentionRepository,
   ) {}
 
   async create(request: CreateJobDto, principal: Principal): Promise<CreateJobOutcome> {
@@ -160,10 +162,15 @@ export class JobService {
       const holder = await this.jobs.findByDedupKey(job.requestHash);
       if (!holder) continue;
       const since = this.windowStart();
-      // A completed job whose result is gone (retention ran out before its sweep) answers no duplicate.
-      const gone = resultAvailability(holder, this.config.results.retentionSeconds, new Date()) === 'deleted';
-      if (holder.status !== JobStatus.Completed || (holder.createdAt >= since && !gone)) return holder;
-      await this.jobs.releaseDedupKey(holder.id, job.requestHash, gone ? new Date(Date.now() + 1000) : since);
+      if (holder.status !== JobStatus.Completed) return holder;
+      if (resultAvailability(holder, this.config.results.retentionSeconds, new Date()) === 'deleted') {
+        // Its retention ran out before the sweep came by: record the deletion (the sweep removes the
+        // object), which also frees the key, as a deleted result does.
+        await this.retention.requestResultDeletion(holder.id, new Date());
+        continue;
+      }
+      if (holder.createdAt >= since) return holder;
+      await this.jobs.releaseDedupKey(holder.id, job.requestHash, since);
     }
     throw new ServiceUnavailableError('could not record the job; please retry');
   }

@@ -185,6 +185,26 @@ describe('result deletion and retention', () => {
     expect((await deletionColumns(jobId)).deleted).not.toBeNull();
   });
 
+  it('treats a result past its retention as deleted before the sweep: 410, and the same request extracts again', async () => {
+    const tag = randomUUID();
+    const expired = await completedJob(tag);
+    await store.query(`UPDATE jobs SET completed_at = now() - interval '${RETENTION_SECONDS + 60} seconds' WHERE id = $1`, [expired]);
+    expect((await fetcher.http.get(`/v1/fetcher/${expired}/result`).set(bearer(alpha))).status).toBe(410);
+
+    const again = await fetcher.http
+      .post('/v1/fetcher')
+      .set(bearer(alpha))
+      .send({ dataRequest: { mappedFields: { src: { items: ['*'] } } }, metadata: { source: 'alpha', tag } });
+    expect(again.status).toBe(202);
+    expect(again.body.jobId).not.toBe(expired);
+    expect((await finished(again.body.jobId)).status).toBe('completed');
+    // The expired job's deletion is now recorded, and the sweep finishes it.
+    expect((await deletionColumns(expired)).requested).not.toBeNull();
+    await sweep();
+    expect(await objectExists(expired)).toBe(false);
+    expect((await deletionColumns(expired)).deleted).not.toBeNull();
+  });
+
   it('deletes results past RESULT_RETENTION_SECONDS and keeps younger ones', async () => {
     const older = await completedJob();
     await store.query(`UPDATE jobs SET completed_at = now() - interval '${RETENTION_SECONDS + 60} seconds' WHERE id = $1`, [older]);
