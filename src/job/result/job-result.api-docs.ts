@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation, ApiProduces, ApiQuery, ApiResponse, getSchemaPath } from '../../common/http/api-docs.js';
-import { FET_CATALOGUE, FetCode } from '../../common/errors/fet-code.js';
+import { FetCode } from '../../common/errors/fet-code.js';
+import { errorDescription, errorExamples, type ErrorCases } from '../../common/http/api-error-response.js';
 import { ErrorEnvelopeDto } from '../../common/http/error-envelope.dto.js';
 import { RAW_RESULT_CONTENT_TYPE, RESULT_HEADERS } from './job-result.service.js';
 
@@ -12,14 +13,11 @@ const SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855
  * route produces two media types, and Swagger would list the envelope under both, while errors
  * are always JSON.
  */
-function jsonError(status: number, cases: ReadonlyArray<readonly [FetCode, string]>) {
-  const examples = Object.fromEntries(
-    cases.map(([code, message]) => [code, { summary: `${code} ${FET_CATALOGUE[code].title}`, value: { code, title: FET_CATALOGUE[code].title, message } }]),
-  );
+function jsonError(status: number, cases: ErrorCases) {
   return ApiResponse({
     status,
-    description: cases.map(([code]) => `${code} ${FET_CATALOGUE[code].title}`).join('; '),
-    content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorEnvelopeDto) }, examples } },
+    description: errorDescription(cases),
+    content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorEnvelopeDto) }, examples: errorExamples(cases) } },
   });
 }
 
