@@ -1,10 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Client } from 'minio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
-import { freePort, startFetcherProcess, type FetcherProcess } from '../helpers/fetcher-process.js';
+import { Cluster } from '../helpers/cluster.js';
 import { createTempDatabase, internalPostgresEnv, type TempDatabase } from '../helpers/pg-database.js';
-import { s3rverEnv, startS3rver, type S3rverHandle } from '../helpers/s3rver.js';
 
 const ADMIN = `admin-${randomBytes(24).toString('base64url')}`;
 const SLOW_ROWS = 20_000;
@@ -15,18 +12,13 @@ const SLOW_ROWS = 20_000;
  * written by the Worker with its lease renewals and read through the Manager.
  */
 describe('cancel and progress: manager and worker processes, PostgreSQL + Redis + S3', () => {
-  let store: TempDatabase;
   let source: TempDatabase;
-  let s3: S3rverHandle;
-  let s3client: Client;
-  let manager: FetcherProcess;
-  let worker: FetcherProcess;
+  let cluster: Cluster;
   let alpha: string;
   let beta: string;
-  const keyPrefix = `cancel-${randomUUID().slice(0, 8)}/`;
 
   beforeAll(async () => {
-    [store, source] = await Promise.all([createTempDatabase('e2e_cancel_store'), createTempDatabase('e2e_cancel_source')]);
+    source = await createTempDatabase('e2e_cancel_source');
     // 20,000 rows at 0.5 ms each: about 10 s of reading, in batches of 2,000 rows.
     await source.query(`
       CREATE TABLE slow_source (id int PRIMARY KEY, label text NOT NULL);
@@ -36,42 +28,22 @@ describe('cancel and progress: manager and worker processes, PostgreSQL + Redis 
       INSERT INTO quick SELECT g, 'q-' || g FROM generate_series(1, 5000) g;
       CREATE TABLE tiny (id int PRIMARY KEY);
       INSERT INTO tiny VALUES (1), (2), (3);`);
-    s3 = await startS3rver({ bucket: 'fetcher-cancel' });
-    s3client = new Client({ endPoint: s3.endPoint, port: s3.port, useSSL: false, accessKey: s3.accessKey, secretKey: s3.secretKey, pathStyle: true });
-    const [managerPort, workerPort] = [await freePort(), await freePort()];
-    const env = {
-      APP_ENC_KEY: TEST_MASTER_KEY,
-      AUTH_MODE: 'apikey',
-      AUTH_ADMIN_KEYS: ADMIN,
-      DATABASE_URL: store.url,
-      REDIS_URL: 'redis://127.0.0.1:6379',
-      QUEUE_PREFIX: `fetcher-cancel-${randomUUID().slice(0, 8)}`,
-      ...s3rverEnv(s3, keyPrefix),
-      WORKER_CONCURRENCY: '1',
-      ...internalPostgresEnv('src', source),
-      LOG_LEVEL: 'log',
-      PORT: String(managerPort),
-      WORKER_HTTP_PORT: String(workerPort),
-    };
-    [manager, worker] = await Promise.all([
-      startFetcherProcess({ ...env, FETCHER_ROLE: 'manager' }, managerPort),
-      startFetcherProcess({ ...env, FETCHER_ROLE: 'worker' }, workerPort),
-    ]);
+    cluster = new Cluster({ env: { AUTH_MODE: 'apikey', AUTH_ADMIN_KEYS: ADMIN, WORKER_CONCURRENCY: '1', ...internalPostgresEnv('src', source) } });
+    await cluster.start(1);
     const issue = async (productName: string) =>
       ((await (await call(ADMIN, 'POST', '/v1/management/api-keys', { productName, name: 'e2e' })).json()) as { key: string }).key;
     [alpha, beta] = await Promise.all([issue('alpha'), issue('beta')]);
   }, 120_000);
 
   afterAll(async () => {
-    await Promise.all([manager?.stop(), worker?.stop()]);
-    await s3?.close();
-    await Promise.all([store?.drop(), source?.drop()]);
+    await cluster?.stop();
+    await source?.drop();
   });
 
   function call(key: string | undefined, method: string, path: string, body?: object): Promise<Response> {
-    return fetch(`${manager.url}${path}`, {
+    return cluster.api(path, {
       method,
-      headers: { 'Content-Type': 'application/json', ...(key ? { Authorization: `Bearer ${key}` } : {}) },
+      headers: key ? { Authorization: `Bearer ${key}` } : {},
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   }
@@ -89,7 +61,7 @@ describe('cancel and progress: manager and worker processes, PostgreSQL + Redis 
     for (;;) {
       const value = await probe();
       if (value !== undefined) return value;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\nmanager:\n${manager.output()}\nworker:\n${worker.output()}`);
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${cluster.logs()}`);
       await new Promise((done) => setTimeout(done, everyMs));
     }
   }
@@ -107,24 +79,20 @@ describe('cancel and progress: manager and worker processes, PostgreSQL + Redis 
     return rows[0].n;
   }
 
-  async function objectsUnder(prefix: string): Promise<string[]> {
-    const names: string[] = [];
-    for await (const item of s3client.listObjectsV2(s3.bucket, prefix, true)) names.push((item as { name: string }).name);
-    return names;
-  }
+  const objectsUnder = async (prefix: string) => (await cluster.objectKeys()).filter((key) => key.startsWith(prefix));
 
   async function outboxEvents(jobId: string): Promise<Array<{ event_type: string; payload: any }>> {
-    return (await store.query<{ event_type: string; payload: any }>(`SELECT event_type, payload FROM outbox_events WHERE job_id = $1`, [jobId])).rows;
+    return (await cluster.store.query<{ event_type: string; payload: any }>(`SELECT event_type, payload FROM outbox_events WHERE job_id = $1`, [jobId])).rows;
   }
 
   it('reports progress while a job runs, and keeps the final per-table counts once completed', async () => {
-    const jobId = await submit(alpha, { 'quick': ['*'], 'tiny': ['*'] });
+    const jobId = await submit(alpha, { quick: ['*'], tiny: ['*'] });
     const job = await finished(alpha, jobId);
     expect(job.status).toBe('completed');
     expect(job.progress).toMatchObject({
       rowsRead: job.result.rowCount,
       bytesWritten: job.result.sizeBytes,
-      tables: { src: { 'quick': { status: 'done', rows: 5000 }, 'tiny': { status: 'done', rows: 3 } } },
+      tables: { src: { quick: { status: 'done', rows: 5000 }, tiny: { status: 'done', rows: 3 } } },
     });
     const finalCounts = Object.fromEntries(Object.entries(job.progress.tables.src as Record<string, { rows: number }>).map(([table, t]) => [table, t.rows]));
     expect(finalCounts).toEqual(job.result.rowCounts.src);
@@ -162,12 +130,12 @@ describe('cancel and progress: manager and worker processes, PostgreSQL + Redis 
     const stoppedAfterMs = Date.now() - cancelledAt;
     console.info(`cancel of a processing job: the worker process stopped reading ${stoppedAfterMs} ms after the cancel answered`);
     expect(stoppedAfterMs).toBeLessThan(2_000);
-    await waitFor('the worker to log the cancel', async () => (worker.output().includes(`job ${slowId} was cancelled`) ? true : undefined), 5_000);
+    await waitFor('the worker to log the cancel', async () => (cluster.workers[0].output().includes(`job ${slowId} was cancelled`) ? true : undefined), 5_000);
 
     for (const jobId of [slowId, pendingId]) {
       expect((await getJob(alpha, jobId)).status).toBe('failed');
-      expect(await objectsUnder(`${keyPrefix}external-data/.attempts/${jobId}`)).toEqual([]);
-      expect(await objectsUnder(`${keyPrefix}external-data/${jobId}`)).toEqual([]);
+      expect(await objectsUnder(`external-data/.attempts/${jobId}`)).toEqual([]);
+      expect(await objectsUnder(`external-data/${jobId}`)).toEqual([]);
       const events = await outboxEvents(jobId);
       expect(events).toHaveLength(1);
       expect(events[0]).toMatchObject({ event_type: 'job.failed', payload: { jobId, status: 'failed', metadata: { error: { code: 'FET-1105' } } } });
