@@ -1,12 +1,13 @@
+import { spawn } from 'node:child_process';
 import { createDecipheriv, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PassThrough } from 'node:stream';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runRotateCredentials } from '../../src/cli/rotate-credentials.js';
 import { runShowResult } from '../../src/cli/show-result.js';
 import { registerPostgres, startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
@@ -26,6 +27,8 @@ function openCredential(master: string, sealed: string): string {
   decipher.setAuthTag(raw.subarray(raw.length - 16));
   return Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]).toString('utf8');
 }
+
+const ROTATE_CLI = fileURLToPath(new URL('../../dist/cli/rotate-credentials.js', import.meta.url));
 
 function capture(): { stream: PassThrough; text: () => string } {
   const stream = new PassThrough();
@@ -142,12 +145,19 @@ describe('key rotation, end to end (PostgreSQL source, embedded store restarted 
   it('rotate-credentials (with the service running) rewrites every row, live and deleted, under version 2; a second run changes nothing', async () => {
     const app = fetcher as EmbeddedFetcher;
     const env = { DATA_DIR: dataDir, NODE_ENV: 'test', ...V2_WITH_V1 };
-    const run = async (argv: string[]) => {
-      const out = capture();
-      const err = capture();
-      const code = await runRotateCredentials(argv, { env, stdout: out.stream, stderr: err.stream });
-      return { code, stdout: out.text(), stderr: err.text() };
-    };
+    // Its own process, as an operator runs it beside the service. In this process its synchronous
+    // SQLite busy wait would stall the service's event loop, and with it a transaction the service
+    // still has open: a deadlock no deployment has.
+    const run = (argv: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
+        const child = spawn(process.execPath, [ROTATE_CLI, ...argv], { cwd: dataDir, env: { PATH: process.env.PATH ?? '', ...env } });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (data: Buffer) => (stdout += data.toString('utf8')));
+        child.stderr.on('data', (data: Buffer) => (stderr += data.toString('utf8')));
+        child.once('error', reject);
+        child.once('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+      });
 
     const first = await run([]);
     expect(first.stderr).toBe('');
