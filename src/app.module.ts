@@ -2,7 +2,7 @@ import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import type { AppConfig } from './config/app-config.js';
 import { AppConfigModule } from './config/config.module.js';
 import { runsManager, runsWorker } from './config/fetcher-role.js';
-import { DatasourceApiModule } from './datasource/datasource-api.module.js';
+import { ConnectionApiModule } from './connection/connection-api.module.js';
 import { ExtractionModule } from './extraction/extraction.module.js';
 import { JobApiModule } from './job/job-api.module.js';
 import { JobQueueModule } from './job/queue/job-queue.module.js';
@@ -24,7 +24,7 @@ import { AuthModule } from './auth/auth.module.js';
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     const roleModules: Type[] = [];
-    if (runsManager(config.role)) roleModules.push(DatasourceApiModule, JobApiModule, ResultRetentionModule);
+    if (runsManager(config.role)) roleModules.push(ConnectionApiModule, JobApiModule, ResultRetentionModule);
     if (runsWorker(config.role)) roleModules.push(ExtractionModule);
     return {
       module: AppModule,

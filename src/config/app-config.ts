@@ -1,3 +1,4 @@
+import type { ExtractionCeilings } from '../request/data-request.js';
 import { FetcherRole } from './fetcher-role.js';
 import type { AuthConfig } from './auth.config.js';
 import type { InternalDatasourceConfig } from './internal-datasources.config.js';
@@ -16,14 +17,7 @@ export interface S3Config {
   readonly partSizeBytes: number;
 }
 
-export interface ExtractionCeilings {
-  readonly maxDatasources: number;
-  readonly maxTablesPerDatasource: number;
-  readonly maxFieldsPerTable: number;
-  readonly maxParallelDatasources: number;
-  readonly timeoutMs: number;
-  readonly maxResultBytes: number;
-}
+export type { ExtractionCeilings };
 
 /** The whole configuration, validated once at boot. Nothing else reads process.env. */
 export interface AppConfig {

@@ -7,8 +7,9 @@ import { DatasourceConnectError } from '../datasource/datasource.error.js';
 import { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
 import { DatasourceSessions } from '../datasource/datasource-sessions.service.js';
 import { collectRequestedTables, matchRequestedTables, schemasOf } from '../datasource/schema/mapped-tables.js';
-import type { Filters } from '../job/data-request.js';
-import { effectiveLimits, validateDataRequest } from '../job/data-request.validator.js';
+import type { Filters } from '../request/data-request.js';
+import { checkDataRequest } from '../job/data-request-check.js';
+import { effectiveLimits } from '../request/data-request.validator.js';
 import type { JobRecord } from '../job/job.entity.js';
 import { mapWithConcurrency } from './concurrency.js';
 import type { DatasourcePlan, ExtractionPlan } from './extraction-plan.js';
@@ -40,7 +41,7 @@ export class ExtractionPlanner {
   ) {}
 
   async plan(job: JobRecord, signal: AbortSignal): Promise<ExtractionPlan> {
-    validateDataRequest({ mappedFields: job.mappedFields, filters: job.filters ?? undefined, limits: job.limits ?? undefined }, this.config.extraction);
+    checkDataRequest({ mappedFields: job.mappedFields, filters: job.filters ?? undefined, limits: job.limits ?? undefined }, this.config.extraction);
     const limits = effectiveLimits(this.config.extraction, job.limits);
     const configNames = Object.keys(job.mappedFields).sort();
     const resolved = await this.resolver.resolve(configNames);

@@ -4,7 +4,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { FetCode } from '../common/errors/fet-code.js';
 import { FetcherError } from '../common/errors/fetcher.error.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { effectiveLimits } from '../job/data-request.validator.js';
+import { effectiveLimits } from '../request/data-request.validator.js';
 import type { JobErrorInfo, JobRecord } from '../job/job.entity.js';
 import { JobRepository, type JobClaim } from '../job/job.repository.js';
 import { completedEvent, failedEvent } from '../job/terminal-events.js';

@@ -10,7 +10,7 @@ import { notFound } from '../datasource/datasource.error.js';
 import type { ResolvedDatasource } from '../datasource/connectors/engine-connector.js';
 import { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
 import { InternalDatasources } from '../datasource/internal/internal-datasources.service.js';
-import { validateDataRequest } from './data-request.validator.js';
+import { checkDataRequest } from './data-request-check.js';
 import type { CreateJobDto } from './dto/create-job.dto.js';
 import { JobAcceptedDto, JobResponseDto } from './dto/job-response.dto.js';
 import type { JobRecord } from './job.entity.js';
@@ -47,7 +47,7 @@ export class JobService {
     const source = validateSource(request.metadata);
     // Before dedup: a duplicate of another product's request must not hand its job over.
     if (!actsFor(principal, source)) throw AuthError.forbidden(`metadata.source '${source}' is not a product this credential acts for`);
-    validateDataRequest(request.dataRequest, this.config.extraction);
+    checkDataRequest(request.dataRequest, this.config.extraction);
 
     const hash = requestHash(request);
     const duplicate = await this.findDuplicate(hash);

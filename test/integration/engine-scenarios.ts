@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectorSession, EngineConnector, ResolvedDatasource, RowBatch, TableInfo } from '../../src/datasource/connectors/engine-connector.js';
-import type { FilterCondition } from '../../src/job/data-request.js';
+import type { FilterCondition } from '../../src/request/data-request.js';
 
 /**
  * One dataset and one set of scenarios every engine connector must pass. MariaDB and PostgreSQL

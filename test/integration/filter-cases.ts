@@ -1,4 +1,4 @@
-import type { FilterCondition } from '../../src/job/data-request.js';
+import type { FilterCondition } from '../../src/request/data-request.js';
 
 /**
  * The differential filter dataset (SPEC §4.3): numbers, decimals, text with % and _, NULLs, dates,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectorSession, RowBatch, TableInfo } from '../../src/datasource/connectors/engine-connector.js';
-import type { FilterCondition } from '../../src/job/data-request.js';
+import type { FilterCondition } from '../../src/request/data-request.js';
 import { OracleConnector } from '../../src/datasource/connectors/oracle/oracle.connector.js';
 import {
   createTempOracleSchema,

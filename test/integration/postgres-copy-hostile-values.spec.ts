@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FilterCondition, FilterOperator, FilterScalar } from '../../src/job/data-request.js';
+import type { FilterCondition, FilterOperator, FilterScalar } from '../../src/request/data-request.js';
 import type { ConnectorSession, TableInfo } from '../../src/datasource/connectors/engine-connector.js';
 import { buildCopy } from '../../src/datasource/connectors/postgres/postgres-sql.js';
 import { PostgresConnector } from '../../src/datasource/connectors/postgres/postgres.connector.js';

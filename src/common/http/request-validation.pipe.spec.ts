@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CreateConnectionDto } from '../../datasource/dto/create-connection.dto.js';
+import { CreateConnectionDto } from '../../connection/dto/create-connection.dto.js';
 import { CreateJobDto } from '../../job/dto/create-job.dto.js';
 import { FetCode } from '../errors/fet-code.js';
 import type { RequestValidationError } from '../errors/fetcher.error.js';

@@ -1,5 +1,5 @@
 import type { DatasourceType } from '../datasource-type.js';
-import type { FilterCondition } from '../../job/data-request.js';
+import type { FilterCondition } from '../../request/data-request.js';
 import type { EgressPolicy } from '../ssrf/egress-policy.js';
 import type { ReadBudget } from './read-budget.js';
 

@@ -1,5 +1,5 @@
 import type { ErrorDetail } from '../../common/errors/fetcher.error.js';
-import { WILDCARD, type FilterCondition } from '../../job/data-request.js';
+import { WILDCARD, type FilterCondition } from '../../request/data-request.js';
 import type { ColumnInfo, SchemaSnapshot, TableReadRequest } from '../connectors/engine-connector.js';
 import { parseTableReference } from './table-reference.js';
 

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '../../common/http/api-docs.js'
 import { Type } from 'class-transformer';
 import { IsDefined, IsObject, IsOptional, ValidateNested } from 'class-validator';
 import { RawJson } from '../../common/http/raw-json.decorator.js';
-import type { DataRequestLimits, Filters, MappedFields } from '../data-request.js';
+import type { DataRequestLimits, Filters, MappedFields } from '../../request/data-request.js';
 
 /** Range and ceiling checks live in the data-request validator, which names each offending limit. */
 export class LimitsDto implements DataRequestLimits {

@@ -1,5 +1,5 @@
 import { mysql2 } from './mysql-driver.js';
-import type { FilterScalar } from '../../../job/data-request.js';
+import type { FilterScalar } from '../../../request/data-request.js';
 import type { ColumnInfo, TableReadRequest } from '../engine-connector.js';
 import { buildWhere } from './mysql-filter.js';
 import { qualifiedName, quoteIdent } from './mysql-identifier.js';

@@ -1,4 +1,4 @@
-import type { FilterCondition, FilterOperator, FilterScalar } from '../../../job/data-request.js';
+import type { FilterCondition, FilterOperator, FilterScalar } from '../../../request/data-request.js';
 import type { ColumnInfo } from '../engine-connector.js';
 import { quoteIdent } from './oracle-identifier.js';
 import type { SqlBuilder } from './oracle-sql.js';

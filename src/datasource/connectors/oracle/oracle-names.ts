@@ -1,4 +1,4 @@
-import { WILDCARD, type FilterCondition } from '../../../job/data-request.js';
+import { WILDCARD, type FilterCondition } from '../../../request/data-request.js';
 import type { SchemaSnapshot } from '../engine-connector.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { FilterScalar } from '../../../job/data-request.js';
+import type { FilterScalar } from '../../../request/data-request.js';
 import type { ColumnInfo, TableReadRequest } from '../engine-connector.js';
 import { buildWhere } from './oracle-filter.js';
 import { qualifiedName, quoteIdent } from './oracle-identifier.js';

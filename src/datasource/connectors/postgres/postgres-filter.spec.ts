@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FilterCondition } from '../../../job/data-request.js';
+import type { FilterCondition } from '../../../request/data-request.js';
 import type { ColumnInfo } from '../engine-connector.js';
 import { bindParameters, buildWhere } from './postgres-filter.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FilterCondition } from '../../../job/data-request.js';
+import type { FilterCondition } from '../../../request/data-request.js';
 import { bindingFor, buildWhere, decimalCast, decimalText, likePattern, temporalValue, type SqlParam } from './sqlserver-filter.js';
 import { sqlServerColumnType } from './sqlserver-types.js';
 import { column } from './testing/fake-datasource.js';

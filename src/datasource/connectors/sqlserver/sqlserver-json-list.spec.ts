@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FilterCondition, FilterScalar } from '../../../job/data-request.js';
+import type { FilterCondition, FilterScalar } from '../../../request/data-request.js';
 import { buildWhere, type SqlParam } from './sqlserver-filter.js';
 import { MAX_STATEMENT_PARAMS } from './sqlserver-json-list.js';
 import { buildSelect } from './sqlserver-sql.js';

@@ -2,12 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { actsFor, productsOf, type Principal } from '../auth/principal.js';
 import type { ProductScope } from '../auth/product-scope.js';
 import type { InternalDatasourceConfig } from '../config/internal-datasources.config.js';
-import type { ConnectionRecord } from './connection.entity.js';
-import { ConnectionRepository, type ConnectionListFilter } from './connection.repository.js';
-import { notFound } from './datasource.error.js';
+import type { ConnectionRecord } from '../datasource/connection.entity.js';
+import { ConnectionRepository, type ConnectionListFilter } from '../datasource/connection.repository.js';
+import { notFound } from '../datasource/datasource.error.js';
 import { ConnectionPageDto, ConnectionResponseDto, INTERNAL_CREATED_AT } from './dto/connection-response.dto.js';
 import type { ListConnectionsQuery } from './dto/list-connections.query.js';
-import { InternalDatasources } from './internal/internal-datasources.service.js';
+import { InternalDatasources } from '../datasource/internal/internal-datasources.service.js';
 
 export type LoadedConnection =
   | { readonly internal: false; readonly record: ConnectionRecord }

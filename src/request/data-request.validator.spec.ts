@@ -1,16 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CEILINGS } from '../config/app-config.js';
-import { FetCode } from '../common/errors/fet-code.js';
-import type { JobError } from './job.error.js';
+import { DataRequestError } from './data-request.error.js';
 import { effectiveLimits, validateDataRequest } from './data-request.validator.js';
-import type { DataRequestDto } from './dto/create-job.dto.js';
-import { MAX_VALUES_PER_OPERATOR } from './data-request.js';
+import { MAX_VALUES_PER_OPERATOR, type DataRequestInput } from './data-request.js';
 
-function errorOf(request: Partial<DataRequestDto>): JobError {
+function errorOf(request: DataRequestInput): DataRequestError {
   try {
-    validateDataRequest({ mappedFields: {}, ...request } as DataRequestDto, DEFAULT_CEILINGS);
+    validateDataRequest({ mappedFields: {}, ...request }, DEFAULT_CEILINGS);
   } catch (error) {
-    return error as JobError;
+    expect(error).toBeInstanceOf(DataRequestError);
+    return error as DataRequestError;
   }
   throw new Error('expected a validation error');
 }
@@ -32,7 +31,7 @@ describe('validateDataRequest', () => {
     ['51 fields', { mappedFields: { ds: { t: fields(51) } } }, "maximum 50 fields allowed per table, got 51 for 'ds.t'"],
   ])('refuses %s with FET-1061', (_name, request, message) => {
     const error = errorOf(request);
-    expect(error.code).toBe(FetCode.LimitExceeded);
+    expect(error.kind).toBe('limit_exceeded');
     expect(error.message).toBe(message);
   });
 
@@ -43,8 +42,8 @@ describe('validateDataRequest', () => {
 
   it('lists every shape problem at once', () => {
     const error = errorOf({ mappedFields: { ds: { a: [], b: ['*', 'id'], c: ['x', 'x'], ' ': ['id'] }, other: {} } });
-    expect(error.code).toBe(FetCode.InvalidDataRequest);
-    expect(error.details?.map((detail) => [detail.datasource, detail.table])).toEqual([
+    expect(error.kind).toBe('invalid');
+    expect(error.problems?.map((detail) => [detail.datasource, detail.table])).toEqual([
       ['ds', 'a'],
       ['ds', 'b'],
       ['ds', 'c'],
@@ -67,9 +66,9 @@ describe('validateDataRequest', () => {
     ['like with a number', { id: { like: [1] } }, "operator 'like' on 'ds.t.id' takes a string pattern"],
   ])('refuses a filter with %s, naming datasource, table, field and operator', (_name, condition, message) => {
     const error = errorOf({ mappedFields: { ds: { t: ['id'] } }, filters: { ds: { t: condition as never } } });
-    expect(error.code).toBe(FetCode.InvalidDataRequest);
+    expect(error.kind).toBe('invalid');
     expect(error.message).toContain(message);
-    expect(error.details?.[0]).toMatchObject({ type: 'invalid_filter', datasource: 'ds', table: 't', field: 'id' });
+    expect(error.problems?.[0]).toMatchObject({ type: 'invalid_filter', datasource: 'ds', table: 't', field: 'id' });
   });
 
   it('refuses filters on datasources or tables that are not mapped', () => {
@@ -100,8 +99,8 @@ describe('validateDataRequest', () => {
   });
 
   describe('hostile shapes and names', () => {
-    const accepts = (request: unknown) => expect(() => validateDataRequest(request as DataRequestDto, DEFAULT_CEILINGS)).not.toThrow();
-    const parsed = (json: string) => JSON.parse(json) as Partial<DataRequestDto>;
+    const accepts = (request: unknown) => expect(() => validateDataRequest(request as DataRequestInput, DEFAULT_CEILINGS)).not.toThrow();
+    const parsed = (json: string) => JSON.parse(json) as Partial<DataRequestInput>;
 
     it.each([
       ['an array as dataRequest', [], 'dataRequest'],
@@ -111,23 +110,23 @@ describe('validateDataRequest', () => {
       ['an array as filters', { mappedFields: { ds: { t: ['id'] } }, filters: [] }, 'dataRequest.filters'],
       ['an array as limits', { mappedFields: { ds: { t: ['id'] } }, limits: [[]] }, 'dataRequest.limits'],
     ])('answers %s with FET-0401 naming it, not a TypeError', (_name, request, path) => {
-      let error: JobError | undefined;
+      let error: DataRequestError | undefined;
       try {
-        validateDataRequest(request as unknown as DataRequestDto, DEFAULT_CEILINGS);
+        validateDataRequest(request as unknown as DataRequestInput, DEFAULT_CEILINGS);
       } catch (thrown) {
-        error = thrown as JobError;
+        error = thrown as DataRequestError;
       }
-      expect(error?.code).toBe(FetCode.InvalidDataRequest);
+      expect(error?.kind).toBe('invalid');
       expect(Object.keys(error?.fields ?? {})).toContain(path);
     });
 
     it('does not find a filter table in the prototype of mappedFields (toString, constructor, hasOwnProperty)', () => {
       for (const table of ['toString', 'constructor', 'hasOwnProperty', 'valueOf']) {
         const error = errorOf({ mappedFields: { ds: { t: ['id'] } }, filters: { ds: { [table]: { id: { eq: [1] } } } } });
-        expect(error.code).toBe(FetCode.InvalidDataRequest);
-        expect(error.details?.[0]).toMatchObject({ type: 'invalid_filter', datasource: 'ds', table });
+        expect(error.kind).toBe('invalid');
+        expect(error.problems?.[0]).toMatchObject({ type: 'invalid_filter', datasource: 'ds', table });
       }
-      expect(errorOf({ mappedFields: { ds: { t: ['id'] } }, filters: { toString: { t: { id: { eq: [1] } } } } }).details?.[0]).toMatchObject({
+      expect(errorOf({ mappedFields: { ds: { t: ['id'] } }, filters: { toString: { t: { id: { eq: [1] } } } } }).problems[0]).toMatchObject({
         type: 'invalid_filter',
         datasource: 'toString',
       });
@@ -146,7 +145,7 @@ describe('validateDataRequest', () => {
       ['a filter field', '{"mappedFields":{"ds":{"t":["id"]}},"filters":{"ds":{"t":{"__proto__":{"eq":[1]}}}}}', 'dataRequest.filters.ds.t.__proto__'],
     ])('refuses __proto__ as %s, naming it (an assignment downstream would drop it)', (_name, json, path) => {
       const error = errorOf(parsed(json));
-      expect(error.code).toBe(FetCode.InvalidDataRequest);
+      expect(error.kind).toBe('invalid');
       expect(error.fields?.[path]).toContain("'__proto__' is refused");
     });
 
@@ -155,13 +154,13 @@ describe('validateDataRequest', () => {
       accepts({ mappedFields: { ds: { t: ['id'] } }, filters: { ds: { t: { id: { in: values(MAX_VALUES_PER_OPERATOR) } } } } });
       for (const operator of ['in', 'nin', 'eq', 'ne'] as const) {
         const error = errorOf({ mappedFields: { ds: { t: ['id'] } }, filters: { ds: { t: { id: { [operator]: values(MAX_VALUES_PER_OPERATOR + 1) } } } } });
-        expect(error.code).toBe(FetCode.LimitExceeded);
+        expect(error.kind).toBe('limit_exceeded');
         expect(error.fields).toEqual({
           [`dataRequest.filters.ds.t.id.${operator}`]: `operator '${operator}' on 'ds.t.id' takes at most 10000 values, got 10001`,
         });
-        expect(error.details?.[0]).toMatchObject({ type: 'limit_exceeded', datasource: 'ds', table: 't', field: 'id', operator });
+        expect(error.problems?.[0]).toMatchObject({ type: 'limit_exceeded', datasource: 'ds', table: 't', field: 'id', operator });
       }
-      expect(errorOf({ mappedFields: { ds: { t: ['id'] } }, filters: { ds: { t: { id: { in: values(65_536) } } } } }).code).toBe(FetCode.LimitExceeded);
+      expect(errorOf({ mappedFields: { ds: { t: ['id'] } }, filters: { ds: { t: { id: { in: values(65_536) } } } } }).kind).toBe('limit_exceeded');
     });
   });
 });

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '../../common/http/api-docs.js';
-import { DatasourceType } from '../datasource-type.js';
+import { DatasourceType } from '../../datasource/datasource-type.js';
 import type { InternalDatasourceConfig } from '../../config/internal-datasources.config.js';
-import type { ConnectionRecord } from '../connection.entity.js';
+import type { ConnectionRecord } from '../../datasource/connection.entity.js';
 
 /** Internal datasources have no creation time; they sort as the oldest connections. */
 export const INTERNAL_CREATED_AT = new Date(0);

@@ -6,7 +6,7 @@ import { ConnectionController } from './connection.controller.js';
 import { ConnectionProbeService } from './connection-probe.service.js';
 import { ConnectionQueryService } from './connection-query.service.js';
 import { ConnectionService } from './connection.service.js';
-import { DatasourceModule } from './datasource.module.js';
+import { DatasourceModule } from '../datasource/datasource.module.js';
 
 /** The connection management HTTP API (manager role only). */
 @Module({
@@ -14,4 +14,4 @@ import { DatasourceModule } from './datasource.module.js';
   controllers: [ConnectionController],
   providers: [ConnectionService, ConnectionQueryService, ConnectionProbeService, { provide: ACTIVE_JOBS, useExisting: JobRepository }],
 })
-export class DatasourceApiModule {}
+export class ConnectionApiModule {}

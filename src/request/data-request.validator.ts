@@ -1,9 +1,14 @@
-import { FetCode } from '../common/errors/fet-code.js';
-import type { ErrorDetail } from '../common/errors/fetcher.error.js';
-import type { ExtractionCeilings } from '../config/app-config.js';
-import { FILTER_OPERATORS, MAX_VALUES_PER_OPERATOR, WILDCARD, type DataRequestLimits, type FilterOperator, type MappedFields } from './data-request.js';
-import type { DataRequestDto } from './dto/create-job.dto.js';
-import { JobError } from './job.error.js';
+import {
+  FILTER_OPERATORS,
+  MAX_VALUES_PER_OPERATOR,
+  WILDCARD,
+  type DataRequestInput,
+  type DataRequestLimits,
+  type ExtractionCeilings,
+  type FilterOperator,
+  type MappedFields,
+} from './data-request.js';
+import { DataRequestError, type RequestProblem } from './data-request.error.js';
 
 const EXACTLY_ONE: ReadonlySet<FilterOperator> = new Set(['gt', 'gte', 'lt', 'lte', 'like']);
 const LIMIT_NAMES = [
@@ -38,16 +43,18 @@ export function effectiveLimits(ceilings: ExtractionCeilings, requested: DataReq
 }
 
 /**
- * Shape and limit checks of a data request (SPEC §4). Collects every problem, then throws once:
- * FET-1061 when only count limits are exceeded, FET-0401 otherwise; `details` lists each one.
+ * Shape and limit checks of a data request (docs/api.md, "The data request"). Collects every
+ * problem, then throws one DataRequestError: `limit_exceeded` when only count limits are exceeded,
+ * `invalid` otherwise; `problems` lists each one.
  */
-export function validateDataRequest(request: DataRequestDto, ceilings: ExtractionCeilings): void {
+export function validateDataRequest(request: DataRequestInput, ceilings: ExtractionCeilings): void {
   if (!isPlainObject(request)) {
-    throw new JobError(FetCode.InvalidDataRequest, 'dataRequest must be an object', { fields: { dataRequest: 'dataRequest must be an object' } });
+    const message = 'dataRequest must be an object';
+    throw new DataRequestError('invalid', message, { dataRequest: message }, [{ type: 'invalid_shape', message }]);
   }
-  const problems: ErrorDetail[] = [];
+  const problems: RequestProblem[] = [];
   const fields: Record<string, string> = {};
-  const add = (detail: ErrorDetail, path: string, message: string) => {
+  const add = (detail: RequestProblem, path: string, message: string) => {
     problems.push({ ...detail, message });
     fields[path] ??= message;
   };
@@ -66,9 +73,11 @@ export function validateDataRequest(request: DataRequestDto, ceilings: Extractio
       add({ type: 'invalid_limit' }, path, `${path} must not exceed ${ceilings[name]}`);
     }
   }
-  const limits = effectiveLimits(ceilings, problems.length > 0 ? undefined : request.limits);
+  // Without problems every requested limit was just checked to be a positive integer in range.
+  const limits = effectiveLimits(ceilings, problems.length > 0 ? undefined : (requestedLimits as DataRequestLimits | undefined));
 
-  const mapped: MappedFields = isPlainObject(request.mappedFields) ? request.mappedFields : {};
+  // Read as the type it should be; every datasource, table and field list is checked below.
+  const mapped = (isPlainObject(request.mappedFields) ? request.mappedFields : {}) as MappedFields;
   if (!isPlainObject(request.mappedFields)) {
     add({ type: 'invalid_shape' }, 'dataRequest.mappedFields', 'mappedFields must be an object of datasources');
   }
@@ -106,14 +115,15 @@ export function validateDataRequest(request: DataRequestDto, ceilings: Extractio
 
   if (problems.length === 0) return;
   const onlyCounts = problems.every((problem) => problem.type === 'limit_exceeded');
-  throw new JobError(
-    onlyCounts ? FetCode.LimitExceeded : FetCode.InvalidDataRequest,
+  throw new DataRequestError(
+    onlyCounts ? 'limit_exceeded' : 'invalid',
     problems.length === 1 ? (problems[0].message as string) : `${problems.length} problems in dataRequest: ${problems.map((p) => p.message).join('; ')}`,
-    { fields, details: problems },
+    fields,
+    problems,
   );
 }
 
-type AddProblem = (detail: ErrorDetail, path: string, message: string) => void;
+type AddProblem = (detail: RequestProblem, path: string, message: string) => void;
 
 function validateFieldList(configName: string, table: string, list: unknown, maxFields: number, add: AddProblem): void {
   const path = `dataRequest.mappedFields.${configName}.${table}`;

@@ -4,18 +4,18 @@ import { ANONYMOUS_OPERATOR, type Principal } from '../auth/principal.js';
 import { FetCode } from '../common/errors/fet-code.js';
 import { isUniqueViolation } from '../persistence/unique-violation.js';
 import { ACTIVE_JOBS, type ActiveJobs } from './active-jobs.port.js';
-import type { ConnectionRecord } from './connection.entity.js';
+import type { ConnectionRecord } from '../datasource/connection.entity.js';
 import { ConnectionQueryService } from './connection-query.service.js';
-import { ConnectionRepository } from './connection.repository.js';
-import { CredentialCipher } from './credential-cipher.service.js';
-import { DatasourceError, notFound } from './datasource.error.js';
-import { DatasourceType } from './datasource-type.js';
+import { ConnectionRepository } from '../datasource/connection.repository.js';
+import { CredentialCipher } from '../datasource/credential-cipher.service.js';
+import { DatasourceError, notFound } from '../datasource/datasource.error.js';
+import { DatasourceType } from '../datasource/datasource-type.js';
 import { ConnectionResponseDto } from './dto/connection-response.dto.js';
 import type { CreateConnectionDto } from './dto/create-connection.dto.js';
 import type { UpdateConnectionDto } from './dto/update-connection.dto.js';
-import { InternalDatasources } from './internal/internal-datasources.service.js';
-import { isValidSslMode, SSL_MODES } from './ssl-modes.js';
-import { HostGuard } from './ssrf/host-guard.service.js';
+import { InternalDatasources } from '../datasource/internal/internal-datasources.service.js';
+import { isValidSslMode, SSL_MODES } from '../datasource/ssl-modes.js';
+import { HostGuard } from '../datasource/ssrf/host-guard.service.js';
 
 /** Creating, changing, assigning and deleting stored connections. */
 @Injectable()

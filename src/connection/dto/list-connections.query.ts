@@ -1,6 +1,6 @@
 import { FetCode } from '../../common/errors/fet-code.js';
 import { flatQuery as flatten, invalidQuery as invalid, parseDay, parsePageRequest } from '../../common/http/pagination.js';
-import { DATASOURCE_TYPES, DatasourceType } from '../datasource-type.js';
+import { DATASOURCE_TYPES, DatasourceType } from '../../datasource/datasource-type.js';
 const METADATA_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '../../common/http/api-docs.js';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, MinLength, ValidateIf, ValidateNested } from 'class-validator';
 import { RawJson } from '../../common/http/raw-json.decorator.js';
-import { DATASOURCE_TYPES, DatasourceType } from '../datasource-type.js';
+import { DATASOURCE_TYPES, DatasourceType } from '../../datasource/datasource-type.js';
 import { CONFIG_NAME_PATTERN, HOST_PATTERN, SslOptionsDto } from './create-connection.dto.js';
 
 /**

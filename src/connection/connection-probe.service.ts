@@ -5,19 +5,19 @@ import { FetcherError, type ErrorDetail } from '../common/errors/fetcher.error.j
 import { RATE_LIMITER, type RateLimiter } from '../common/rate-limit/rate-limiter.js';
 import { RateLimitError } from '../common/rate-limit/rate-limit.error.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { validateDataRequest } from '../job/data-request.validator.js';
-import type { MappedFields } from '../job/data-request.js';
+import { checkDataRequest } from '../job/data-request-check.js';
+import type { MappedFields } from '../request/data-request.js';
 import { ConnectionQueryService, type LoadedConnection } from './connection-query.service.js';
-import { ConnectionTester } from './connection-tester.service.js';
-import type { ResolvedDatasource } from './connectors/engine-connector.js';
-import { DatasourceConnectError, DatasourceError } from './datasource.error.js';
-import { DatasourceResolver } from './datasource-resolver.service.js';
-import { DatasourceSessions } from './datasource-sessions.service.js';
-import { ConnectionRepository } from './connection.repository.js';
+import { ConnectionTester } from '../datasource/connection-tester.service.js';
+import type { ResolvedDatasource } from '../datasource/connectors/engine-connector.js';
+import { DatasourceConnectError, DatasourceError } from '../datasource/datasource.error.js';
+import { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
+import { DatasourceSessions } from '../datasource/datasource-sessions.service.js';
+import { ConnectionRepository } from '../datasource/connection.repository.js';
 import type { ConnectionSchemaDto, ConnectionTestResultDto, SchemaValidationSuccessDto } from './dto/schema.dto.js';
-import { InternalDatasources } from './internal/internal-datasources.service.js';
-import { collectRequestedTables, compareKeys, matchRequestedTables, schemasOf } from './schema/mapped-tables.js';
-import { SchemaService } from './schema/schema.service.js';
+import { InternalDatasources } from '../datasource/internal/internal-datasources.service.js';
+import { collectRequestedTables, compareKeys, matchRequestedTables, schemasOf } from '../datasource/schema/mapped-tables.js';
+import { SchemaService } from '../datasource/schema/schema.service.js';
 
 const TEST_TIMEOUT_MS = 10_000;
 const RATE_WINDOW_MS = 60_000;
@@ -64,7 +64,7 @@ export class ConnectionProbeService {
    * unknown datasource, table and field. Schemas come from the cache when fresh.
    */
   async validateSchema(mappedFields: MappedFields, principal: Principal): Promise<SchemaValidationSuccessDto> {
-    validateDataRequest({ mappedFields }, this.config.extraction);
+    checkDataRequest({ mappedFields }, this.config.extraction);
     const configNames = Object.keys(mappedFields).sort();
     // Datasources the principal may not use are reported as not found, like any unknown name.
     const resolved = await this.resolver.resolve(configNames, principal);

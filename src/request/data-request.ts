@@ -25,3 +25,20 @@ export const WILDCARD = '*';
  * the engines bind the list, and some cap parameters per statement (PostgreSQL at 65,535).
  */
 export const MAX_VALUES_PER_OPERATOR = 10_000;
+
+/** What a caller sends as `dataRequest`, before validation: any part may be missing or mistyped. */
+export interface DataRequestInput {
+  readonly mappedFields?: unknown;
+  readonly filters?: unknown;
+  readonly limits?: unknown;
+}
+
+/** The engine's ceilings of one job; `dataRequest.limits` may only lower them. */
+export interface ExtractionCeilings {
+  readonly maxDatasources: number;
+  readonly maxTablesPerDatasource: number;
+  readonly maxFieldsPerTable: number;
+  readonly maxParallelDatasources: number;
+  readonly timeoutMs: number;
+  readonly maxResultBytes: number;
+}

@@ -16,7 +16,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { RawJson } from '../../common/http/raw-json.decorator.js';
-import { DATASOURCE_TYPES, DatasourceType } from '../datasource-type.js';
+import { DATASOURCE_TYPES, DatasourceType } from '../../datasource/datasource-type.js';
 
 export const CONFIG_NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
 export const HOST_PATTERN = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._:-]+)$/;
