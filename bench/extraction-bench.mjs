@@ -86,8 +86,20 @@ const PROJECTION = 'id, uid, name, amount, qty, active, created_at, note';
 const LARGE_ROWS = 240_000;
 const LARGE_RANGE = [240 * MiB, 270 * MiB];
 const SCENARIOS = {
-  rows: { table: 'bench_rows', projection: PROJECTION, rows: options.rows, describe: (n) => `${n.toLocaleString('en-US')} rows × 8 columns`, seed: 'seedRows' },
-  large: { table: 'bench_large', projection: 'id, payload', rows: LARGE_ROWS, describe: (n) => `${n.toLocaleString('en-US')} rows × (id, 1,000-char payload)`, seed: 'seedLarge' },
+  rows: {
+    table: 'bench_rows',
+    projection: PROJECTION,
+    rows: options.rows,
+    describe: (n) => `${n.toLocaleString('en-US')} rows × 8 columns`,
+    seed: 'seedRows',
+  },
+  large: {
+    table: 'bench_large',
+    projection: 'id, payload',
+    rows: LARGE_ROWS,
+    describe: (n) => `${n.toLocaleString('en-US')} rows × (id, 1,000-char payload)`,
+    seed: 'seedLarge',
+  },
 };
 const database = `fetcher_bench_${Date.now()}`;
 const created = []; // engines whose database exists
@@ -125,7 +137,11 @@ async function machineInfo() {
 }
 
 async function postJson(url, body, headers = {}) {
-  const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await response.text();
   let json;
   try {
@@ -164,7 +180,8 @@ async function runFetcher(engine, scenario, rep) {
       const polled = await fetch(`${fetcher.base}/v1/fetcher/${submitted.json.jobId}`);
       job = await polled.json();
       if (job.status === 'completed' || job.status === 'failed') break;
-      if (!fetcher.isRunning()) throw new Error(`Fetcher exited during the job (${JSON.stringify(fetcher.exitInfo())}):\n${fetcher.recentOutput()}`);
+      if (!fetcher.isRunning())
+        throw new Error(`Fetcher exited during the job (${JSON.stringify(fetcher.exitInfo())}):\n${fetcher.recentOutput()}`);
       if (Date.now() > deadline) throw new Error(`job ${submitted.json.jobId} still ${job.status} after 30 minutes`);
       await new Promise((done) => setTimeout(done, 50));
     }
@@ -180,7 +197,12 @@ async function runFetcher(engine, scenario, rep) {
 async function verify(job, run, expectedRows) {
   const { keys, resultsDir } = await resultKeys(run.fetcher.env, job.resultKeyVersion);
   const file = objectFile(resultsDir, job.resultPath);
-  return verifyStoredResult(file, keys, { sizeBytes: job.result.sizeBytes, sha256: job.result.sha256, hmac: job.resultHmac, rows: expectedRows });
+  return verifyStoredResult(file, keys, {
+    sizeBytes: job.result.sizeBytes,
+    sha256: job.result.sha256,
+    hmac: job.resultHmac,
+    rows: expectedRows,
+  });
 }
 
 function printProfile(pid, rep) {
@@ -214,7 +236,11 @@ async function runScenario(engine, scenarioName) {
     const run = await runFetcher(engine, scenario, rep);
     checkInterrupted();
     const { job } = run;
-    const raw = { rep, client: { seconds: clientSeconds }, fetcher: { seconds: run.seconds, pid: run.fetcher.pid, jobId: job.id, status: job.status } };
+    const raw = {
+      rep,
+      client: { seconds: clientSeconds },
+      fetcher: { seconds: run.seconds, pid: run.fetcher.pid, jobId: job.id, status: job.status },
+    };
     if (job.status !== 'completed') {
       failures.push(`${engine.name} ${scenarioName} rep ${rep}: job ${job.id} failed: ${JSON.stringify(job.error)}`);
       log(`  rep ${rep}/${options.reps}  FAIL: job ${job.status}: ${JSON.stringify(job.error)}`);
@@ -358,7 +384,14 @@ async function main() {
       finishedAt: new Date().toISOString(),
       git,
       machine,
-      options: { engines: options.engines, scenarios: options.scenarios, reps: options.reps, rows: options.rows, largeRows: LARGE_ROWS, profile: options.profile ?? null },
+      options: {
+        engines: options.engines,
+        scenarios: options.scenarios,
+        reps: options.reps,
+        rows: options.rows,
+        largeRows: LARGE_ROWS,
+        profile: options.profile ?? null,
+      },
       database,
       results,
       failures,

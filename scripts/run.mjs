@@ -33,7 +33,11 @@ function ensureDependencies() {
 
 function ensureBuild() {
   const output = join(root, 'dist', 'main.js');
-  const sources = Math.max(newestMtime(join(root, 'src')), newestMtime(join(root, 'tsconfig.json')), newestMtime(join(root, 'tsconfig.build.json')));
+  const sources = Math.max(
+    newestMtime(join(root, 'src')),
+    newestMtime(join(root, 'tsconfig.json')),
+    newestMtime(join(root, 'tsconfig.build.json')),
+  );
   if (!existsSync(output) || sources > statSync(output).mtimeMs) {
     console.error('[fetcher] building (tsc)…');
     run('npx', ['tsc', '-p', 'tsconfig.build.json']);

@@ -28,7 +28,18 @@ export class AppModule {
     if (runsWorker(config.role)) roleModules.push(ExtractionModule);
     return {
       module: AppModule,
-      imports: [AppConfigModule.forRoot(config), PersistenceModule, AuthModule.forRoot(config), RedisModule, RateLimitModule, JobQueueModule, EventsModule, StorageModule, SystemModule, ...roleModules],
+      imports: [
+        AppConfigModule.forRoot(config),
+        PersistenceModule,
+        AuthModule.forRoot(config),
+        RedisModule,
+        RateLimitModule,
+        JobQueueModule,
+        EventsModule,
+        StorageModule,
+        SystemModule,
+        ...roleModules,
+      ],
       providers: [ShutdownCoordinator],
     };
   }

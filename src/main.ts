@@ -21,7 +21,10 @@ async function main(): Promise<void> {
     logger.warn(`APP_ENC_KEY is not set: generated a development key in ${path}. Set APP_ENC_KEY in production.`, 'Bootstrap');
   }
   if (config.auth.mode === 'none') {
-    logger.warn('AUTH_MODE=none: every caller acts as the operator. Set AUTH_MODE=apikey or jwt before exposing this service.', 'Bootstrap');
+    logger.warn(
+      'AUTH_MODE=none: every caller acts as the operator. Set AUTH_MODE=apikey or jwt before exposing this service.',
+      'Bootstrap',
+    );
   }
   const app = await createFetcherApp(config, logger);
   const port = listenPort(config);

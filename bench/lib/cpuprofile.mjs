@@ -94,7 +94,9 @@ export function formatTop({ top, totalMs, samples }) {
   const lines = [`    ${'self ms'.padStart(9)} ${'%'.padStart(6)}  ${'function'.padEnd(nameWidth)}  location`];
   for (const entry of top) {
     const name = entry.functionName.length > nameWidth ? `${entry.functionName.slice(0, nameWidth - 1)}…` : entry.functionName;
-    lines.push(`    ${entry.selfMs.toFixed(1).padStart(9)} ${entry.percent.toFixed(1).padStart(5)}%  ${name.padEnd(nameWidth)}  ${entry.location}`);
+    lines.push(
+      `    ${entry.selfMs.toFixed(1).padStart(9)} ${entry.percent.toFixed(1).padStart(5)}%  ${name.padEnd(nameWidth)}  ${entry.location}`,
+    );
   }
   lines.push(`    (${samples.toLocaleString('en-US')} samples, ${(totalMs / 1000).toFixed(2)} s profiled)`);
   return lines;

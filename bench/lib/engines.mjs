@@ -53,11 +53,14 @@ export const postgres = {
       await c.query(`CREATE TABLE bench_rows (
         id bigint PRIMARY KEY, uid uuid NOT NULL, name text NOT NULL, amount numeric(12,2) NOT NULL,
         qty integer NOT NULL, active boolean NOT NULL, created_at timestamptz NOT NULL, note text)`);
-      await c.query(`INSERT INTO bench_rows
+      await c.query(
+        `INSERT INTO bench_rows
         SELECT g, md5(g::text)::uuid, 'name-' || g, (g % 100000) / 100.0, g % 1000, g % 2 = 0,
                timestamptz '2026-01-01 00:00:00+00' + g * interval '1.000123 second',
                CASE WHEN g % 10 = 0 THEN NULL ELSE 'note "' || g || '" with \\ backslash' END
-        FROM generate_series(1, $1) g`, [rows]);
+        FROM generate_series(1, $1) g`,
+        [rows],
+      );
       await c.query('ANALYZE bench_rows');
     });
   },
@@ -66,9 +69,12 @@ export const postgres = {
   async seedLarge(database, rows) {
     await withPg(database, async (c) => {
       await c.query('CREATE TABLE bench_large (id bigint PRIMARY KEY, payload text NOT NULL)');
-      await c.query(`INSERT INTO bench_large
+      await c.query(
+        `INSERT INTO bench_large
         SELECT g, left(repeat(md5(g::text) || ' "quoted" ' || md5((g * 31)::text) || ' back' || chr(92) || 'slash' || chr(9) || 'tab é€ ', 12), 1000)
-        FROM generate_series(1, $1) g`, [rows]);
+        FROM generate_series(1, $1) g`,
+        [rows],
+      );
       await c.query('ANALYZE bench_large');
     });
   },

@@ -60,7 +60,11 @@ export function formatSummary(summary, { clientLabel, reps }) {
 
 /** One line per repetition, printed as it finishes. */
 export function formatRep(rep, total, r, clientLabel) {
-  const verified = r.verify ? (r.verify.ok ? `verified ${integer(r.verify.rows)} rows, sha256 ok (${r.verify.seconds.toFixed(1)} s)` : 'VERIFY FAILED') : 'not verified';
+  const verified = r.verify
+    ? r.verify.ok
+      ? `verified ${integer(r.verify.rows)} rows, sha256 ok (${r.verify.seconds.toFixed(1)} s)`
+      : 'VERIFY FAILED'
+    : 'not verified';
   return (
     `  rep ${rep}/${total}  ${clientLabel} ${r.client.seconds.toFixed(2)} s · Fetcher ${r.fetcher.seconds.toFixed(2)} s` +
     ` (${integer(r.fetcher.rowsPerSecond)} rows/s, ${r.fetcher.mibPerSecond.toFixed(1)} MiB/s) · ratio ${percent(r.ratio)}` +

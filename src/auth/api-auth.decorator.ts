@@ -10,7 +10,11 @@ const UNAUTHENTICATED = {
   status: 401,
   type: ErrorEnvelopeDto,
   description: 'FET-0010: no credential, or an invalid, revoked or expired one (with WWW-Authenticate: Bearer)',
-  example: { code: FetCode.Unauthenticated, title: 'Unauthorized', message: 'Authentication required: send Authorization: Bearer <API key or token>' },
+  example: {
+    code: FetCode.Unauthenticated,
+    title: 'Unauthorized',
+    message: 'Authentication required: send Authorization: Bearer <API key or token>',
+  },
 };
 
 const FORBIDDEN: Record<Exclude<Access, Access.Public>, string> = {

@@ -28,14 +28,21 @@ export class AuthModule {
     const controllers: Type[] = [];
     const { auth } = config;
     if (auth.mode === 'apikey') {
-      providers.push({ provide: AUTHENTICATOR, inject: [ApiKeyRepository], useFactory: (keys: ApiKeyRepository) => new ApiKeyAuthenticator(auth.adminKeys, keys) });
+      providers.push({
+        provide: AUTHENTICATOR,
+        inject: [ApiKeyRepository],
+        useFactory: (keys: ApiKeyRepository) => new ApiKeyAuthenticator(auth.adminKeys, keys),
+      });
       if (runsManager(config.role)) {
         providers.push(ApiKeyService);
         controllers.push(ApiKeyController);
       }
     } else if (auth.mode === 'jwt') {
       const verifier = new JwtVerifier(auth.jwt);
-      providers.push({ provide: AUTHENTICATOR, useValue: { authenticate: (token: string) => verifier.verify(token) } satisfies Authenticator });
+      providers.push({
+        provide: AUTHENTICATOR,
+        useValue: { authenticate: (token: string) => verifier.verify(token) } satisfies Authenticator,
+      });
     } else {
       providers.push({ provide: AUTHENTICATOR, useValue: NO_AUTHENTICATOR });
     }

@@ -46,6 +46,10 @@ export function RateLimitedPerPrincipal(name: PrincipalLimit): MethodDecorator {
   return applyDecorators(
     SetMetadata(METADATA, name),
     UseGuards(PrincipalRateLimitGuard),
-    ApiResponse({ status: 429, type: ErrorEnvelopeDto, description: `FET-1070 with Retry-After: ${LIMITS[name].label.toLowerCase()}s per principal per minute exceeded` }),
+    ApiResponse({
+      status: 429,
+      type: ErrorEnvelopeDto,
+      description: `FET-1070 with Retry-After: ${LIMITS[name].label.toLowerCase()}s per principal per minute exceeded`,
+    }),
   );
 }

@@ -15,7 +15,12 @@ export interface Principal {
 }
 
 /** The caller of AUTH_MODE=none: every request acts as the operator. */
-export const ANONYMOUS_OPERATOR: Principal = Object.freeze({ id: 'anonymous', method: 'none', operator: true, products: Object.freeze([]) });
+export const ANONYMOUS_OPERATOR: Principal = Object.freeze({
+  id: 'anonymous',
+  method: 'none',
+  operator: true,
+  products: Object.freeze([]),
+});
 
 /** True when `principal` may act for `product` (compared lower-cased). */
 export function actsFor(principal: Principal, product: string | null | undefined): boolean {

@@ -16,7 +16,9 @@ describe('actingProduct', () => {
 
   it('needs the header for an operator and for a principal of several products (400 FET-0403)', () => {
     expect(() => actingProduct(ANONYMOUS_OPERATOR, undefined)).toThrow(expect.objectContaining({ code: 'FET-0403' }));
-    expect(() => actingProduct(product('alpha', 'beta'), undefined)).toThrow(expect.objectContaining({ code: 'FET-0403', message: expect.stringContaining('(alpha, beta)') }));
+    expect(() => actingProduct(product('alpha', 'beta'), undefined)).toThrow(
+      expect.objectContaining({ code: 'FET-0403', message: expect.stringContaining('(alpha, beta)') }),
+    );
     expect(actingProduct(ANONYMOUS_OPERATOR, 'anyone')).toBe('anyone');
   });
 

@@ -48,7 +48,11 @@ async function docsRouter(app: INestApplication, config: AppConfig): Promise<Rou
   return router;
 }
 
-function buildDocument({ DocumentBuilder, SwaggerModule }: typeof Swagger, app: INestApplication, config: AppConfig): Swagger.OpenAPIObject {
+function buildDocument(
+  { DocumentBuilder, SwaggerModule }: typeof Swagger,
+  app: INestApplication,
+  config: AppConfig,
+): Swagger.OpenAPIObject {
   return SwaggerModule.createDocument(
     app,
     new DocumentBuilder()

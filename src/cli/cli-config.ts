@@ -23,7 +23,9 @@ export function loadConfigWithExistingKey(env: NodeJS.ProcessEnv): AppConfig {
   if (!env.APP_ENC_KEY) {
     const keyPath = join(resolve(env.DATA_DIR || './data'), 'app-enc-key');
     if (!existsSync(keyPath)) {
-      throw new CliError(`APP_ENC_KEY is not set and there is no development key at ${keyPath}: run with the service's APP_ENC_KEY, APP_ENC_KEY_VERSION and APP_ENC_KEY_<version> variables`);
+      throw new CliError(
+        `APP_ENC_KEY is not set and there is no development key at ${keyPath}: run with the service's APP_ENC_KEY, APP_ENC_KEY_VERSION and APP_ENC_KEY_<version> variables`,
+      );
     }
   }
   return loadAppConfig(env, {

@@ -60,7 +60,12 @@ export class ResultApiClient {
     }
     if (!response.ok) {
       // The hint is for the server failing to open the result, not for a result that is not there.
-      throw failure(url, response.status, (await response.json().catch(() => undefined)) as ErrorBody | undefined, response.status >= 500 ? hint : '');
+      throw failure(
+        url,
+        response.status,
+        (await response.json().catch(() => undefined)) as ErrorBody | undefined,
+        response.status >= 500 ? hint : '',
+      );
     }
     const length = Number(response.headers.get('content-length'));
     const chunks: Buffer[] = [];
@@ -78,7 +83,11 @@ export class ResultApiClient {
         `the download of job ${jobId}'s result was cut short (${received} of ${Number.isSafeInteger(length) ? length : 'unknown'} bytes): the server found the stored result damaged or could not read it; see its log`,
       );
     }
-    return { body: Buffer.concat(chunks), etag: response.headers.get('etag')?.replace(/^"|"$/g, ''), sha256Header: response.headers.get('x-result-sha256') ?? undefined };
+    return {
+      body: Buffer.concat(chunks),
+      etag: response.headers.get('etag')?.replace(/^"|"$/g, ''),
+      sha256Header: response.headers.get('x-result-sha256') ?? undefined,
+    };
   }
 
   private async get(url: string, accept: string): Promise<Response> {
@@ -86,11 +95,15 @@ export class ResultApiClient {
       return await fetch(url, { headers: { accept, ...(this.token ? { authorization: `Bearer ${this.token}` } : {}) } });
     } catch (error) {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      throw new CliError(`cannot reach Fetcher at ${this.baseUrl} (${cause?.code ?? cause?.message ?? (error as Error).message}); set FETCHER_URL`);
+      throw new CliError(
+        `cannot reach Fetcher at ${this.baseUrl} (${cause?.code ?? cause?.message ?? (error as Error).message}); set FETCHER_URL`,
+      );
     }
   }
 }
 
 function failure(url: string, status: number, body: ErrorBody | undefined, hint = ''): CliError {
-  return new CliError(`GET ${url} answered ${status}${body?.code ? ` ${body.code}` : ''}${body?.message ? `: ${body.message}` : ''}${hint}`);
+  return new CliError(
+    `GET ${url} answered ${status}${body?.code ? ` ${body.code}` : ''}${body?.message ? `: ${body.message}` : ''}${hint}`,
+  );
 }

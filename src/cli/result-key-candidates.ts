@@ -24,9 +24,12 @@ export function givenKeys(args: KeyArgs, env: NodeJS.ProcessEnv): KeyCandidate |
   const encryption = args.encryptionKey ?? (env.FETCHER_RESULT_ENCRYPTION_KEY || undefined);
   if (hmac === undefined && encryption === undefined) return undefined;
   if (hmac === undefined || encryption === undefined) {
-    throw new CliError('give both derived keys: --hmac-key and --encryption-key (or FETCHER_RESULT_HMAC_KEY and FETCHER_RESULT_ENCRYPTION_KEY)');
+    throw new CliError(
+      'give both derived keys: --hmac-key and --encryption-key (or FETCHER_RESULT_HMAC_KEY and FETCHER_RESULT_ENCRYPTION_KEY)',
+    );
   }
-  if (args.keyVersion !== undefined) throw new CliError('--key-version picks a master key of the keyring; it does not go with derived keys');
+  if (args.keyVersion !== undefined)
+    throw new CliError('--key-version picks a master key of the keyring; it does not go with derived keys');
   const decode = (text: string, source: string) => {
     try {
       return decodeDerivedKey(text, source);
@@ -53,7 +56,9 @@ export function keyringCandidates(config: AppConfig, version: string | undefined
   if (version !== undefined) {
     if (!keyring.has(version)) {
       const variable = version === keyVersion ? 'APP_ENC_KEY' : `APP_ENC_KEY_${version}`;
-      throw new CliError(`${whose} ${version}, which is not configured: set ${variable} to that master key, or give the derived keys of version ${version} (--hmac-key, --encryption-key)`);
+      throw new CliError(
+        `${whose} ${version}, which is not configured: set ${variable} to that master key, or give the derived keys of version ${version} (--hmac-key, --encryption-key)`,
+      );
     }
     return [entry(version)];
   }

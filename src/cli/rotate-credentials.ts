@@ -57,7 +57,9 @@ function describe(report: RotationReport): string[] {
   if (report.remaining !== null) lines.push(`still under an older version: ${report.remaining}`);
   const older = Object.entries(report.resultsByVersion).filter(([version]) => version !== report.currentVersion);
   if (older.length > 0) {
-    const list = older.map(([version, count]) => `${count} under ${version === 'unknown' ? 'an unrecorded version' : `version ${version}`}`).join(', ');
+    const list = older
+      .map(([version, count]) => `${count} under ${version === 'unknown' ? 'an unrecorded version' : `version ${version}`}`)
+      .join(', ');
     lines.push(`completed job results sealed with older keys: ${list}; keep their APP_ENC_KEY_<version> while those results are needed`);
   }
   return lines;
@@ -76,5 +78,9 @@ function parseArgs(argv: readonly string[]): { dryRun: boolean; help: boolean } 
 
 if (isEntryPoint(import.meta.url)) {
   if (existsSync('.env')) process.loadEnvFile('.env');
-  process.exitCode = await runRotateCredentials(process.argv.slice(2), { env: process.env, stdout: process.stdout, stderr: process.stderr });
+  process.exitCode = await runRotateCredentials(process.argv.slice(2), {
+    env: process.env,
+    stdout: process.stdout,
+    stderr: process.stderr,
+  });
 }

@@ -112,7 +112,9 @@ async function showJob(jobId: string, given: KeyCandidate | undefined, env: Node
 /** The keyring entry of the job's version, or why there is none (then only the server can open it). */
 function jobKeys(env: NodeJS.ProcessEnv, job: JobView, jobId: string): { candidates: KeyCandidate[] } | { missing: CliError } {
   try {
-    return { candidates: keyringCandidates(loadConfigWithExistingKey(env), job.resultKeyVersion, `job ${jobId} was sealed with key version`) };
+    return {
+      candidates: keyringCandidates(loadConfigWithExistingKey(env), job.resultKeyVersion, `job ${jobId} was sealed with key version`),
+    };
   } catch (error) {
     // A missing key or version; a malformed one (ConfigError) is still an error of its own.
     if (error instanceof CliError) return { missing: error };
@@ -129,12 +131,22 @@ async function readFromStore(config: AppConfig, path: string): Promise<Buffer> {
   }
 }
 
-async function printDerivedKeys(config: AppConfig, version: string | undefined, io: ShowResultIo, say: (line: string) => void): Promise<number> {
+async function printDerivedKeys(
+  config: AppConfig,
+  version: string | undefined,
+  io: ShowResultIo,
+  say: (line: string) => void,
+): Promise<number> {
   const [candidate] = keyringCandidates(config, version ?? config.encryption.keyVersion);
   const keys = (candidate as KeyCandidate).keys;
   // Only the keys go to stdout, in a form that can be appended to the consumer's environment.
-  await writeAll(io.stdout, `FETCHER_RESULT_HMAC_KEY=${keys.hmacKey.toString('base64')}\nFETCHER_RESULT_ENCRYPTION_KEY=${keys.encryptionKey.toString('base64')}\n`);
-  say(`derived result keys of ${(candidate as KeyCandidate).label}: they open results sealed with that version only; hand them over as secrets`);
+  await writeAll(
+    io.stdout,
+    `FETCHER_RESULT_HMAC_KEY=${keys.hmacKey.toString('base64')}\nFETCHER_RESULT_ENCRYPTION_KEY=${keys.encryptionKey.toString('base64')}\n`,
+  );
+  say(
+    `derived result keys of ${(candidate as KeyCandidate).label}: they open results sealed with that version only; hand them over as secrets`,
+  );
   return 0;
 }
 
@@ -216,7 +228,8 @@ function parseArgs(argv: readonly string[]): Args {
   if (file !== undefined && jobId !== undefined) throw new CliError(`give either a job id or --file, not both\n${USAGE}`);
   if (file === undefined && jobId === undefined) throw new CliError(USAGE);
   if (hmac !== undefined && file === undefined) throw new CliError(`--hmac goes with --file; a job's own HMAC is checked automatically`);
-  if (keyVersion !== undefined && jobId !== undefined) throw new CliError(`--key-version goes with --file or --derive-keys; a job says which version sealed it`);
+  if (keyVersion !== undefined && jobId !== undefined)
+    throw new CliError(`--key-version goes with --file or --derive-keys; a job says which version sealed it`);
   if (jobId !== undefined && !/^[A-Za-z0-9_-]{1,128}$/.test(jobId)) throw new CliError(`not a job id: ${JSON.stringify(jobId)}`);
   return { jobId, file, hmac, hmacKey, encryptionKey, keyVersion, deriveKeys, help };
 }

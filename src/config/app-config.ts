@@ -59,7 +59,12 @@ export interface AppConfig {
   /** Claims expire after leaseMs without renewal; the recovery loop re-queues them, failing a job after maxAttempts. */
   readonly leases: { readonly leaseMs: number; readonly recoveryIntervalMs: number; readonly maxAttempts: number };
   /** Terminal events: always written to the outbox; relayed to RabbitMQ when transport is rmq. */
-  readonly events: { readonly transport: 'none' | 'rmq'; readonly url?: string; readonly exchange: string; readonly relayIntervalMs: number };
+  readonly events: {
+    readonly transport: 'none' | 'rmq';
+    readonly url?: string;
+    readonly exchange: string;
+    readonly relayIntervalMs: number;
+  };
   readonly jobs: { readonly dedupWindowSeconds: number; readonly connectionTestTimeoutMs: number };
   /** retentionSeconds null: results are kept until their product DELETEs them. */
   readonly results: { readonly retentionSeconds: number | null; readonly sweepIntervalMs: number };

@@ -60,7 +60,8 @@ export function parseInternalDatasources(env: NodeJS.ProcessEnv): { datasources:
     const configName = read('CONFIG_NAME') ?? '';
     if (!CONFIG_NAME_PATTERN.test(configName)) problems.push(`${variable('CONFIG_NAME')}: must be 3-100 characters of [A-Za-z0-9_-]`);
     const previous = seen.get(configName);
-    if (previous !== undefined) problems.push(`${variable('CONFIG_NAME')}: '${configName}' is already declared by DATASOURCE_${previous}_CONFIG_NAME`);
+    if (previous !== undefined)
+      problems.push(`${variable('CONFIG_NAME')}: '${configName}' is already declared by DATASOURCE_${previous}_CONFIG_NAME`);
     seen.set(configName, envName);
 
     const type = read('TYPE') as DatasourceType | undefined;
@@ -70,7 +71,7 @@ export function parseInternalDatasources(env: NodeJS.ProcessEnv): { datasources:
     const databaseName = read('DATABASE');
     if (!databaseName) problems.push(`${variable('DATABASE')}: is required`);
     const portText = read('PORT');
-    const port = portText === undefined ? (type && DEFAULT_PORTS[type]) ?? 0 : Number(portText);
+    const port = portText === undefined ? ((type && DEFAULT_PORTS[type]) ?? 0) : Number(portText);
     if (!Number.isInteger(port) || port < 1 || port > 65535) problems.push(`${variable('PORT')}: must be an integer from 1 to 65535`);
     const sslMode = read('SSLMODE') ?? null;
     if (type && DATASOURCE_TYPES.includes(type) && !isValidSslMode(type, sslMode)) {
@@ -84,7 +85,13 @@ export function parseInternalDatasources(env: NodeJS.ProcessEnv): { datasources:
     }
     if (type === DatasourceType.Oracle && !metadata.serviceName) problems.push(`${variable('OPTIONS')}: Oracle needs serviceName=…`);
     const productsText = read('PRODUCTS');
-    const products = productsText === undefined ? null : productsText.split(',').map((name) => name.trim().toLowerCase()).filter(Boolean);
+    const products =
+      productsText === undefined
+        ? null
+        : productsText
+            .split(',')
+            .map((name) => name.trim().toLowerCase())
+            .filter(Boolean);
     if (products !== null && (products.length === 0 || products.some((name) => !PRODUCT_NAME_PATTERN.test(name)))) {
       problems.push(`${variable('PRODUCTS')}: must be a comma-separated list of product names (1-100 of [a-z0-9_-])`);
     }

@@ -86,7 +86,10 @@ describe('loadAppConfig', () => {
     });
     expect(config.role).toBe(FetcherRole.Manager);
     expect(config.database).toEqual({ kind: 'postgres', url: 'postgres://localhost/fetcher' });
-    expect(config.storage).toMatchObject({ kind: 's3', s3: { endPoint: 'minio', port: 9000, useSSL: false, bucket: 'results', keyPrefix: 'tenant/', partSizeBytes: 8 * 1024 * 1024 } });
+    expect(config.storage).toMatchObject({
+      kind: 's3',
+      s3: { endPoint: 'minio', port: 9000, useSSL: false, bucket: 'results', keyPrefix: 'tenant/', partSizeBytes: 8 * 1024 * 1024 },
+    });
   });
 
   describe('authentication', () => {
@@ -100,23 +103,41 @@ describe('loadAppConfig', () => {
     });
 
     it('reads operator keys in apikey mode and refuses none or short ones', () => {
-      expect(load({ AUTH_MODE: 'apikey', AUTH_ADMIN_KEYS: ` ${ADMIN} ,${'b'.repeat(24)}` }).auth).toEqual({ mode: 'apikey', adminKeys: [ADMIN, 'b'.repeat(24)] });
+      expect(load({ AUTH_MODE: 'apikey', AUTH_ADMIN_KEYS: ` ${ADMIN} ,${'b'.repeat(24)}` }).auth).toEqual({
+        mode: 'apikey',
+        adminKeys: [ADMIN, 'b'.repeat(24)],
+      });
       expect(() => load({ AUTH_MODE: 'apikey' })).toThrow('AUTH_ADMIN_KEYS: is required');
       expect(() => load({ AUTH_MODE: 'apikey', AUTH_ADMIN_KEYS: 'short' })).toThrow('AUTH_ADMIN_KEYS: every key must be at least 24');
     });
 
     it('needs one key source, an issuer and an audience in jwt mode', () => {
-      const jwt = { AUTH_MODE: 'jwt', AUTH_JWKS_URL: 'http://127.0.0.1:1/jwks', AUTH_JWT_ISSUER: 'https://idp', AUTH_JWT_AUDIENCE: 'fetcher, fetcher-admin' };
+      const jwt = {
+        AUTH_MODE: 'jwt',
+        AUTH_JWKS_URL: 'http://127.0.0.1:1/jwks',
+        AUTH_JWT_ISSUER: 'https://idp',
+        AUTH_JWT_AUDIENCE: 'fetcher, fetcher-admin',
+      };
       expect(load(jwt).auth).toEqual({
         mode: 'jwt',
-        jwt: { jwksUrl: jwt.AUTH_JWKS_URL, publicKeyPem: undefined, issuer: 'https://idp', audiences: ['fetcher', 'fetcher-admin'], productsClaim: 'products', rolesClaim: 'roles', clockToleranceSeconds: 5 },
+        jwt: {
+          jwksUrl: jwt.AUTH_JWKS_URL,
+          publicKeyPem: undefined,
+          issuer: 'https://idp',
+          audiences: ['fetcher', 'fetcher-admin'],
+          productsClaim: 'products',
+          rolesClaim: 'roles',
+          clockToleranceSeconds: 5,
+        },
       });
       expect(() => load({ ...jwt, AUTH_JWKS_URL: '' })).toThrow('AUTH_JWKS_URL: set exactly one');
       expect(() => load({ ...jwt, AUTH_JWT_PUBLIC_KEY: 'x' })).toThrow('AUTH_JWKS_URL: set exactly one');
       expect(() => load({ ...jwt, AUTH_JWT_ISSUER: '' })).toThrow('AUTH_JWT_ISSUER');
       expect(() => load({ ...jwt, AUTH_JWT_AUDIENCE: ' , ' })).toThrow('AUTH_JWT_AUDIENCE');
       expect(() => load({ ...jwt, NODE_ENV: 'production' })).toThrow('AUTH_JWKS_URL: must be an https:// URL');
-      expect(() => load({ ...jwt, AUTH_JWKS_URL: '', AUTH_JWT_PUBLIC_KEY: 'not a key' })).toThrow('AUTH_JWT_PUBLIC_KEY: must be a PEM public key');
+      expect(() => load({ ...jwt, AUTH_JWKS_URL: '', AUTH_JWT_PUBLIC_KEY: 'not a key' })).toThrow(
+        'AUTH_JWT_PUBLIC_KEY: must be a PEM public key',
+      );
     });
   });
 
@@ -131,8 +152,12 @@ describe('loadAppConfig', () => {
     });
 
     it('refuses a bad old key and a current version given twice with another key, naming the variable', () => {
-      expect(() => loadAppConfig({ DATA_DIR: tempDir(), APP_ENC_KEY: KEY, APP_ENC_KEY_1: 'c2hvcnQ=' })).toThrow('APP_ENC_KEY_1: must decode to at least 32 bytes');
-      expect(() => loadAppConfig({ DATA_DIR: tempDir(), APP_ENC_KEY: KEY, APP_ENC_KEY_VERSION: '3', APP_ENC_KEY_3: OLD })).toThrow('APP_ENC_KEY_3: differs from APP_ENC_KEY');
+      expect(() => loadAppConfig({ DATA_DIR: tempDir(), APP_ENC_KEY: KEY, APP_ENC_KEY_1: 'c2hvcnQ=' })).toThrow(
+        'APP_ENC_KEY_1: must decode to at least 32 bytes',
+      );
+      expect(() => loadAppConfig({ DATA_DIR: tempDir(), APP_ENC_KEY: KEY, APP_ENC_KEY_VERSION: '3', APP_ENC_KEY_3: OLD })).toThrow(
+        'APP_ENC_KEY_3: differs from APP_ENC_KEY',
+      );
       expect(loadAppConfig({ DATA_DIR: tempDir(), APP_ENC_KEY: KEY, APP_ENC_KEY_1: KEY }).encryption.keyring.size).toBe(1);
     });
   });

@@ -27,7 +27,8 @@ export function loadAppConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions
   if (errors.length > 0) throw new ConfigError(describe(errors, relevant));
 
   const internal = parseInternalDatasources(env);
-  if (internal.problems.length > 0) throw new ConfigError(`Invalid configuration:\n${internal.problems.map((line) => `  ${line}`).join('\n')}`);
+  if (internal.problems.length > 0)
+    throw new ConfigError(`Invalid configuration:\n${internal.problems.map((line) => `  ${line}`).join('\n')}`);
 
   const production = vars.NODE_ENV === 'production';
   const auth = parseAuthConfig(vars, production);
@@ -38,7 +39,8 @@ export function loadAppConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions
 
   const s3Configured = [vars.S3_ENDPOINT, vars.S3_BUCKET].filter(Boolean).length;
   if (s3Configured === 1) throw new ConfigError('S3_ENDPOINT and S3_BUCKET must be set together');
-  if (vars.EVENTS_TRANSPORT === 'rmq' && !vars.EVENTS_URL) throw new ConfigError('Invalid configuration:\n  EVENTS_URL: is required when EVENTS_TRANSPORT=rmq');
+  if (vars.EVENTS_TRANSPORT === 'rmq' && !vars.EVENTS_URL)
+    throw new ConfigError('Invalid configuration:\n  EVENTS_URL: is required when EVENTS_TRANSPORT=rmq');
   const role = vars.FETCHER_ROLE ?? FetcherRole.All;
   if (role !== FetcherRole.All && (!vars.DATABASE_URL || !vars.REDIS_URL)) {
     throw new ConfigError(
@@ -137,10 +139,12 @@ function parseKeyring(env: NodeJS.ProcessEnv, currentVersion: string, currentKey
   for (const [name, value] of Object.entries(env)) {
     const version = /^APP_ENC_KEY_(.+)$/.exec(name)?.[1];
     if (version === undefined || version === 'VERSION' || value === undefined || value.trim() === '') continue;
-    if (!KEY_VERSION.test(version)) throw new ConfigError(`${name}: the version after APP_ENC_KEY_ must be 1-32 characters of [A-Za-z0-9._-]`);
+    if (!KEY_VERSION.test(version))
+      throw new ConfigError(`${name}: the version after APP_ENC_KEY_ must be 1-32 characters of [A-Za-z0-9._-]`);
     const key = decodeMasterKey(value.trim(), name);
     if (version === currentVersion) {
-      if (!key.equals(currentKey)) throw new ConfigError(`${name}: differs from APP_ENC_KEY, which is version ${currentVersion}; remove one of them`);
+      if (!key.equals(currentKey))
+        throw new ConfigError(`${name}: differs from APP_ENC_KEY, which is version ${currentVersion}; remove one of them`);
       continue;
     }
     keyring.set(version, key);

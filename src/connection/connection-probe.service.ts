@@ -90,9 +90,16 @@ export class ConnectionProbeService {
         }
       }),
     );
-    if (details.length === 0) return { status: 'success', message: 'Schema validated successfully. All datasources, tables, and fields exist.' };
-    details.sort((a, b) => compareKeys(`${a.datasource}\0${a.table ?? ''}\0${a.field ?? ''}`, `${b.datasource}\0${b.table ?? ''}\0${b.field ?? ''}`));
-    throw new DatasourceError(FetCode.SchemaValidationFailed, `Schema validation found ${details.length} inconsistenc${details.length === 1 ? 'y' : 'ies'}.`, { details });
+    if (details.length === 0)
+      return { status: 'success', message: 'Schema validated successfully. All datasources, tables, and fields exist.' };
+    details.sort((a, b) =>
+      compareKeys(`${a.datasource}\0${a.table ?? ''}\0${a.field ?? ''}`, `${b.datasource}\0${b.table ?? ''}\0${b.field ?? ''}`),
+    );
+    throw new DatasourceError(
+      FetCode.SchemaValidationFailed,
+      `Schema validation found ${details.length} inconsistenc${details.length === 1 ? 'y' : 'ies'}.`,
+      { details },
+    );
   }
 
   private resolved(loaded: LoadedConnection): ResolvedDatasource {
@@ -118,5 +125,7 @@ function connectionFailed(code: FetCode, error: DatasourceConnectError): Datasou
 function discoveryFailure(error: unknown): unknown {
   if (error instanceof FetcherError) return error;
   if (error instanceof DatasourceConnectError) return connectionFailed(FetCode.ConnectionTestFailed, error);
-  return new DatasourceError(FetCode.SchemaDiscoveryFailed, `Failed to retrieve database schema information: ${safeMessage(error)}`, { extra: { reason: 'unknown' } });
+  return new DatasourceError(FetCode.SchemaDiscoveryFailed, `Failed to retrieve database schema information: ${safeMessage(error)}`, {
+    extra: { reason: 'unknown' },
+  });
 }

@@ -48,7 +48,9 @@ export class ConnectionQueryService {
   list(scope: ProductScope, query: ListConnectionsQuery): Promise<ConnectionPageDto> {
     const internal = scope.named
       ? []
-      : this.internal.all().filter((datasource) => InternalDatasources.openTo(datasource, scope.products) && matchesInternal(datasource, query));
+      : this.internal
+          .all()
+          .filter((datasource) => InternalDatasources.openTo(datasource, scope.products) && matchesInternal(datasource, query));
     const productNames = scope.products === 'all' ? undefined : scope.products;
     return this.page({ ...filterOf(query), productNames }, internal, query);
   }
@@ -63,16 +65,25 @@ export class ConnectionQueryService {
    * come first, first otherwise. A page never holds more than `limit` items, and `total` counts
    * both kinds.
    */
-  private async page(filter: ConnectionListFilter, internal: InternalDatasourceConfig[], query: ListConnectionsQuery): Promise<ConnectionPageDto> {
+  private async page(
+    filter: ConnectionListFilter,
+    internal: InternalDatasourceConfig[],
+    query: ListConnectionsQuery,
+  ): Promise<ConnectionPageDto> {
     const offset = (query.page - 1) * query.limit;
-    const internalDtos = internal.sort((a, b) => (a.configName < b.configName ? -1 : 1)).map((datasource) => ConnectionResponseDto.fromInternal(datasource));
+    const internalDtos = internal
+      .sort((a, b) => (a.configName < b.configName ? -1 : 1))
+      .map((datasource) => ConnectionResponseDto.fromInternal(datasource));
     let items: ConnectionResponseDto[];
     let storedTotal: number;
     if (query.order === 'DESC') {
       const stored = await this.connections.list(filter, { skip: offset, take: query.limit, order: 'DESC' });
       storedTotal = stored.total;
       const start = Math.max(0, offset - storedTotal);
-      items = [...stored.items.map((record) => ConnectionResponseDto.from(record)), ...internalDtos.slice(start, start + query.limit - stored.items.length)];
+      items = [
+        ...stored.items.map((record) => ConnectionResponseDto.from(record)),
+        ...internalDtos.slice(start, start + query.limit - stored.items.length),
+      ];
     } else {
       const first = internalDtos.slice(offset, offset + query.limit);
       const stored = await this.connections.list(filter, {

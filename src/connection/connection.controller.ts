@@ -55,7 +55,11 @@ export class ConnectionController {
     description: 'Owning product; stored lower-case. Required for operators and for credentials of several products.',
   })
   @ApiResponse({ status: 201, type: ConnectionResponseDto })
-  @ApiResponse({ status: 400, type: ErrorEnvelopeDto, description: 'FET-0001/0402 body, FET-0403 header, FET-0413 SSL mode, FET-0414 forbidden host' })
+  @ApiResponse({
+    status: 400,
+    type: ErrorEnvelopeDto,
+    description: 'FET-0001/0402 body, FET-0403 header, FET-0413 SSL mode, FET-0414 forbidden host',
+  })
   @ApiResponse({ status: 409, type: ErrorEnvelopeDto, description: 'FET-1002 configName in use (or reserved by an internal datasource)' })
   create(@ActingProduct() productName: string, @Body() body: CreateConnectionDto): Promise<ConnectionResponseDto> {
     return this.connections.create(productName, body);
@@ -66,7 +70,11 @@ export class ConnectionController {
   @ApiHeader({ name: 'X-Product-Name', required: false, description: 'Only this product’s own connections (no internal datasources).' })
   @ListQueryDoc()
   @ApiResponse({ status: 200, type: ConnectionPageDto })
-  @ApiResponse({ status: 400, type: ErrorEnvelopeDto, description: 'FET-0405 query, FET-0406 limit, FET-0407 sortOrder, FET-0408/0409 dates' })
+  @ApiResponse({
+    status: 400,
+    type: ErrorEnvelopeDto,
+    description: 'FET-0405 query, FET-0406 limit, FET-0407 sortOrder, FET-0408/0409 dates',
+  })
   list(@ListScope() scope: ProductScope, @Query() query: Record<string, unknown>): Promise<ConnectionPageDto> {
     return this.queries.list(scope, parseListQuery(query));
   }
@@ -107,12 +115,17 @@ export class ConnectionController {
   @ApiOperation({ summary: 'Open a real connection to the database (rate-limited per connection and per principal)' })
   @RateLimitedPerPrincipal('connectionTests')
   @ApiResponse({ status: 200, type: ConnectionTestResultDto })
-  @ApiResponse({ status: 429, type: ErrorEnvelopeDto, description: 'FET-1070 with Retry-After: tests of this connection, or of this principal, per minute exceeded' })
+  @ApiResponse({
+    status: 429,
+    type: ErrorEnvelopeDto,
+    description: 'FET-1070 with Retry-After: tests of this connection, or of this principal, per minute exceeded',
+  })
   @ApiResponse({ status: 409, type: ErrorEnvelopeDto, description: 'FET-1024 the password was cleared by a change of endpoint' })
   @ApiResponse({
     status: 502,
     type: ErrorEnvelopeDto,
-    description: 'FET-1041 with reason: auth_failed | unreachable | timeout | tls | database_not_found | plaintext_password_refused | unknown',
+    description:
+      'FET-1041 with reason: auth_failed | unreachable | timeout | tls | database_not_found | plaintext_password_refused | unknown',
   })
   test(@Param('id', ID) id: string, @CurrentPrincipal() principal: Principal): Promise<ConnectionTestResultDto> {
     return this.probes.test(id, principal);
@@ -137,13 +150,18 @@ export class ConnectionController {
   @Patch(':id')
   @ApiOperation({
     summary: 'Change a connection (merge)',
-    description: 'Changing type, host, port, databaseName or ssl without sending a new password clears the stored one (hasPassword: false).',
+    description:
+      'Changing type, host, port, databaseName or ssl without sending a new password clears the stored one (hasPassword: false).',
   })
   @ApiBody({ type: UpdateConnectionDto })
   @ApiResponse({ status: 200, type: ConnectionResponseDto })
   @ApiResponse({ status: 403, type: ErrorEnvelopeDto, description: 'FET-1023 internal datasource' })
   @ApiResponse({ status: 409, type: ErrorEnvelopeDto, description: 'FET-1021 a pending or processing job uses it; FET-1002 name in use' })
-  update(@Param('id', ID) id: string, @Body() body: UpdateConnectionDto, @CurrentPrincipal() principal: Principal): Promise<ConnectionResponseDto> {
+  update(
+    @Param('id', ID) id: string,
+    @Body() body: UpdateConnectionDto,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<ConnectionResponseDto> {
     return this.connections.update(id, body, principal);
   }
 

@@ -143,7 +143,8 @@ export class ConnectionService {
       databaseName: dto.databaseName?.trim() ?? current.databaseName,
       schemaName: dto.schema === undefined ? current.schemaName : dto.schema?.trim() || null,
       userName: dto.userName?.trim() ?? current.userName,
-      passwordEncrypted: dto.password === undefined ? this.cipher.reseal(current.passwordEncrypted, version) : this.cipher.encrypt(dto.password),
+      passwordEncrypted:
+        dto.password === undefined ? this.cipher.reseal(current.passwordEncrypted, version) : this.cipher.encrypt(dto.password),
       sslMode: ssl.mode === undefined ? current.sslMode : ssl.mode || null,
       sslCaEncrypted: reseal(ssl.ca, current.sslCaEncrypted),
       sslCertEncrypted: reseal(ssl.cert, current.sslCertEncrypted),
@@ -158,14 +159,26 @@ export class ConnectionService {
     return next;
   }
 
-  private movesEndpoint(current: ConnectionRecord, next: ConnectionRecord, ssl: { ca?: string | null; cert?: string | null; key?: string | null }): boolean {
-    if (next.type !== current.type || next.host.toLowerCase() !== current.host.toLowerCase() || next.port !== current.port || next.databaseName !== current.databaseName) {
+  private movesEndpoint(
+    current: ConnectionRecord,
+    next: ConnectionRecord,
+    ssl: { ca?: string | null; cert?: string | null; key?: string | null },
+  ): boolean {
+    if (
+      next.type !== current.type ||
+      next.host.toLowerCase() !== current.host.toLowerCase() ||
+      next.port !== current.port ||
+      next.databaseName !== current.databaseName
+    ) {
       return true;
     }
     if (next.sslMode !== current.sslMode) return true;
     const stored = (sealed: string | null) => (sealed === null ? null : this.cipher.decrypt(sealed, current.encryptionKeyVersion));
-    const changed = (incoming: string | null | undefined, sealed: string | null) => incoming !== undefined && (incoming || null) !== stored(sealed);
-    return changed(ssl.ca, current.sslCaEncrypted) || changed(ssl.cert, current.sslCertEncrypted) || changed(ssl.key, current.sslKeyEncrypted);
+    const changed = (incoming: string | null | undefined, sealed: string | null) =>
+      incoming !== undefined && (incoming || null) !== stored(sealed);
+    return (
+      changed(ssl.ca, current.sslCaEncrypted) || changed(ssl.cert, current.sslCertEncrypted) || changed(ssl.key, current.sslKeyEncrypted)
+    );
   }
 }
 

@@ -36,5 +36,4 @@ export class ConnectionTestSlots {
       if (perHost.idle(this.maxPerHost)) this.hosts.delete(key);
     }
   }
-
 }

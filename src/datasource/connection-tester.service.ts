@@ -7,8 +7,7 @@ import { DatasourceConnectError } from './datasource.error.js';
 import { DatasourceSessions } from './datasource-sessions.service.js';
 
 export type ConnectionTestResult =
-  | { readonly ok: true; readonly latencyMs: number }
-  | { readonly ok: false; readonly error: DatasourceConnectError };
+  { readonly ok: true; readonly latencyMs: number } | { readonly ok: false; readonly error: DatasourceConnectError };
 
 /**
  * Opens a real connection to a datasource and closes it again, within the caps on tests open at
@@ -44,10 +43,20 @@ export class ConnectionTester {
         return { ok: false, error: new DatasourceConnectError(datasource.configName, 'timeout', message) };
       }
       if (signal.aborted) {
-        return { ok: false, error: new DatasourceConnectError(datasource.configName, 'timeout', `cannot connect to datasource '${datasource.configName}': no answer within ${timeoutMs} ms`) };
+        return {
+          ok: false,
+          error: new DatasourceConnectError(
+            datasource.configName,
+            'timeout',
+            `cannot connect to datasource '${datasource.configName}': no answer within ${timeoutMs} ms`,
+          ),
+        };
       }
       if (error instanceof FetcherError) throw error;
-      return { ok: false, error: new DatasourceConnectError(datasource.configName, 'unknown', `cannot connect to datasource '${datasource.configName}'`) };
+      return {
+        ok: false,
+        error: new DatasourceConnectError(datasource.configName, 'unknown', `cannot connect to datasource '${datasource.configName}'`),
+      };
     }
   }
 }

@@ -88,7 +88,14 @@ export class ConnectionRepository {
 
   /** Soft delete; the secrets go with it, since nothing may ever use them again. */
   async softDelete(id: string, at: Date): Promise<boolean> {
-    return this.update(id, { deletedAt: at, updatedAt: at, passwordEncrypted: '', sslCaEncrypted: null, sslCertEncrypted: null, sslKeyEncrypted: null });
+    return this.update(id, {
+      deletedAt: at,
+      updatedAt: at,
+      passwordEncrypted: '',
+      sslCaEncrypted: null,
+      sslCertEncrypted: null,
+      sslKeyEncrypted: null,
+    });
   }
 
   private filtered(filter: ConnectionListFilter): SelectQueryBuilder<ConnectionRecord> {

@@ -50,7 +50,12 @@ describe.each(['sqlite', 'postgres'] as const)('CredentialRotation on %s', (kind
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  async function insert(name: string, by: CredentialCipher, secrets: { password: string; ca?: string; cert?: string; key?: string }, deleted = false): Promise<string> {
+  async function insert(
+    name: string,
+    by: CredentialCipher,
+    secrets: { password: string; ca?: string; cert?: string; key?: string },
+    deleted = false,
+  ): Promise<string> {
     const now = new Date();
     const record: ConnectionRecord = {
       id: uuidv7(),
@@ -89,7 +94,15 @@ describe.each(['sqlite', 'postgres'] as const)('CredentialRotation on %s', (kind
     const currentBefore = await load(current);
 
     const dry = await new CredentialRotation(dataSource, v2).rotate({ dryRun: true });
-    expect(dry).toMatchObject({ dryRun: true, currentVersion: '2', rewritten: 4, alreadyCurrent: 1, skippedConcurrent: 0, failed: [], remaining: null });
+    expect(dry).toMatchObject({
+      dryRun: true,
+      currentVersion: '2',
+      rewritten: 4,
+      alreadyCurrent: 1,
+      skippedConcurrent: 0,
+      failed: [],
+      remaining: null,
+    });
     expect((await load(full)).encryptionKeyVersion).toBe('1');
 
     const report = await new CredentialRotation(dataSource, v2, 2).rotate();
@@ -98,12 +111,11 @@ describe.each(['sqlite', 'postgres'] as const)('CredentialRotation on %s', (kind
     const after = await Promise.all([full, plain, deleted, cleared].map(load));
     expect(after.map((row) => row.encryptionKeyVersion)).toEqual(['2', '2', '2', '2']);
     const [fullRow, plainRow, deletedRow, clearedRow] = after as [ConnectionRecord, ConnectionRecord, ConnectionRecord, ConnectionRecord];
-    expect([fullRow.passwordEncrypted, fullRow.sslCaEncrypted, fullRow.sslCertEncrypted, fullRow.sslKeyEncrypted].map((sealed) => openWith(KEY_2, sealed as string))).toEqual([
-      'pw-full',
-      'CA-PEM',
-      'CERT-PEM',
-      'KEY-PEM',
-    ]);
+    expect(
+      [fullRow.passwordEncrypted, fullRow.sslCaEncrypted, fullRow.sslCertEncrypted, fullRow.sslKeyEncrypted].map((sealed) =>
+        openWith(KEY_2, sealed as string),
+      ),
+    ).toEqual(['pw-full', 'CA-PEM', 'CERT-PEM', 'KEY-PEM']);
     expect(openWith(KEY_2, plainRow.passwordEncrypted)).toBe('pw-plain');
     expect([plainRow.sslCaEncrypted, plainRow.sslCertEncrypted, plainRow.sslKeyEncrypted]).toEqual([null, null, null]);
     expect(openWith(KEY_2, deletedRow.sslKeyEncrypted as string)).toBe('KEY-DELETED');
@@ -124,7 +136,9 @@ describe.each(['sqlite', 'postgres'] as const)('CredentialRotation on %s', (kind
     const report = await new CredentialRotation(dataSource, v2).rotate();
     expect(report.rewritten).toBe(1);
     expect(report.remaining).toBe(1);
-    expect(report.failed).toEqual([{ id: orphan, configName: before.configName, keyVersion: '0', message: expect.stringContaining('set APP_ENC_KEY_0') }]);
+    expect(report.failed).toEqual([
+      { id: orphan, configName: before.configName, keyVersion: '0', message: expect.stringContaining('set APP_ENC_KEY_0') },
+    ]);
     expect(JSON.stringify(report)).not.toContain(KEY_0);
     expect(await load(orphan)).toEqual(before);
     expect((await load(good)).encryptionKeyVersion).toBe('2');
@@ -139,7 +153,11 @@ describe.each(['sqlite', 'postgres'] as const)('CredentialRotation on %s', (kind
     class Interleaved extends CredentialRotation {
       protected override async replace(row: StoredSecrets, next: SecretColumns): Promise<boolean> {
         // What ConnectionService.update does meanwhile: a new password, the rest resealed, current version.
-        if (row.id === raced) await rows.update({ id: raced }, { passwordEncrypted: patchedPassword, sslCaEncrypted: v2.encrypt('CA-OLD'), encryptionKeyVersion: '2' });
+        if (row.id === raced)
+          await rows.update(
+            { id: raced },
+            { passwordEncrypted: patchedPassword, sslCaEncrypted: v2.encrypt('CA-OLD'), encryptionKeyVersion: '2' },
+          );
         return super.replace(row, next);
       }
     }

@@ -85,7 +85,9 @@ export class CredentialRotation {
       alreadyCurrent,
       skippedConcurrent,
       failed,
-      remaining: dryRun ? null : await this.connections.createQueryBuilder('c').where('c.encryption_key_version <> :current', { current }).getCount(),
+      remaining: dryRun
+        ? null
+        : await this.connections.createQueryBuilder('c').where('c.encryption_key_version <> :current', { current }).getCount(),
       resultsByVersion: await this.resultsByVersion(),
     };
   }

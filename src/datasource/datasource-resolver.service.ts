@@ -29,7 +29,8 @@ export class DatasourceResolver {
       const internal = this.internal.findByConfigName(name);
       if (!internal) continue;
       internalNames.add(name);
-      if (principal === undefined || InternalDatasources.openTo(internal, productsOf(principal))) resolved.set(name, InternalDatasources.resolved(internal));
+      if (principal === undefined || InternalDatasources.openTo(internal, productsOf(principal)))
+        resolved.set(name, InternalDatasources.resolved(internal));
     }
     const external = configNames.filter((name) => !internalNames.has(name));
     for (const record of await this.connections.findByConfigNames(external)) {

@@ -7,8 +7,19 @@ import { DatasourceConnectError } from './datasource.error.js';
 import { HostGuard } from './ssrf/host-guard.service.js';
 
 const datasource = (host: string, internal = false): ResolvedDatasource => ({
-  id: 'x', configName: 'ds', type: DatasourceType.PostgreSQL, host, port: 5432, databaseName: 'd', schemaName: null,
-  userName: 'u', password: 'p', ssl: { mode: null }, metadata: {}, productName: internal ? null : 'p', internal,
+  id: 'x',
+  configName: 'ds',
+  type: DatasourceType.PostgreSQL,
+  host,
+  port: 5432,
+  databaseName: 'd',
+  schemaName: null,
+  userName: 'u',
+  password: 'p',
+  ssl: { mode: null },
+  metadata: {},
+  productName: internal ? null : 'p',
+  internal,
 });
 
 interface Opened {
@@ -17,7 +28,11 @@ interface Opened {
 }
 
 function sessions(
-  options: { answers?: Record<string, string[]>; allowPlaintextPassword?: boolean; onOpen?: (options: OpenSessionOptions) => Promise<void> } = {},
+  options: {
+    answers?: Record<string, string[]>;
+    allowPlaintextPassword?: boolean;
+    onOpen?: (options: OpenSessionOptions) => Promise<void>;
+  } = {},
 ) {
   const answers = options.answers ?? { 'db.example.com': ['93.184.216.34', '93.184.216.35'] };
   const opened: Opened[] = [];
@@ -36,7 +51,9 @@ function sessions(
     if (!(host in answers)) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
     return answers[host];
   });
-  const subject = new DatasourceSessions(new ConnectorRegistry([connector]), guard, { allowPlaintextPassword: options.allowPlaintextPassword ?? false });
+  const subject = new DatasourceSessions(new ConnectorRegistry([connector]), guard, {
+    allowPlaintextPassword: options.allowPlaintextPassword ?? false,
+  });
   return { opened, lookups, subject };
 }
 
@@ -116,7 +133,9 @@ describe('DatasourceSessions', () => {
 
   it('says clearly when an engine has no connector yet', async () => {
     const { subject } = sessions();
-    await expect(subject.open({ ...datasource('db.example.com'), type: DatasourceType.Oracle }, { connectTimeoutMs: 1000 })).rejects.toMatchObject({
+    await expect(
+      subject.open({ ...datasource('db.example.com'), type: DatasourceType.Oracle }, { connectTimeoutMs: 1000 }),
+    ).rejects.toMatchObject({
       name: 'DatasourceConnectError',
       message: 'engine ORACLE is not supported yet',
     });

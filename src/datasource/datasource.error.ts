@@ -3,13 +3,7 @@ import { FetcherError, type FetcherErrorOptions } from '../common/errors/fetcher
 
 /** `plaintext_password_refused`: the password would have travelled without TLS and ALLOW_PLAINTEXT_PASSWORD is false. */
 export type ConnectFailureReason =
-  | 'auth_failed'
-  | 'unreachable'
-  | 'timeout'
-  | 'tls'
-  | 'database_not_found'
-  | 'plaintext_password_refused'
-  | 'unknown';
+  'auth_failed' | 'unreachable' | 'timeout' | 'tls' | 'database_not_found' | 'plaintext_password_refused' | 'unknown';
 
 /** Connection records and their use: not found, conflicts, product rules, unreachable databases. */
 export class DatasourceError extends FetcherError {

@@ -16,7 +16,9 @@ function fakeOutbox(batch: ClaimedEvent[]) {
   const outbox = {
     claim: vi.fn(async () => batch),
     markPublished: vi.fn(async (id: string) => void published.push(id)),
-    markFailed: vi.fn(async (id: string, _relay: string, error: string, nextAttemptAt: Date) => void failed.push({ id, error, nextAttemptAt })),
+    markFailed: vi.fn(
+      async (id: string, _relay: string, error: string, nextAttemptAt: Date) => void failed.push({ id, error, nextAttemptAt }),
+    ),
   };
   return { outbox: outbox as unknown as OutboxRepository, published, failed };
 }
@@ -51,7 +53,12 @@ describe('OutboxRelay', () => {
 
   it('keeps an unroutable event in the outbox with a backoff, holds back later events of its key, and goes on with other keys', async () => {
     const warn = vi.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-    const { outbox, published, failed } = fakeOutbox([event('c1', 'job.completed', 2), event('f1', 'job.failed'), event('c2'), event('f2', 'job.failed')]);
+    const { outbox, published, failed } = fakeOutbox([
+      event('c1', 'job.completed', 2),
+      event('f1', 'job.failed'),
+      event('c2'),
+      event('f2', 'job.failed'),
+    ]);
     const { publisher, sent } = fakePublisher({ unroutable: ['job.completed'] });
     const before = Date.now();
     await new OutboxRelay(CONFIG, outbox, publisher).runOnce();
@@ -65,7 +72,9 @@ describe('OutboxRelay', () => {
     expect(failed[0].nextAttemptAt.getTime() - before).toBeGreaterThanOrEqual(2_000);
     expect(failed[1].nextAttemptAt.getTime() - before).toBeGreaterThanOrEqual(500);
     expect(warn).toHaveBeenCalledTimes(1);
-    expect(warn.mock.calls[0][0]).toMatch(/^event c1 and 1 more job\.completed event\(s\) NOT published, kept in the outbox and retried with backoff: no queue is bound/);
+    expect(warn.mock.calls[0][0]).toMatch(
+      /^event c1 and 1 more job\.completed event\(s\) NOT published, kept in the outbox and retried with backoff: no queue is bound/,
+    );
     expect(warn.mock.calls[0][0]).toContain('Consumers must bind their queues');
   });
 

@@ -93,10 +93,15 @@ export class OutboxRepository {
   }
 
   async markFailed(id: string, relayId: string, error: string, nextAttemptAt: Date): Promise<void> {
-    await this.update(id, relayId, 'attempts = attempts + 1, last_error = $error, next_attempt_at = $next, claimed_by = NULL, claimed_until = NULL', {
-      error: error.slice(0, 1000),
-      next: this.param(nextAttemptAt),
-    });
+    await this.update(
+      id,
+      relayId,
+      'attempts = attempts + 1, last_error = $error, next_attempt_at = $next, claimed_by = NULL, claimed_until = NULL',
+      {
+        error: error.slice(0, 1000),
+        next: this.param(nextAttemptAt),
+      },
+    );
   }
 
   /** Events not yet handed to the broker (for readiness and metrics). */
@@ -107,8 +112,13 @@ export class OutboxRepository {
 
   private async update(id: string, relayId: string, assignments: string, values: Record<string, unknown>): Promise<void> {
     const statement = this.statement();
-    const set = assignments.replace(/\$(\w+)/g, (_, name: string) => statement.bind(name === 'now' ? this.param(new Date()) : values[name]));
-    await this.dataSource.query(`UPDATE outbox_events SET ${set} WHERE id = ${statement.bind(id)} AND claimed_by = ${statement.bind(relayId)}`, statement.values);
+    const set = assignments.replace(/\$(\w+)/g, (_, name: string) =>
+      statement.bind(name === 'now' ? this.param(new Date()) : values[name]),
+    );
+    await this.dataSource.query(
+      `UPDATE outbox_events SET ${set} WHERE id = ${statement.bind(id)} AND claimed_by = ${statement.bind(relayId)}`,
+      statement.values,
+    );
   }
 
   /** Unpublished, due and not claimed by a live relay. */

@@ -90,7 +90,8 @@ export class RmqEventPublisher implements EventPublisher {
       this.inFlight.delete(event.id);
     }
     // The broker is fine (it confirmed): the client stays open.
-    if (publish.returned !== undefined) throw new UnroutableEventError(event.id, event.type, `exchange "${this.exchange}"`, publish.returned);
+    if (publish.returned !== undefined)
+      throw new UnroutableEventError(event.id, event.type, `exchange "${this.exchange}"`, publish.returned);
   }
 
   async ping(): Promise<void> {

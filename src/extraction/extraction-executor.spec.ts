@@ -5,7 +5,13 @@ import { DatasourceType } from '../datasource/datasource-type.js';
 import { executePlan } from './extraction-executor.js';
 import type { DatasourcePlan, ExtractionPlan } from './extraction-plan.js';
 
-const table = (key: string): TableInfo => ({ schema: 'public', name: key, key, columns: [{ name: 'id', dataType: 'int' }], primaryKey: ['id'] });
+const table = (key: string): TableInfo => ({
+  schema: 'public',
+  name: key,
+  key,
+  columns: [{ name: 'id', dataType: 'int' }],
+  primaryKey: ['id'],
+});
 
 interface FakeOptions {
   batches?: number;
@@ -41,14 +47,12 @@ function fakeSession(gauge: { now: number; max: number }, options: FakeOptions =
 function plan(datasources: { name: string; tables: string[]; session: ConnectorSession }[], maxParallel = 4): ExtractionPlan {
   return {
     limits: { ...DEFAULT_CEILINGS, maxParallelDatasources: maxParallel },
-    datasources: datasources.map(
-      (ds): DatasourcePlan => ({
-        configName: ds.name,
-        session: ds.session,
-        datasource: { configName: ds.name, type: DatasourceType.PostgreSQL } as DatasourcePlan['datasource'],
-        tables: ds.tables.map((key) => ({ table: table(key), columns: table(key).columns })),
-      }),
-    ),
+    datasources: datasources.map((ds): DatasourcePlan => ({
+      configName: ds.name,
+      session: ds.session,
+      datasource: { configName: ds.name, type: DatasourceType.PostgreSQL } as DatasourcePlan['datasource'],
+      tables: ds.tables.map((key) => ({ table: table(key), columns: table(key).columns })),
+    })),
   };
 }
 
@@ -97,7 +101,11 @@ describe('executePlan', () => {
 
   it('never reads more datasources at once than maxParallelDatasources', async () => {
     const gauge = { now: 0, max: 0 };
-    const datasources = Array.from({ length: 8 }, (_, i) => ({ name: `ds${i}`, tables: ['t'], session: fakeSession(gauge, { batches: 5, delayMs: 5 }) }));
+    const datasources = Array.from({ length: 8 }, (_, i) => ({
+      name: `ds${i}`,
+      tables: ['t'],
+      session: fakeSession(gauge, { batches: 5, delayMs: 5 }),
+    }));
     const out = collect();
     await executePlan(plan(datasources, 2), out.writer, new AbortController().signal);
     expect(gauge.max).toBe(2);
@@ -106,7 +114,11 @@ describe('executePlan', () => {
 
   it('reads datasources in parallel up to the bound', async () => {
     const gauge = { now: 0, max: 0 };
-    const datasources = Array.from({ length: 4 }, (_, i) => ({ name: `ds${i}`, tables: ['t'], session: fakeSession(gauge, { batches: 5, delayMs: 5 }) }));
+    const datasources = Array.from({ length: 4 }, (_, i) => ({
+      name: `ds${i}`,
+      tables: ['t'],
+      session: fakeSession(gauge, { batches: 5, delayMs: 5 }),
+    }));
     await executePlan(plan(datasources, 4), collect().writer, new AbortController().signal);
     expect(gauge.max).toBe(4);
   });
@@ -116,7 +128,14 @@ describe('executePlan', () => {
     const slow = fakeSession(gauge, { batches: 1000, delayMs: 5 });
     const failing = fakeSession(gauge, { batches: 10, failAfter: 2 });
     await expect(
-      executePlan(plan([{ name: 'a_slow', tables: ['t'], session: slow }, { name: 'b_failing', tables: ['t'], session: failing }]), collect().writer, new AbortController().signal),
+      executePlan(
+        plan([
+          { name: 'a_slow', tables: ['t'], session: slow },
+          { name: 'b_failing', tables: ['t'], session: failing },
+        ]),
+        collect().writer,
+        new AbortController().signal,
+      ),
     ).rejects.toMatchObject({ code: 'FET-1103', message: expect.stringContaining("datasource 'b_failing' failed while reading 't'") });
     expect(slow.yielded).toBeLessThan(100);
     expect(gauge.now).toBe(0);
@@ -130,7 +149,14 @@ describe('executePlan', () => {
       },
     };
     await expect(
-      executePlan(plan([{ name: 'a', tables: ['t'], session: fakeSession(gauge, { batches: 100 }) }, { name: 'b', tables: ['t'], session: fakeSession(gauge, { batches: 100 }) }]), writer, new AbortController().signal),
+      executePlan(
+        plan([
+          { name: 'a', tables: ['t'], session: fakeSession(gauge, { batches: 100 }) },
+          { name: 'b', tables: ['t'], session: fakeSession(gauge, { batches: 100 }) },
+        ]),
+        writer,
+        new AbortController().signal,
+      ),
     ).rejects.toThrow('too large');
     expect(gauge.now).toBe(0);
   });
@@ -140,7 +166,11 @@ describe('executePlan', () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('timed out')), 30);
     await expect(
-      executePlan(plan([{ name: 'a', tables: ['t'], session: fakeSession(gauge, { batches: 10_000, delayMs: 1 }) }]), collect().writer, controller.signal),
+      executePlan(
+        plan([{ name: 'a', tables: ['t'], session: fakeSession(gauge, { batches: 10_000, delayMs: 1 }) }]),
+        collect().writer,
+        controller.signal,
+      ),
     ).rejects.toThrow('timed out');
     expect(gauge.now).toBe(0);
   });

@@ -37,7 +37,12 @@ export interface ExtractionStats {
  * of the output streams straight through, the others buffer a bounded amount and then wait. The
  * first failure cancels every reader and is rethrown once all of them have stopped.
  */
-export async function executePlan(plan: ExtractionPlan, writer: ResultWriter, signal: AbortSignal, options: ExecutionOptions = {}): Promise<ExtractionStats> {
+export async function executePlan(
+  plan: ExtractionPlan,
+  writer: ResultWriter,
+  signal: AbortSignal,
+  options: ExecutionOptions = {},
+): Promise<ExtractionStats> {
   let written = 0;
   const budget: ReadBudget = {
     batchBytes: BATCH_BYTES,

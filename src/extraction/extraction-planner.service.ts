@@ -41,7 +41,10 @@ export class ExtractionPlanner {
   ) {}
 
   async plan(job: JobRecord, signal: AbortSignal): Promise<ExtractionPlan> {
-    checkDataRequest({ mappedFields: job.mappedFields, filters: job.filters ?? undefined, limits: job.limits ?? undefined }, this.config.extraction);
+    checkDataRequest(
+      { mappedFields: job.mappedFields, filters: job.filters ?? undefined, limits: job.limits ?? undefined },
+      this.config.extraction,
+    );
     const limits = effectiveLimits(this.config.extraction, job.limits);
     const configNames = Object.keys(job.mappedFields).sort();
     const resolved = await this.resolver.resolve(configNames);
@@ -52,7 +55,8 @@ export class ExtractionPlanner {
       return this.planDatasource(datasource, job.mappedFields[configName], job.filters, signal);
     });
 
-    const closeAll = () => Promise.allSettled(outcomes.map((outcome) => (outcome.ok ? outcome.plan.session.close() : outcome.session?.close())));
+    const closeAll = () =>
+      Promise.allSettled(outcomes.map((outcome) => (outcome.ok ? outcome.plan.session.close() : outcome.session?.close())));
     if (signal.aborted) {
       await closeAll();
       throw signal.reason;
@@ -106,11 +110,19 @@ export class ExtractionPlanner {
 function unavailable(configName: string, error: unknown): PlanOutcome {
   if (error instanceof FetcherError) {
     // The SSRF guard refused the host: the job fails with its code, not as "unreachable".
-    return { ok: false, unavailable: error.code, details: [{ type: 'datasource_unavailable', datasource: configName, message: error.message }] };
+    return {
+      ok: false,
+      unavailable: error.code,
+      details: [{ type: 'datasource_unavailable', datasource: configName, message: error.message }],
+    };
   }
   const reason = error instanceof DatasourceConnectError ? error.reason : 'unknown';
   const message = error instanceof DatasourceConnectError ? error.message : `cannot connect to datasource '${configName}'`;
-  return { ok: false, unavailable: FetCode.ConnectionDown, details: [{ type: 'datasource_unavailable', datasource: configName, reason, message }] };
+  return {
+    ok: false,
+    unavailable: FetCode.ConnectionDown,
+    details: [{ type: 'datasource_unavailable', datasource: configName, reason, message }],
+  };
 }
 
 function planningError(failures: Extract<PlanOutcome, { ok: false }>[]): ExtractionError {
@@ -118,12 +130,20 @@ function planningError(failures: Extract<PlanOutcome, { ok: false }>[]): Extract
   const down = failures.filter((failure) => failure.unavailable !== undefined);
   if (down.length > 0) {
     const names = down.flatMap((failure) => failure.details.map((detail) => detail.datasource)).join(', ');
-    return new ExtractionError(down[0].unavailable as FetCode, `datasource(s) unavailable: ${names} — ${down[0].details[0].message}`, { details });
+    return new ExtractionError(down[0].unavailable as FetCode, `datasource(s) unavailable: ${names} — ${down[0].details[0].message}`, {
+      details,
+    });
   }
   const missing = details.filter((detail) => detail.type === 'datasource_not_found');
   if (missing.length === details.length) {
-    return new ExtractionError(FetCode.MissingDatasource, `no connection configured for datasource(s): ${missing.map((d) => d.datasource).join(', ')}`, { details });
+    return new ExtractionError(
+      FetCode.MissingDatasource,
+      `no connection configured for datasource(s): ${missing.map((d) => d.datasource).join(', ')}`,
+      { details },
+    );
   }
-  const summary = details.map((detail) => `${detail.type} ${[detail.datasource, detail.table, detail.field].filter(Boolean).join('.')}`).join('; ');
+  const summary = details
+    .map((detail) => `${detail.type} ${[detail.datasource, detail.table, detail.field].filter(Boolean).join('.')}`)
+    .join('; ');
   return new ExtractionError(FetCode.SchemaValidationFailed, `extraction request failed schema validation: ${summary}`, { details });
 }

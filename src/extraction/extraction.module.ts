@@ -11,7 +11,14 @@ import { MemoryGuard, processRss, RSS_SAMPLER } from './memory-guard.js';
 /** Planning, execution and the queue processor (worker role only). */
 @Module({
   imports: [DatasourceModule, JobModule, StorageModule],
-  providers: [ExtractionPlanner, ExtractionService, JobRecovery, ExtractionProcessor, MemoryGuard, { provide: RSS_SAMPLER, useValue: processRss }],
+  providers: [
+    ExtractionPlanner,
+    ExtractionService,
+    JobRecovery,
+    ExtractionProcessor,
+    MemoryGuard,
+    { provide: RSS_SAMPLER, useValue: processRss },
+  ],
   exports: [ExtractionService],
 })
 export class ExtractionModule {}

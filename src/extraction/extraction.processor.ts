@@ -46,7 +46,9 @@ export class ExtractionProcessor implements OnApplicationBootstrap, BeforeApplic
   async beforeApplicationShutdown(): Promise<void> {
     const stragglers = await this.consumer.stop(this.config.worker.shutdownGraceMs);
     for (const jobId of stragglers) {
-      const released = await this.jobs.release(jobId, this.extraction.workerId, 'worker shut down before the job stopped').catch(() => false);
+      const released = await this.jobs
+        .release(jobId, this.extraction.workerId, 'worker shut down before the job stopped')
+        .catch(() => false);
       this.logger.warn(`job ${jobId} did not stop in time; ${released ? 'handed back to pending' : 'left to the recovery sweep'}`);
     }
     await this.recovery.stop();

@@ -93,7 +93,8 @@ export class ExtractionService {
         return 'released';
       }
       const info = describeFailure(error, timeout.aborted, limits.timeoutMs);
-      if (info.code === FetCode.Internal) this.logger.error(`job ${jobId} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      if (info.code === FetCode.Internal)
+        this.logger.error(`job ${jobId} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       await this.jobs.fail(jobId, info, failedEvent(job, info), { workerId: this.workerId, attempt: claim.attempt });
       this.logger.warn(`job ${jobId} failed: ${info.code} ${info.message}`);
       return 'failed';

@@ -39,7 +39,10 @@ describe('JobProgressTracker', () => {
     const progress = tracker.snapshot();
     expect(progress.rowsRead).toBe(2047);
     expect(progress.bytesWritten).toBe(1024);
-    expect(progress.tables.pg_main).toEqual({ accounts: { status: 'done', rows: 2040 }, 'accounting.invoices': { status: 'pending', rows: 0 } });
+    expect(progress.tables.pg_main).toEqual({
+      accounts: { status: 'done', rows: 2040 },
+      'accounting.invoices': { status: 'pending', rows: 0 },
+    });
     expect(progress.tables.mysql_crm).toEqual({ leads: { status: 'reading', rows: 7 } });
   });
 

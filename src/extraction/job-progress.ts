@@ -52,7 +52,13 @@ export class JobProgressTracker implements ProgressRecorder {
     for (const [configName, byTable] of Object.entries(this.tables)) {
       tables[configName] = Object.fromEntries(Object.entries(byTable).map(([key, table]) => [key, { ...table }]));
     }
-    return { rowsRead: this.rows, bytesWritten: this.bytes, startedAt: this.startedAt.toISOString(), updatedAt: this.clock().toISOString(), tables };
+    return {
+      rowsRead: this.rows,
+      bytesWritten: this.bytes,
+      startedAt: this.startedAt.toISOString(),
+      updatedAt: this.clock().toISOString(),
+      tables,
+    };
   }
 
   private table(configName: string, table: string): TableProgress {

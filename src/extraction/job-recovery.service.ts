@@ -66,7 +66,12 @@ export class JobRecovery {
           code: FetCode.JobAbandoned,
           message: `the job was abandoned: its worker stopped responding ${job.attempts} times (the limit is ${maxAttempts} attempts); nothing was stored`,
         };
-        if (await this.jobs.fail(job.id, error, failedEvent(job, error), { workerId: job.workerId ?? undefined, leaseExpiredBefore: expiredBefore })) {
+        if (
+          await this.jobs.fail(job.id, error, failedEvent(job, error), {
+            workerId: job.workerId ?? undefined,
+            leaseExpiredBefore: expiredBefore,
+          })
+        ) {
           this.logger.warn(`job ${job.id} failed after ${job.attempts} abandoned attempts`);
           await this.discardAttempt(job);
         }

@@ -3,7 +3,8 @@ import { FetCode } from '../common/errors/fet-code.js';
 import { MemoryGuard } from './memory-guard.js';
 
 const MiB = 1024 * 1024;
-const guardWith = (limitMiB: number, rss: { value: number }) => new MemoryGuard({ worker: { concurrency: 1, shutdownGraceMs: 0, maxRssBytes: limitMiB * MiB } }, () => rss.value);
+const guardWith = (limitMiB: number, rss: { value: number }) =>
+  new MemoryGuard({ worker: { concurrency: 1, shutdownGraceMs: 0, maxRssBytes: limitMiB * MiB } }, () => rss.value);
 
 describe('MemoryGuard', () => {
   it('lets jobs run below the limit', () => {

@@ -10,5 +10,9 @@ import { JobResultController } from './result/job-result.controller.js';
 import { JobResultService } from './result/job-result.service.js';
 
 /** The job HTTP API and producer side (manager role only). */
-@Module({ imports: [JobModule, DatasourceModule, StorageModule], controllers: [JobController, JobResultController], providers: [JobService, JobResultService, JobListService, JobListRepository] })
+@Module({
+  imports: [JobModule, DatasourceModule, StorageModule],
+  controllers: [JobController, JobResultController],
+  providers: [JobService, JobResultService, JobListService, JobListRepository],
+})
 export class JobApiModule {}

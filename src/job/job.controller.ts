@@ -36,11 +36,20 @@ export class JobController {
   @ApiResponse({
     status: 400,
     type: ErrorEnvelopeDto,
-    description: 'FET-0001/0402 body, FET-0401 data request, FET-1061 limits, FET-1020 unknown datasource, FET-1014/1016 product, FET-1040 datasource down',
+    description:
+      'FET-0001/0402 body, FET-0401 data request, FET-1061 limits, FET-1020 unknown datasource, FET-1014/1016 product, FET-1040 datasource down',
   })
-  @ApiResponse({ status: 409, type: ErrorEnvelopeDto, description: 'FET-1024 a connection has no password (cleared by a change of endpoint)' })
+  @ApiResponse({
+    status: 409,
+    type: ErrorEnvelopeDto,
+    description: 'FET-1024 a connection has no password (cleared by a change of endpoint)',
+  })
   @ApiResponse({ status: 503, type: ErrorEnvelopeDto, description: 'FET-0003 queue or store unavailable' })
-  async create(@Body() body: CreateJobDto, @CurrentPrincipal() principal: Principal, @Res({ passthrough: true }) response: Response): Promise<JobAcceptedDto> {
+  async create(
+    @Body() body: CreateJobDto,
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<JobAcceptedDto> {
     const outcome = await this.jobs.create(body, principal);
     response.status(outcome.duplicate ? HttpStatus.OK : HttpStatus.ACCEPTED);
     return outcome.body;
@@ -52,7 +61,12 @@ export class JobController {
   @ApiQuery({ name: 'limit', required: false, example: 10, description: 'At most 100.' })
   @ApiQuery({ name: 'sortOrder', required: false, enum: ['asc', 'desc'], description: 'On createdAt (then id); desc by default.' })
   @ApiQuery({ name: 'status', required: false, enum: JobStatus })
-  @ApiQuery({ name: 'source', required: false, example: 'reporter', description: 'A product (metadata.source); one this credential does not act for lists nothing.' })
+  @ApiQuery({
+    name: 'source',
+    required: false,
+    example: 'reporter',
+    description: 'A product (metadata.source); one this credential does not act for lists nothing.',
+  })
   @ApiQuery({ name: 'startDate', required: false, example: '2026-01-01', description: 'On createdAt, UTC.' })
   @ApiQuery({ name: 'endDate', required: false, example: '2026-01-31', description: 'Inclusive of the whole day, UTC.' })
   @ApiResponse({ status: 200, type: JobPageDto })
@@ -90,9 +104,21 @@ export class JobController {
   })
   @ApiResponse({ status: 200, type: JobResponseDto, description: 'The job, now failed with FET-1105' })
   @ApiErrorResponse(400, [[FetCode.InvalidPathId, 'invalid job id']])
-  @ApiErrorResponse(404, [[FetCode.NotFound, 'It was not possible to find the job entity during the requested flow. Please review the data provided in the request.']])
-  @ApiErrorResponse(409, [[FetCode.JobAlreadyFinished, 'job 0190f3c2-0000-7000-8000-000000000000 is already completed; only a pending or processing job can be cancelled']])
-  @ApiErrorResponse(503, [[FetCode.ServiceUnavailable, 'job 0190f3c2-0000-7000-8000-000000000000 changed while being cancelled; retrying is safe']])
+  @ApiErrorResponse(404, [
+    [
+      FetCode.NotFound,
+      'It was not possible to find the job entity during the requested flow. Please review the data provided in the request.',
+    ],
+  ])
+  @ApiErrorResponse(409, [
+    [
+      FetCode.JobAlreadyFinished,
+      'job 0190f3c2-0000-7000-8000-000000000000 is already completed; only a pending or processing job can be cancelled',
+    ],
+  ])
+  @ApiErrorResponse(503, [
+    [FetCode.ServiceUnavailable, 'job 0190f3c2-0000-7000-8000-000000000000 changed while being cancelled; retrying is safe'],
+  ])
   cancel(@Param('id', new ParseIdPipe('job')) id: string, @CurrentPrincipal() principal: Principal): Promise<JobResponseDto> {
     return this.jobs.cancel(id, principal);
   }

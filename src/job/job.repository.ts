@@ -80,12 +80,18 @@ export class JobRepository {
   }
 
   findIdsByStatus(status: JobStatus): Promise<string[]> {
-    return this.jobs.find({ select: { id: true }, where: { status }, order: { createdAt: 'ASC' } }).then((rows) => rows.map((row) => row.id));
+    return this.jobs
+      .find({ select: { id: true }, where: { status }, order: { createdAt: 'ASC' } })
+      .then((rows) => rows.map((row) => row.id));
   }
 
   /** Processing jobs whose worker stopped renewing its lease before `now`. */
   findExpiredLeases(now: Date, limit: number): Promise<JobRecord[]> {
-    return this.jobs.find({ where: { status: JobStatus.Processing, leaseExpiresAt: LessThan(now) }, order: { leaseExpiresAt: 'ASC' }, take: limit });
+    return this.jobs.find({
+      where: { status: JobStatus.Processing, leaseExpiresAt: LessThan(now) },
+      order: { leaseExpiresAt: 'ASC' },
+      take: limit,
+    });
   }
 
   /** Pending jobs untouched since `before`: possibly missing from the queue (lost delivery, handed back). */
@@ -94,7 +100,9 @@ export class JobRepository {
   }
 
   transitionsOf(jobId: string): Promise<JobTransitionRecord[]> {
-    return this.dataSource.getRepository<JobTransitionRecord>(JOB_TRANSITION_ENTITY).find({ where: { jobId }, order: { at: 'ASC', id: 'ASC' } });
+    return this.dataSource
+      .getRepository<JobTransitionRecord>(JOB_TRANSITION_ENTITY)
+      .find({ where: { jobId }, order: { at: 'ASC', id: 'ASC' } });
   }
 
   /** Whether a pending or processing job reads the connection named `configName`. */
@@ -136,7 +144,12 @@ export class JobRepository {
       .createQueryBuilder()
       .update()
       .set({ dedupKey: null })
-      .where('id = :id AND dedup_key = :dedupKey AND status = :status AND created_at < :before', { id, dedupKey, status: JobStatus.Completed, before })
+      .where('id = :id AND dedup_key = :dedupKey AND status = :status AND created_at < :before', {
+        id,
+        dedupKey,
+        status: JobStatus.Completed,
+        before,
+      })
       .execute();
   }
 
@@ -192,7 +205,12 @@ export class JobRepository {
 
   /** Marks a pending job as just re-queued, so the next sweep leaves it alone for a while. */
   async touchPending(id: string): Promise<void> {
-    await this.jobs.createQueryBuilder().update().set({ updatedAt: new Date() }).where('id = :id AND status = :status', { id, status: JobStatus.Pending }).execute();
+    await this.jobs
+      .createQueryBuilder()
+      .update()
+      .set({ updatedAt: new Date() })
+      .where('id = :id AND status = :status', { id, status: JobStatus.Pending })
+      .execute();
   }
 
   /**
@@ -226,7 +244,12 @@ export class JobRepository {
   fail(id: string, error: JobErrorInfo, event: TerminalEvent, guard: Partial<TransitionGuard> = {}): Promise<boolean> {
     return this.change(
       id,
-      { from: guard.from ?? [JobStatus.Pending, JobStatus.Processing], workerId: guard.workerId, attempt: guard.attempt, leaseExpiredBefore: guard.leaseExpiredBefore },
+      {
+        from: guard.from ?? [JobStatus.Pending, JobStatus.Processing],
+        workerId: guard.workerId,
+        attempt: guard.attempt,
+        leaseExpiredBefore: guard.leaseExpiredBefore,
+      },
       JobStatus.Failed,
       guard.workerId ?? null,
       error.code,
@@ -266,7 +289,15 @@ export class JobRepository {
     });
   }
 
-  private async record(manager: EntityManager, jobId: string, from: JobStatus | null, to: JobStatus, workerId: string | null, reason: string, at: Date): Promise<void> {
+  private async record(
+    manager: EntityManager,
+    jobId: string,
+    from: JobStatus | null,
+    to: JobStatus,
+    workerId: string | null,
+    reason: string,
+    at: Date,
+  ): Promise<void> {
     const row: JobTransitionRecord = { id: uuidv7(), jobId, fromStatus: from, toStatus: to, workerId, reason: reason.slice(0, 255), at };
     await manager.getRepository<JobTransitionRecord>(JOB_TRANSITION_ENTITY).insert(row);
   }

@@ -183,7 +183,8 @@ export class JobService {
     const newest = await this.jobs.findNewestByHash(hash, this.windowStart());
     if (!newest || newest.status === JobStatus.Failed) return null;
     // A consumer that deleted the result (or let it expire) and asks again wants a fresh extraction.
-    if (newest.status === JobStatus.Completed && resultAvailability(newest, this.config.results.retentionSeconds, new Date()) === 'deleted') return null;
+    if (newest.status === JobStatus.Completed && resultAvailability(newest, this.config.results.retentionSeconds, new Date()) === 'deleted')
+      return null;
     return newest;
   }
 
@@ -205,7 +206,10 @@ export class JobService {
   private async assertReachable(datasources: ResolvedDatasource[]): Promise<void> {
     const external = datasources.filter((datasource) => !datasource.internal);
     const results = await Promise.all(
-      external.map(async (datasource) => ({ datasource, result: await this.tester.test(datasource, this.config.jobs.connectionTestTimeoutMs) })),
+      external.map(async (datasource) => ({
+        datasource,
+        result: await this.tester.test(datasource, this.config.jobs.connectionTestTimeoutMs),
+      })),
     );
     const down = results.flatMap(({ datasource, result }) => (result.ok ? [] : [{ datasource, error: result.error }]));
     if (down.length === 0) return;
@@ -240,7 +244,11 @@ function validateSource(metadata: Record<string, unknown>): string {
 }
 
 function productMismatch(configName: string, source: string): JobError {
-  return new JobError(FetCode.ProductMismatch, `Connection '${configName}' does not belong to the product identified by source '${source}'`, {
-    details: [{ type: 'product_mismatch', datasource: configName }],
-  });
+  return new JobError(
+    FetCode.ProductMismatch,
+    `Connection '${configName}' does not belong to the product identified by source '${source}'`,
+    {
+      details: [{ type: 'product_mismatch', datasource: configName }],
+    },
+  );
 }

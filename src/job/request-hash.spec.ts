@@ -13,15 +13,18 @@ describe('requestHash', () => {
   });
 
   it('ignores key order at every level', () => {
-    const reordered = { metadata: { correlationId: 'a', source: 'reporter' }, dataRequest: { mappedFields: { pg: { accounts: ['id', 'email'] } } } };
+    const reordered = {
+      metadata: { correlationId: 'a', source: 'reporter' },
+      dataRequest: { mappedFields: { pg: { accounts: ['id', 'email'] } } },
+    };
     expect(requestHash(reordered)).toBe(requestHash(base));
   });
 
   it('changes with metadata, with field order and with filters', () => {
     expect(requestHash({ ...base, metadata: { ...base.metadata, correlationId: 'b' } })).not.toBe(requestHash(base));
     expect(requestHash({ ...base, dataRequest: { mappedFields: { pg: { accounts: ['email', 'id'] } } } })).not.toBe(requestHash(base));
-    expect(
-      requestHash({ ...base, dataRequest: { ...base.dataRequest, filters: { pg: { accounts: { id: { eq: [1] } } } } } }),
-    ).not.toBe(requestHash(base));
+    expect(requestHash({ ...base, dataRequest: { ...base.dataRequest, filters: { pg: { accounts: { id: { eq: [1] } } } } } })).not.toBe(
+      requestHash(base),
+    );
   });
 });

@@ -4,5 +4,7 @@ import type { CreateJobDto } from './dto/create-job.dto.js';
 
 /** SHA-256 (hex) of the canonical JSON of `{dataRequest, metadata}` (SPEC §5.2). */
 export function requestHash(request: Pick<CreateJobDto, 'dataRequest' | 'metadata'>): string {
-  return createHash('sha256').update(canonicalJson({ dataRequest: request.dataRequest, metadata: request.metadata })).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson({ dataRequest: request.dataRequest, metadata: request.metadata }))
+    .digest('hex');
 }

@@ -11,6 +11,7 @@ export type ResultAvailability = 'available' | 'not-completed' | 'deleted';
 export function resultAvailability(job: JobRecord, retentionSeconds: number | null, now: Date): ResultAvailability {
   if (job.status !== JobStatus.Completed || !job.resultPath) return 'not-completed';
   if (job.resultDeleteRequestedAt || job.resultDeletedAt) return 'deleted';
-  if (retentionSeconds !== null && job.completedAt && job.completedAt.getTime() + retentionSeconds * 1000 <= now.getTime()) return 'deleted';
+  if (retentionSeconds !== null && job.completedAt && job.completedAt.getTime() + retentionSeconds * 1000 <= now.getTime())
+    return 'deleted';
   return 'available';
 }

@@ -82,7 +82,10 @@ describe('validateDataRequest', () => {
 
   it('accepts eq [null] and ne [null]', () => {
     expect(() =>
-      validateDataRequest({ mappedFields: { ds: { t: ['id'] } }, filters: { ds: { t: { a: { eq: [null] }, b: { ne: [null] } } } } }, DEFAULT_CEILINGS),
+      validateDataRequest(
+        { mappedFields: { ds: { t: ['id'] } }, filters: { ds: { t: { a: { eq: [null] }, b: { ne: [null] } } } } },
+        DEFAULT_CEILINGS,
+      ),
     ).not.toThrow();
   });
 
@@ -126,14 +129,20 @@ describe('validateDataRequest', () => {
         expect(error.kind).toBe('invalid');
         expect(error.problems?.[0]).toMatchObject({ type: 'invalid_filter', datasource: 'ds', table });
       }
-      expect(errorOf({ mappedFields: { ds: { t: ['id'] } }, filters: { toString: { t: { id: { eq: [1] } } } } }).problems[0]).toMatchObject({
-        type: 'invalid_filter',
-        datasource: 'toString',
-      });
+      expect(errorOf({ mappedFields: { ds: { t: ['id'] } }, filters: { toString: { t: { id: { eq: [1] } } } } }).problems[0]).toMatchObject(
+        {
+          type: 'invalid_filter',
+          datasource: 'toString',
+        },
+      );
     });
 
     it('treats constructor, prototype and toString as ordinary names when they are mapped', () => {
-      accepts(parsed('{"mappedFields":{"constructor":{"prototype":["toString"]}},"filters":{"constructor":{"prototype":{"constructor":{"eq":[1]}}}}}'));
+      accepts(
+        parsed(
+          '{"mappedFields":{"constructor":{"prototype":["toString"]}},"filters":{"constructor":{"prototype":{"constructor":{"eq":[1]}}}}}',
+        ),
+      );
     });
 
     it.each([
@@ -142,7 +151,11 @@ describe('validateDataRequest', () => {
       ['a schema-qualified table', '{"mappedFields":{"ds":{"public.__proto__":["id"]}}}', 'dataRequest.mappedFields.ds.public.__proto__'],
       ['a table in another case', '{"mappedFields":{"ds":{"__PROTO__":["id"]}}}', 'dataRequest.mappedFields.ds.__PROTO__'],
       ['a field', '{"mappedFields":{"ds":{"t":["__proto__"]}}}', 'dataRequest.mappedFields.ds.t'],
-      ['a filter field', '{"mappedFields":{"ds":{"t":["id"]}},"filters":{"ds":{"t":{"__proto__":{"eq":[1]}}}}}', 'dataRequest.filters.ds.t.__proto__'],
+      [
+        'a filter field',
+        '{"mappedFields":{"ds":{"t":["id"]}},"filters":{"ds":{"t":{"__proto__":{"eq":[1]}}}}}',
+        'dataRequest.filters.ds.t.__proto__',
+      ],
     ])('refuses __proto__ as %s, naming it (an assignment downstream would drop it)', (_name, json, path) => {
       const error = errorOf(parsed(json));
       expect(error.kind).toBe('invalid');
@@ -153,14 +166,19 @@ describe('validateDataRequest', () => {
       const values = (n: number) => Array.from({ length: n }, (_, i) => i);
       accepts({ mappedFields: { ds: { t: ['id'] } }, filters: { ds: { t: { id: { in: values(MAX_VALUES_PER_OPERATOR) } } } } });
       for (const operator of ['in', 'nin', 'eq', 'ne'] as const) {
-        const error = errorOf({ mappedFields: { ds: { t: ['id'] } }, filters: { ds: { t: { id: { [operator]: values(MAX_VALUES_PER_OPERATOR + 1) } } } } });
+        const error = errorOf({
+          mappedFields: { ds: { t: ['id'] } },
+          filters: { ds: { t: { id: { [operator]: values(MAX_VALUES_PER_OPERATOR + 1) } } } },
+        });
         expect(error.kind).toBe('limit_exceeded');
         expect(error.fields).toEqual({
           [`dataRequest.filters.ds.t.id.${operator}`]: `operator '${operator}' on 'ds.t.id' takes at most 10000 values, got 10001`,
         });
         expect(error.problems?.[0]).toMatchObject({ type: 'limit_exceeded', datasource: 'ds', table: 't', field: 'id', operator });
       }
-      expect(errorOf({ mappedFields: { ds: { t: ['id'] } }, filters: { ds: { t: { id: { in: values(65_536) } } } } }).kind).toBe('limit_exceeded');
+      expect(errorOf({ mappedFields: { ds: { t: ['id'] } }, filters: { ds: { t: { id: { in: values(65_536) } } } } }).kind).toBe(
+        'limit_exceeded',
+      );
     });
   });
 });

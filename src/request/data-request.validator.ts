@@ -82,7 +82,8 @@ export function validateDataRequest(request: DataRequestInput, ceilings: Extract
     add({ type: 'invalid_shape' }, 'dataRequest.mappedFields', 'mappedFields must be an object of datasources');
   }
   const configNames = Object.keys(mapped);
-  if (isPlainObject(request.mappedFields) && configNames.length === 0) add({ type: 'invalid_shape' }, 'dataRequest.mappedFields', 'mappedFields cannot be empty');
+  if (isPlainObject(request.mappedFields) && configNames.length === 0)
+    add({ type: 'invalid_shape' }, 'dataRequest.mappedFields', 'mappedFields cannot be empty');
   if (configNames.length > limits.maxDatasources) {
     add(
       { type: 'limit_exceeded' },
@@ -117,7 +118,9 @@ export function validateDataRequest(request: DataRequestInput, ceilings: Extract
   const onlyCounts = problems.every((problem) => problem.type === 'limit_exceeded');
   throw new DataRequestError(
     onlyCounts ? 'limit_exceeded' : 'invalid',
-    problems.length === 1 ? (problems[0].message as string) : `${problems.length} problems in dataRequest: ${problems.map((p) => p.message).join('; ')}`,
+    problems.length === 1
+      ? (problems[0].message as string)
+      : `${problems.length} problems in dataRequest: ${problems.map((p) => p.message).join('; ')}`,
     fields,
     problems,
   );
@@ -134,7 +137,11 @@ function validateFieldList(configName: string, table: string, list: unknown, max
     return add({ type: 'invalid_shape', ...at }, path, `field list of '${configName}.${table}' must be a non-empty array`);
   }
   if (list.length > maxFields) {
-    add({ type: 'limit_exceeded', ...at }, path, `maximum ${maxFields} fields allowed per table, got ${list.length} for '${configName}.${table}'`);
+    add(
+      { type: 'limit_exceeded', ...at },
+      path,
+      `maximum ${maxFields} fields allowed per table, got ${list.length} for '${configName}.${table}'`,
+    );
   }
   const seen = new Set<string>();
   for (const field of list) {
@@ -158,7 +165,11 @@ function validateFilters(filters: unknown, mapped: MappedFields, maxFields: numb
     const base = `dataRequest.filters.${configName}`;
     const mappedTables = Object.hasOwn(mapped, configName) ? mapped[configName] : undefined;
     if (!isPlainObject(mappedTables)) {
-      add({ type: 'invalid_filter', datasource: configName }, base, `filter references datasource '${configName}', which is not in mappedFields`);
+      add(
+        { type: 'invalid_filter', datasource: configName },
+        base,
+        `filter references datasource '${configName}', which is not in mappedFields`,
+      );
       continue;
     }
     if (!isPlainObject(tables)) {
@@ -178,7 +189,11 @@ function validateFilters(filters: unknown, mapped: MappedFields, maxFields: numb
       }
       const fieldNames = Object.keys(columns);
       if (fieldNames.length > maxFields) {
-        add({ type: 'limit_exceeded', ...at }, tablePath, `maximum ${maxFields} filter fields allowed per table, got ${fieldNames.length} for '${configName}.${table}'`);
+        add(
+          { type: 'limit_exceeded', ...at },
+          tablePath,
+          `maximum ${maxFields} filter fields allowed per table, got ${fieldNames.length} for '${configName}.${table}'`,
+        );
       }
       for (const field of fieldNames) validateCondition(at, field, columns[field], `${tablePath}.${field}`, add);
     }
@@ -193,7 +208,8 @@ function validateCondition(
   add: AddProblem,
 ): void {
   const where = `'${at.datasource}.${at.table}.${field}'`;
-  if (isBlank(field)) return add({ type: 'invalid_filter', ...at }, path, `filter field name cannot be empty in '${at.datasource}.${at.table}'`);
+  if (isBlank(field))
+    return add({ type: 'invalid_filter', ...at }, path, `filter field name cannot be empty in '${at.datasource}.${at.table}'`);
   if (isForbiddenName(field)) return add({ type: 'invalid_filter', ...at, field }, path, forbiddenNameMessage(field));
   if (!isPlainObject(condition) || Object.keys(condition).length === 0) {
     return add({ type: 'invalid_filter', ...at, field }, path, `filter on ${where} must be an object with at least one operator`);

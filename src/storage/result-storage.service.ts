@@ -6,7 +6,12 @@ import { FetCode } from '../common/errors/fet-code.js';
 import { attemptObjectKey, OBJECT_STORE, resultObjectKey, type ObjectReadStream, type ObjectStore } from './object-store.port.js';
 import { openResult, type OpenedResult } from './result-codec/result-opener.js';
 import { ResultSealer } from './result-codec/result-sealer.js';
-import { ResultStreamOpener, ResultVerificationError, sealedObjectBytes, type ExpectedPlaintext } from './result-codec/result-stream-opener.js';
+import {
+  ResultStreamOpener,
+  ResultVerificationError,
+  sealedObjectBytes,
+  type ExpectedPlaintext,
+} from './result-codec/result-stream-opener.js';
 import { StorageError } from './storage.error.js';
 
 export interface StoredResult {
@@ -76,7 +81,8 @@ export class ResultStorageService {
    * capped at the configured ceiling (ENGINE_MAX_RESULT_BYTES) so no caller can exceed it.
    */
   async openSink(jobId: string, maxPlaintextBytes: number, attempt?: ResultAttempt): Promise<ResultSink> {
-    if (!JOB_ID.test(jobId)) throw new StorageError(FetCode.StorageFailed, `invalid job id for a result path: ${JSON.stringify(jobId.slice(0, 200))}`);
+    if (!JOB_ID.test(jobId))
+      throw new StorageError(FetCode.StorageFailed, `invalid job id for a result path: ${JSON.stringify(jobId.slice(0, 200))}`);
     const path = resultObjectKey(jobId);
     const staging = attempt === undefined ? undefined : this.attemptKey(jobId, attempt);
     const upload = await this.store.beginUpload(staging ?? path);
@@ -152,7 +158,10 @@ export class ResultStorageService {
     const stored = await this.store.readStream(path);
     if (stored.sizeBytes < sealedObjectBytes(expected.sizeBytes)) {
       stored.stream.destroy();
-      throw new ResultVerificationError('too-short', `result object is ${stored.sizeBytes} bytes, too short to seal the ${expected.sizeBytes} bytes its job recorded`);
+      throw new ResultVerificationError(
+        'too-short',
+        `result object is ${stored.sizeBytes} bytes, too short to seal the ${expected.sizeBytes} bytes its job recorded`,
+      );
     }
     const plaintext = new ResultStreamOpener(keys, expected);
     // Either side failing destroys the other: a store error reaches the consumer as the opener's

@@ -8,9 +8,6 @@ export class StorageError extends FetcherError {
   }
 
   static tooLarge(limitBytes: number): StorageError {
-    return new StorageError(
-      FetCode.ResultTooLarge,
-      `extraction result exceeds the size limit of ${limitBytes} bytes; nothing was stored`,
-    );
+    return new StorageError(FetCode.ResultTooLarge, `extraction result exceeds the size limit of ${limitBytes} bytes; nothing was stored`);
   }
 }

@@ -12,7 +12,11 @@ import type { S3ObjectStore } from './s3/s3-object-store.js';
  */
 @Module({
   providers: [
-    { provide: OBJECT_STORE, inject: [APP_CONFIG], useFactory: (config: AppConfig): Promise<ObjectStore> => createObjectStore(config.storage) },
+    {
+      provide: OBJECT_STORE,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig): Promise<ObjectStore> => createObjectStore(config.storage),
+    },
     ResultStorageService,
   ],
   exports: [OBJECT_STORE, ResultStorageService],

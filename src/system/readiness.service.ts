@@ -82,7 +82,11 @@ async function timed(probe: () => Promise<unknown>): Promise<DependencyCheck> {
     ]);
     return { status: 'up', latencyMs: Math.round(performance.now() - started) };
   } catch (error) {
-    return { status: 'down', latencyMs: Math.round(performance.now() - started), error: error instanceof Error ? error.message : String(error) };
+    return {
+      status: 'down',
+      latencyMs: Math.round(performance.now() - started),
+      error: error instanceof Error ? error.message : String(error),
+    };
   } finally {
     clearTimeout(timer);
   }

@@ -52,6 +52,8 @@ export class SystemController {
 
 /** Status and latency only: a driver's message can name a host, a user or a path. */
 function withoutDetails(report: ReadinessReport): ReadinessReport {
-  const checks = Object.fromEntries(Object.entries(report.checks).map(([name, check]) => [name, { status: check.status, latencyMs: check.latencyMs }]));
+  const checks = Object.fromEntries(
+    Object.entries(report.checks).map(([name, check]) => [name, { status: check.status, latencyMs: check.latencyMs }]),
+  );
   return { status: report.status, checks };
 }

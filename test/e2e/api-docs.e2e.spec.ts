@@ -18,8 +18,13 @@ describe('API docs loaded on first request', () => {
   it('serves the OpenAPI document with every route, its answers and the DTO schemas the decorators describe', async () => {
     const response = await fetcher.http.get('/swagger-json');
     expect(response.status).toBe(200);
-    const document = response.body as { paths: Record<string, Record<string, any>>; components: { schemas: Record<string, any>; securitySchemes: object } };
-    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/v1/fetcher', '/v1/fetcher/{id}', '/v1/fetcher/{id}/result', '/v1/fetcher/{id}/cancel']));
+    const document = response.body as {
+      paths: Record<string, Record<string, any>>;
+      components: { schemas: Record<string, any>; securitySchemes: object };
+    };
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining(['/v1/fetcher', '/v1/fetcher/{id}', '/v1/fetcher/{id}/result', '/v1/fetcher/{id}/cancel']),
+    );
     // Method, class and property decorators all took effect: tags, responses with examples, schemas.
     const cancel = document.paths['/v1/fetcher/{id}/cancel'].post;
     expect(cancel.tags).toEqual(['jobs']);

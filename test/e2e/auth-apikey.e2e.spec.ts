@@ -41,7 +41,14 @@ describe('AUTH_MODE=apikey', () => {
 
   it('documents every protected route, key management included', () => {
     const documented = new Set(routes.map((route) => `${route.method} ${route.documented}`));
-    for (const route of ['post /v1/management/api-keys', 'get /v1/management/api-keys', 'delete /v1/management/api-keys/{id}', 'post /v1/fetcher', 'get /v1/fetcher/{id}', 'post /v1/management/connections']) {
+    for (const route of [
+      'post /v1/management/api-keys',
+      'get /v1/management/api-keys',
+      'delete /v1/management/api-keys/{id}',
+      'post /v1/fetcher',
+      'get /v1/fetcher/{id}',
+      'post /v1/management/connections',
+    ]) {
       expect(documented).toContain(route);
     }
     expect(routes.length).toBeGreaterThanOrEqual(14);
@@ -62,7 +69,9 @@ describe('AUTH_MODE=apikey', () => {
   });
 
   it('answers 401 to an Authorization header that is not a bearer credential', async () => {
-    const response = await a.http.get('/v1/management/connections').set('Authorization', `Basic ${Buffer.from(`x:${ADMIN_KEY}`).toString('base64')}`);
+    const response = await a.http
+      .get('/v1/management/connections')
+      .set('Authorization', `Basic ${Buffer.from(`x:${ADMIN_KEY}`).toString('base64')}`);
     expect(response.status).toBe(401);
     expect(response.headers['www-authenticate']).toContain('error="invalid_token"');
   });
@@ -76,20 +85,37 @@ describe('AUTH_MODE=apikey', () => {
 
   it('issues a product key shown once, lists keys without key material, and stores only the hash', async () => {
     const created = await issue('Reporter', 'reporting service');
-    expect(created).toEqual({ id: expect.any(String), key: expect.stringMatching(/^fet_[A-Za-z0-9_-]{43}$/), productName: 'reporter', name: 'reporting service', createdAt: expect.any(String), createdBy: 'admin-key:1' });
+    expect(created).toEqual({
+      id: expect.any(String),
+      key: expect.stringMatching(/^fet_[A-Za-z0-9_-]{43}$/),
+      productName: 'reporter',
+      name: 'reporting service',
+      createdAt: expect.any(String),
+      createdBy: 'admin-key:1',
+    });
     const listed = await a.http.get('/v1/management/api-keys?productName=reporter&limit=100').set(bearer(ADMIN_KEY));
     expect(listed.status).toBe(200);
     const entry = listed.body.items.find((item: { id: string }) => item.id === created.id);
-    expect(entry).toEqual({ id: created.id, productName: 'reporter', name: 'reporting service', createdAt: created.createdAt, createdBy: 'admin-key:1' });
+    expect(entry).toEqual({
+      id: created.id,
+      productName: 'reporter',
+      name: 'reporting service',
+      createdAt: created.createdAt,
+      createdBy: 'admin-key:1',
+    });
     expect(JSON.stringify(listed.body)).not.toContain(created.key);
     expect(JSON.stringify(listed.body)).not.toContain(created.key.slice(4, 20));
 
     const { rows } = await store.query<{ key_hash: string }>('SELECT key_hash FROM api_keys WHERE id = $1', [created.id]);
     expect(rows[0].key_hash).toBe(createHash('sha256').update(created.key).digest('hex'));
-    const { stdout } = await promisify(execFile)('pg_dump', ['-h', TEST_PG.host, '-p', String(TEST_PG.port), '-U', TEST_PG.user, '--data-only', store.name], {
-      maxBuffer: 64 * 1024 * 1024,
-      env: { ...process.env, PGPASSWORD: TEST_PG.password },
-    });
+    const { stdout } = await promisify(execFile)(
+      'pg_dump',
+      ['-h', TEST_PG.host, '-p', String(TEST_PG.port), '-U', TEST_PG.user, '--data-only', store.name],
+      {
+        maxBuffer: 64 * 1024 * 1024,
+        env: { ...process.env, PGPASSWORD: TEST_PG.password },
+      },
+    );
     expect(stdout).toContain(rows[0].key_hash);
     expect(stdout).not.toContain(created.key);
     expect(stdout).not.toContain(created.key.slice(4));
@@ -114,7 +140,10 @@ describe('AUTH_MODE=apikey', () => {
     const missing = await a.http.post('/v1/management/api-keys').set(bearer(ADMIN_KEY)).send({ name: 'x' });
     expect(missing.status).toBe(400);
     expect(missing.body.fields).toHaveProperty('productName');
-    const bad = await a.http.post('/v1/management/api-keys').set(bearer(ADMIN_KEY)).send({ productName: 'no spaces', name: 'x', key: 'chosen' });
+    const bad = await a.http
+      .post('/v1/management/api-keys')
+      .set(bearer(ADMIN_KEY))
+      .send({ productName: 'no spaces', name: 'x', key: 'chosen' });
     expect(bad.status).toBe(400);
     expect(Object.keys(bad.body.fields).sort()).toEqual(['key', 'productName']);
     expect((await a.http.get('/v1/management/api-keys?limit=101').set(bearer(ADMIN_KEY))).body.code).toBe('FET-0406');
@@ -143,7 +172,10 @@ describe('AUTH_MODE=apikey', () => {
     const anonymous = await a.http.get('/readyz');
     expect(anonymous.body.checks.database).toEqual({ status: 'up', latencyMs: expect.any(Number) });
     const product = await issue('reporter');
-    expect((await a.http.get('/readyz').set(bearer(product.key))).body.checks.database).toEqual({ status: 'up', latencyMs: expect.any(Number) });
+    expect((await a.http.get('/readyz').set(bearer(product.key))).body.checks.database).toEqual({
+      status: 'up',
+      latencyMs: expect.any(Number),
+    });
     expect((await a.http.get('/readyz').set(bearer('garbage'))).status).toBe(200);
     expect((await a.http.get('/readyz').set(bearer(ADMIN_KEY))).body.checks.database).toMatchObject({ status: 'up', kind: 'postgres' });
   });

@@ -26,7 +26,10 @@ describe('authentication at boot', () => {
 
   it('starts with AUTH_MODE=none outside production and warns that every caller is the operator', async () => {
     const port = await freePort();
-    const fetcher = await startFetcherProcess({ APP_ENC_KEY: TEST_MASTER_KEY, DATA_DIR: dataDir, PORT: String(port), NODE_ENV: 'development' }, port);
+    const fetcher = await startFetcherProcess(
+      { APP_ENC_KEY: TEST_MASTER_KEY, DATA_DIR: dataDir, PORT: String(port), NODE_ENV: 'development' },
+      port,
+    );
     try {
       expect(fetcher.output()).toContain('AUTH_MODE=none: every caller acts as the operator');
       expect((await fetch(`${fetcher.url}/v1/management/connections`)).status).toBe(200);

@@ -15,7 +15,12 @@ describe('AUTH_MODE=jwt', () => {
 
   beforeAll(async () => {
     jwks = await startJwksServer();
-    fetcher = await startEmbeddedFetcher({ AUTH_MODE: 'jwt', AUTH_JWKS_URL: jwks.url, AUTH_JWT_ISSUER: jwks.issuer, AUTH_JWT_AUDIENCE: jwks.audience });
+    fetcher = await startEmbeddedFetcher({
+      AUTH_MODE: 'jwt',
+      AUTH_JWKS_URL: jwks.url,
+      AUTH_JWT_ISSUER: jwks.issuer,
+      AUTH_JWT_AUDIENCE: jwks.audience,
+    });
     routes = await documentedV1Routes(fetcher.http);
   });
   afterAll(async () => {
@@ -27,7 +32,9 @@ describe('AUTH_MODE=jwt', () => {
 
   it('documents the connection and job routes, and no key management (API keys are not a credential here)', () => {
     const documented = routes.map((route) => route.documented);
-    expect(documented).toEqual(expect.arrayContaining(['/v1/management/connections', '/v1/management/connections/{id}', '/v1/fetcher', '/v1/fetcher/{id}']));
+    expect(documented).toEqual(
+      expect.arrayContaining(['/v1/management/connections', '/v1/management/connections/{id}', '/v1/fetcher', '/v1/fetcher/{id}']),
+    );
     expect(documented.some((path) => path.startsWith('/v1/management/api-keys'))).toBe(false);
   });
 
@@ -43,7 +50,10 @@ describe('AUTH_MODE=jwt', () => {
       ['alg none', jwks.unsecuredToken({ claims: { roles: ['fetcher:admin'] } })],
       ['HS256 keyed with the public key', jwks.hmacTokenWithPublicKey({ claims: { roles: ['fetcher:admin'] } })],
       ['a tampered signature', tamperSignature(await operatorToken())],
-      ['signed by a key the issuer never published', await signToken(stranger, { iss: jwks.issuer, aud: jwks.audience, sub: 'x', claims: { roles: ['fetcher:admin'] } })],
+      [
+        'signed by a key the issuer never published',
+        await signToken(stranger, { iss: jwks.issuer, aud: jwks.audience, sub: 'x', claims: { roles: ['fetcher:admin'] } }),
+      ],
     ];
     for (const [label, token] of bad) {
       for (const route of routes) {
@@ -83,14 +93,29 @@ describe('AUTH_MODE=jwt', () => {
 
   it('asks a token of several products to name one in X-Product-Name, and lists all of them without it', async () => {
     const both = await jwks.sign({ sub: 'svc-both', claims: { products: ['alpha', 'beta'] } });
-    const body = (configName: string) => ({ configName, type: 'POSTGRESQL', host: 'db.example.com', port: 5432, databaseName: 'x', userName: 'u', password: 'p' });
-    const unnamed = await fetcher.http.post('/v1/management/connections').set(bearer(both)).send(body(`pg_${Date.now().toString(36)}a`));
+    const body = (configName: string) => ({
+      configName,
+      type: 'POSTGRESQL',
+      host: 'db.example.com',
+      port: 5432,
+      databaseName: 'x',
+      userName: 'u',
+      password: 'p',
+    });
+    const unnamed = await fetcher.http
+      .post('/v1/management/connections')
+      .set(bearer(both))
+      .send(body(`pg_${Date.now().toString(36)}a`));
     expect(unnamed.status).toBe(400);
     expect(unnamed.body.code).toBe('FET-0403');
     expect(unnamed.body.message).toContain('several products (alpha, beta)');
     const created = await Promise.all(
       ['alpha', 'beta'].map((product, i) =>
-        fetcher.http.post('/v1/management/connections').set(bearer(both)).set('X-Product-Name', product).send(body(`pg_${Date.now().toString(36)}${i}`)),
+        fetcher.http
+          .post('/v1/management/connections')
+          .set(bearer(both))
+          .set('X-Product-Name', product)
+          .send(body(`pg_${Date.now().toString(36)}${i}`)),
       ),
     );
     expect(created.map((response) => response.body.productName)).toEqual(['alpha', 'beta']);
@@ -102,14 +127,19 @@ describe('AUTH_MODE=jwt', () => {
 
     const none = await jwks.sign({ sub: 'svc-none' });
     expect((await fetcher.http.get('/v1/management/connections').set(bearer(none))).body.total).toBe(0);
-    const refused = await fetcher.http.post('/v1/management/connections').set(bearer(none)).send(body(`pg_${Date.now().toString(36)}n`));
+    const refused = await fetcher.http
+      .post('/v1/management/connections')
+      .set(bearer(none))
+      .send(body(`pg_${Date.now().toString(36)}n`));
     expect(refused.status).toBe(403);
   });
 
   it('documents the bearer scheme and the 401 and 403 of every /v1 route in Swagger', async () => {
     const document = (await fetcher.http.get('/swagger-json')).body;
     expect(document.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
-    for (const [path, operations] of Object.entries(document.paths as Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown> }>>)) {
+    for (const [path, operations] of Object.entries(
+      document.paths as Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown> }>>,
+    )) {
       for (const [method, operation] of Object.entries(operations)) {
         if (path.startsWith('/v1/')) {
           expect(operation.security, `${method} ${path}`).toEqual([{ bearer: [] }]);

@@ -36,8 +36,14 @@ describe('authorization from the principal', () => {
       [`DATASOURCE_${name}_USER`]: source.user,
       ...(products ? { [`DATASOURCE_${name}_PRODUCTS`]: products } : {}),
     });
-    fetcher = await startEmbeddedFetcher({ AUTH_MODE: 'apikey', AUTH_ADMIN_KEYS: ADMIN, ...internal('SHARED_DWH'), ...internal('ALPHA_DWH', 'Alpha') });
-    const issue = async (productName: string) => (await as(ADMIN).post('/v1/management/api-keys', { productName, name: 'e2e' })).body.key as string;
+    fetcher = await startEmbeddedFetcher({
+      AUTH_MODE: 'apikey',
+      AUTH_ADMIN_KEYS: ADMIN,
+      ...internal('SHARED_DWH'),
+      ...internal('ALPHA_DWH', 'Alpha'),
+    });
+    const issue = async (productName: string) =>
+      (await as(ADMIN).post('/v1/management/api-keys', { productName, name: 'e2e' })).body.key as string;
     [alpha, beta] = await Promise.all([issue('alpha'), issue('beta')]);
   });
   afterAll(async () => {
@@ -91,7 +97,9 @@ describe('authorization from the principal', () => {
       expect(response.status, what).toBe(404);
       expect(response.body.code, what).toBe('FET-1001');
     }
-    const validation = await as(beta).post('/v1/management/connections/validate-schema', { mappedFields: { [owned.configName]: { accounts: ['id'] } } });
+    const validation = await as(beta).post('/v1/management/connections/validate-schema', {
+      mappedFields: { [owned.configName]: { accounts: ['id'] } },
+    });
     expect(validation.status).toBe(422);
     expect(validation.body.details).toEqual([{ type: 'datasource_not_found', datasource: owned.configName }]);
 
@@ -99,7 +107,10 @@ describe('authorization from the principal', () => {
     expect((await as(alpha).get(path)).body).toEqual(owned);
     expect((await as(alpha).post(`${path}/test`)).status).toBe(200);
     expect((await as(ADMIN).get(path)).status).toBe(200);
-    expect((await as(alpha).post('/v1/management/connections/validate-schema', { mappedFields: { [owned.configName]: { accounts: ['id'] } } })).status).toBe(200);
+    expect(
+      (await as(alpha).post('/v1/management/connections/validate-schema', { mappedFields: { [owned.configName]: { accounts: ['id'] } } }))
+        .status,
+    ).toBe(200);
   });
 
   it("counts only the caller's own connections in list totals; the operator counts both", async () => {
@@ -117,7 +128,8 @@ describe('authorization from the principal', () => {
     expect(after.alpha.total - before.alpha.total).toBe(2);
     expect(after.beta.total - before.beta.total).toBe(1);
     expect(after.operator.total - before.operator.total).toBe(3);
-    const owners = (page: { items: Array<{ productName?: string; internal?: boolean }> }) => new Set(page.items.map((item) => (item.internal ? 'internal' : item.productName)));
+    const owners = (page: { items: Array<{ productName?: string; internal?: boolean }> }) =>
+      new Set(page.items.map((item) => (item.internal ? 'internal' : item.productName)));
     expect(owners(after.alpha)).toEqual(new Set(['alpha', 'internal']));
     expect(owners(after.beta)).toEqual(new Set(['beta', 'internal']));
     expect(owners(after.operator)).toEqual(new Set(['alpha', 'beta', 'internal']));
@@ -135,7 +147,10 @@ describe('authorization from the principal', () => {
     expect(impersonating.status).toBe(403);
     expect(impersonating.body.code).toBe('FET-0011');
     // The same request as A's, word for word: a duplicate must not hand A's job to B either.
-    const duplicate = await as(beta).post('/v1/fetcher', { ...job(owned.configName, 'alpha'), metadata: (await as(alpha).get(`/v1/fetcher/${submitted.body.jobId}`)).body.metadata });
+    const duplicate = await as(beta).post('/v1/fetcher', {
+      ...job(owned.configName, 'alpha'),
+      metadata: (await as(alpha).get(`/v1/fetcher/${submitted.body.jobId}`)).body.metadata,
+    });
     expect(duplicate.status).toBe(403);
     const borrowing = await as(beta).post('/v1/fetcher', job(owned.configName, 'beta'));
     expect(borrowing.status).toBe(400);
@@ -153,7 +168,10 @@ describe('authorization from the principal', () => {
     const assign = await fetcher.http.post(`/v1/management/connections/${owned.id}/assign`).set(bearer(beta)).set('X-Product-Name', 'beta');
     expect(assign.status).toBe(403);
     expect((await as(ADMIN).get('/v1/management/connections/unassigned')).status).toBe(200);
-    const operatorAssign = await fetcher.http.post(`/v1/management/connections/${owned.id}/assign`).set(bearer(ADMIN)).set('X-Product-Name', 'beta');
+    const operatorAssign = await fetcher.http
+      .post(`/v1/management/connections/${owned.id}/assign`)
+      .set(bearer(ADMIN))
+      .set('X-Product-Name', 'beta');
     expect(operatorAssign.body.code).toBe('FET-1015');
   });
 
@@ -164,7 +182,9 @@ describe('authorization from the principal', () => {
     expect((await as(alpha).get(`/v1/management/connections/${restricted}`)).status).toBe(200);
     expect((await as(beta).get(`/v1/management/connections/${restricted}`)).status).toBe(404);
     expect((await as(beta).post(`/v1/management/connections/${restricted}/test`)).status).toBe(404);
-    const listed = (await as(beta).get('/v1/management/connections?limit=100')).body.items.map((item: { configName: string }) => item.configName);
+    const listed = (await as(beta).get('/v1/management/connections?limit=100')).body.items.map(
+      (item: { configName: string }) => item.configName,
+    );
     expect(listed).toContain('shared_dwh');
     expect(listed).not.toContain('alpha_dwh');
 

@@ -42,7 +42,10 @@ describe('rows of megabytes through a real job', () => {
   };
 
   const runJob = async (table: string): Promise<Record<string, any>> => {
-    const created = await api('/v1/fetcher', { dataRequest: { mappedFields: { big_pg: { [table]: ['id', 'body'] } } }, metadata: { source: 'reporter' } });
+    const created = await api('/v1/fetcher', {
+      dataRequest: { mappedFields: { big_pg: { [table]: ['id', 'body'] } } },
+      metadata: { source: 'reporter' },
+    });
     expect(created.status).toBe(202);
     const deadline = Date.now() + 120_000;
     for (;;) {

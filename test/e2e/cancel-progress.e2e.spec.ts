@@ -28,7 +28,9 @@ describe('cancel and progress: manager and worker processes, PostgreSQL + Redis 
       INSERT INTO quick SELECT g, 'q-' || g FROM generate_series(1, 5000) g;
       CREATE TABLE tiny (id int PRIMARY KEY);
       INSERT INTO tiny VALUES (1), (2), (3);`);
-    cluster = new Cluster({ env: { AUTH_MODE: 'apikey', AUTH_ADMIN_KEYS: ADMIN, WORKER_CONCURRENCY: '1', ...internalPostgresEnv('src', source) } });
+    cluster = new Cluster({
+      env: { AUTH_MODE: 'apikey', AUTH_ADMIN_KEYS: ADMIN, WORKER_CONCURRENCY: '1', ...internalPostgresEnv('src', source) },
+    });
     await cluster.start(1);
     const issue = async (productName: string) =>
       ((await (await call(ADMIN, 'POST', '/v1/management/api-keys', { productName, name: 'e2e' })).json()) as { key: string }).key;
@@ -51,7 +53,10 @@ describe('cancel and progress: manager and worker processes, PostgreSQL + Redis 
   const getJob = async (key: string, id: string) => (await (await call(key, 'GET', `/v1/fetcher/${id}`)).json()) as Record<string, any>;
 
   async function submit(key: string, tables: Record<string, string[]>, tag: string = randomUUID()): Promise<string> {
-    const response = await call(key, 'POST', '/v1/fetcher', { dataRequest: { mappedFields: { src: tables } }, metadata: { source: 'alpha', tag } });
+    const response = await call(key, 'POST', '/v1/fetcher', {
+      dataRequest: { mappedFields: { src: tables } },
+      metadata: { source: 'alpha', tag },
+    });
     expect(response.status).toBe(202);
     return ((await response.json()) as { jobId: string }).jobId;
   }
@@ -82,7 +87,11 @@ describe('cancel and progress: manager and worker processes, PostgreSQL + Redis 
   const objectsUnder = async (prefix: string) => (await cluster.objectKeys()).filter((key) => key.startsWith(prefix));
 
   async function outboxEvents(jobId: string): Promise<Array<{ event_type: string; payload: any }>> {
-    return (await cluster.store.query<{ event_type: string; payload: any }>(`SELECT event_type, payload FROM outbox_events WHERE job_id = $1`, [jobId])).rows;
+    return (
+      await cluster.store.query<{ event_type: string; payload: any }>(`SELECT event_type, payload FROM outbox_events WHERE job_id = $1`, [
+        jobId,
+      ])
+    ).rows;
   }
 
   it('reports progress while a job runs, and keeps the final per-table counts once completed', async () => {
@@ -94,27 +103,34 @@ describe('cancel and progress: manager and worker processes, PostgreSQL + Redis 
       bytesWritten: job.result.sizeBytes,
       tables: { src: { quick: { status: 'done', rows: 5000 }, tiny: { status: 'done', rows: 3 } } },
     });
-    const finalCounts = Object.fromEntries(Object.entries(job.progress.tables.src as Record<string, { rows: number }>).map(([table, t]) => [table, t.rows]));
+    const finalCounts = Object.fromEntries(
+      Object.entries(job.progress.tables.src as Record<string, { rows: number }>).map(([table, t]) => [table, t.rows]),
+    );
     expect(finalCounts).toEqual(job.result.rowCounts.src);
     expect(Date.parse(job.progress.updatedAt)).toBeGreaterThanOrEqual(Date.parse(job.progress.startedAt));
   });
 
   it('cancels a pending job at once, a processing job on the worker process within 2 s, and refuses a finished one', async () => {
     // The worker runs one job at a time: the slow job holds it, the second stays pending.
-    const slowId = await submit(alpha, { 'slow_rows': ['*'] });
+    const slowId = await submit(alpha, { slow_rows: ['*'] });
     const seen: number[] = [];
-    await waitFor('progress to advance twice on the slow job', async () => {
-      const job = await getJob(alpha, slowId);
-      const rows = job.status === 'processing' ? job.progress?.rowsRead : undefined;
-      if (typeof rows === 'number' && rows > 0 && rows !== seen.at(-1)) seen.push(rows);
-      return seen.length >= 2 ? true : undefined;
-    }, 30_000, 200);
+    await waitFor(
+      'progress to advance twice on the slow job',
+      async () => {
+        const job = await getJob(alpha, slowId);
+        const rows = job.status === 'processing' ? job.progress?.rowsRead : undefined;
+        if (typeof rows === 'number' && rows > 0 && rows !== seen.at(-1)) seen.push(rows);
+        return seen.length >= 2 ? true : undefined;
+      },
+      30_000,
+      200,
+    );
     expect(seen[1]).toBeGreaterThan(seen[0]);
     const running = await getJob(alpha, slowId);
     expect(running.progress.tables.src['slow_rows'].status).toBe('reading');
     expect(running.progress.rowsRead).toBeLessThan(SLOW_ROWS);
 
-    const pendingId = await submit(alpha, { 'tiny': ['id'] });
+    const pendingId = await submit(alpha, { tiny: ['id'] });
     expect((await getJob(alpha, pendingId)).status).toBe('pending');
     const cancelledPending = await call(alpha, 'POST', `/v1/fetcher/${pendingId}/cancel`);
     expect(cancelledPending.status).toBe(200);
@@ -130,7 +146,11 @@ describe('cancel and progress: manager and worker processes, PostgreSQL + Redis 
     const stoppedAfterMs = Date.now() - cancelledAt;
     console.info(`cancel of a processing job: the worker process stopped reading ${stoppedAfterMs} ms after the cancel answered`);
     expect(stoppedAfterMs).toBeLessThan(2_000);
-    await waitFor('the worker to log the cancel', async () => (cluster.workers[0].output().includes(`job ${slowId} was cancelled`) ? true : undefined), 5_000);
+    await waitFor(
+      'the worker to log the cancel',
+      async () => (cluster.workers[0].output().includes(`job ${slowId} was cancelled`) ? true : undefined),
+      5_000,
+    );
 
     for (const jobId of [slowId, pendingId]) {
       expect((await getJob(alpha, jobId)).status).toBe('failed');
@@ -138,11 +158,14 @@ describe('cancel and progress: manager and worker processes, PostgreSQL + Redis 
       expect(await objectsUnder(`external-data/${jobId}`)).toEqual([]);
       const events = await outboxEvents(jobId);
       expect(events).toHaveLength(1);
-      expect(events[0]).toMatchObject({ event_type: 'job.failed', payload: { jobId, status: 'failed', metadata: { error: { code: 'FET-1105' } } } });
+      expect(events[0]).toMatchObject({
+        event_type: 'job.failed',
+        payload: { jobId, status: 'failed', metadata: { error: { code: 'FET-1105' } } },
+      });
     }
 
     // The worker, free again, takes the next job; the cancelled pending one is never run.
-    const afterId = await submit(alpha, { 'tiny': ['*'] });
+    const afterId = await submit(alpha, { tiny: ['*'] });
     expect((await finished(alpha, afterId)).status).toBe('completed');
     expect((await getJob(alpha, pendingId)).status).toBe('failed');
 
@@ -158,7 +181,7 @@ describe('cancel and progress: manager and worker processes, PostgreSQL + Redis 
   }, 90_000);
 
   it('lets only the owning product or the operator cancel', async () => {
-    const jobId = await submit(alpha, { 'slow_rows': ['id'] }, 'auth');
+    const jobId = await submit(alpha, { slow_rows: ['id'] }, 'auth');
     expect((await call(undefined, 'POST', `/v1/fetcher/${jobId}/cancel`)).status).toBe(401);
     const other = await call(beta, 'POST', `/v1/fetcher/${jobId}/cancel`);
     expect(other.status).toBe(404);

@@ -28,7 +28,16 @@ describe('a stored secret goes only where it was entered', () => {
     const response = await fetcher.http
       .post('/v1/management/connections')
       .set('X-Product-Name', 'reporter')
-      .send({ configName: `pg_${randomUUID().slice(0, 8)}`, type: 'POSTGRESQL', host: source.host, port: source.port, databaseName: source.name, userName: source.user, password, ...extra });
+      .send({
+        configName: `pg_${randomUUID().slice(0, 8)}`,
+        type: 'POSTGRESQL',
+        host: source.host,
+        port: source.port,
+        databaseName: source.name,
+        userName: source.user,
+        password,
+        ...extra,
+      });
     expect(response.status).toBe(201);
     return response.body as { id: string; configName: string; hasPassword: boolean };
   };
@@ -47,8 +56,12 @@ describe('a stored secret goes only where it was entered', () => {
     const uses = [
       await fetcher.http.post(`/v1/management/connections/${connection.id}/test`),
       await fetcher.http.get(`/v1/management/connections/${connection.id}/schema`),
-      await fetcher.http.post('/v1/management/connections/validate-schema').send({ mappedFields: { [connection.configName]: { accounts: ['id'] } } }),
-      await fetcher.http.post('/v1/fetcher').send({ dataRequest: { mappedFields: { [connection.configName]: { accounts: ['id'] } } }, metadata: { source: 'reporter' } }),
+      await fetcher.http
+        .post('/v1/management/connections/validate-schema')
+        .send({ mappedFields: { [connection.configName]: { accounts: ['id'] } } }),
+      await fetcher.http
+        .post('/v1/fetcher')
+        .send({ dataRequest: { mappedFields: { [connection.configName]: { accounts: ['id'] } } }, metadata: { source: 'reporter' } }),
     ];
     for (const response of uses) {
       expect(response.status).toBe(409);

@@ -42,7 +42,11 @@ describe('connections API: create, read, list, update, delete, assign', () => {
 
   describe('create', () => {
     it('answers 201 with every field, the product lower-cased, and no secret', async () => {
-      const payload = body({ schema: 'public', ssl: { mode: 'disable', ca: '-----BEGIN CERTIFICATE-----x' }, metadata: { team: 'finance', purpose: 'ledger' } });
+      const payload = body({
+        schema: 'public',
+        ssl: { mode: 'disable', ca: '-----BEGIN CERTIFICATE-----x' },
+        metadata: { team: 'finance', purpose: 'ledger' },
+      });
       const response = await create('Reporter', payload);
       expect(response.status).toBe(201);
       expect(response.body).toEqual({
@@ -189,7 +193,10 @@ describe('connections API: create, read, list, update, delete, assign', () => {
         await new Promise((done) => setTimeout(done, 5));
       }
       // The oldest was created three months ago: it must still be listed by default.
-      await store.query(`UPDATE connections SET created_at = ? WHERE id = ?`, [new Date(Date.now() - 92 * 24 * 3600 * 1000).toISOString().replace('T', ' ').replace('Z', ''), ids[0]]);
+      await store.query(`UPDATE connections SET created_at = ? WHERE id = ?`, [
+        new Date(Date.now() - 92 * 24 * 3600 * 1000).toISOString().replace('T', ' ').replace('Z', ''),
+        ids[0],
+      ]);
     });
 
     it('pages 5 connections 2/2/1 with no overlap and the right total, newest first', async () => {
@@ -287,7 +294,9 @@ describe('connections API: create, read, list, update, delete, assign', () => {
     it('changes only the fields sent, keeps the id, and replaces metadata whole', async () => {
       const created = await create('reporter', body({ metadata: { a: 1, b: 2 } }));
       const renamed = `pg_${randomUUID().slice(0, 8)}`;
-      const response = await fetcher.http.patch(`/v1/management/connections/${created.body.id}`).send({ configName: renamed, port: 6543, metadata: { c: 3 } });
+      const response = await fetcher.http
+        .patch(`/v1/management/connections/${created.body.id}`)
+        .send({ configName: renamed, port: 6543, metadata: { c: 3 } });
       expect(response.status).toBe(200);
       expect(response.body).toEqual({
         ...created.body,

@@ -20,7 +20,9 @@ describe('connections API on MariaDB', () => {
       CREATE VIEW big_orders AS SELECT id, total FROM orders WHERE total > 100;
     `);
     await pg.query('CREATE TABLE accounts (id int PRIMARY KEY, email text)');
-    await withMariaAdmin((admin) => admin.query(`CREATE USER '${user}'@'%' IDENTIFIED BY '${password}'; GRANT SELECT ON \`${maria.name}\`.* TO '${user}'@'%'`));
+    await withMariaAdmin((admin) =>
+      admin.query(`CREATE USER '${user}'@'%' IDENTIFIED BY '${password}'; GRANT SELECT ON \`${maria.name}\`.* TO '${user}'@'%'`),
+    );
     fetcher = await startEmbeddedFetcher();
   });
 
@@ -34,7 +36,14 @@ describe('connections API on MariaDB', () => {
     const response = await fetcher.http
       .post('/v1/management/connections')
       .set('X-Product-Name', 'reporter')
-      .send({ configName: `my_${randomUUID().slice(0, 8)}`, type: 'MYSQL', host: maria.host, port: maria.port, databaseName: maria.name, ...credentials });
+      .send({
+        configName: `my_${randomUUID().slice(0, 8)}`,
+        type: 'MYSQL',
+        host: maria.host,
+        port: maria.port,
+        databaseName: maria.name,
+        ...credentials,
+      });
     expect(response.status).toBe(201);
     return response.body as { id: string; configName: string };
   };
@@ -74,11 +83,17 @@ describe('connections API on MariaDB', () => {
     const mysqlConnection = await registerMaria({ userName: user, password });
     const pgConnection = await registerPostgres(fetcher.http, pg, { configName: `pg_${randomUUID().slice(0, 8)}`, product: 'reporter' });
     const ok = await fetcher.http.post('/v1/management/connections/validate-schema').send({
-      mappedFields: { [mysqlConnection.configName]: { orders: ['id', 'total'], 'Line Items': ['*'] }, [pgConnection.configName]: { accounts: ['email'] } },
+      mappedFields: {
+        [mysqlConnection.configName]: { orders: ['id', 'total'], 'Line Items': ['*'] },
+        [pgConnection.configName]: { accounts: ['email'] },
+      },
     });
     expect(ok.status).toBe(200);
     const bad = await fetcher.http.post('/v1/management/connections/validate-schema').send({
-      mappedFields: { [mysqlConnection.configName]: { orders: ['id', 'discount'], [`${maria.name}.orders`]: ['id'] }, [pgConnection.configName]: { accounts: ['email'] } },
+      mappedFields: {
+        [mysqlConnection.configName]: { orders: ['id', 'discount'], [`${maria.name}.orders`]: ['id'] },
+        [pgConnection.configName]: { accounts: ['email'] },
+      },
     });
     expect(bad.status).toBe(422);
     expect(bad.body.details).toEqual([

@@ -61,7 +61,15 @@ describe('connections API: test, schema, validate-schema', () => {
       const created = await fetcher.http
         .post('/v1/management/connections')
         .set('X-Product-Name', 'reporter')
-        .send({ configName: `pg_${randomUUID().slice(0, 8)}`, type: 'POSTGRESQL', host: source.host, port: source.port, databaseName: 'no_such_db_x', userName: source.user, password: 'x' });
+        .send({
+          configName: `pg_${randomUUID().slice(0, 8)}`,
+          type: 'POSTGRESQL',
+          host: source.host,
+          port: source.port,
+          databaseName: 'no_such_db_x',
+          userName: source.user,
+          password: 'x',
+        });
       const response = await fetcher.http.post(`/v1/management/connections/${created.body.id}/test`);
       expect(response.status).toBe(502);
       expect(response.body.reason).toBe('database_not_found');
@@ -94,7 +102,16 @@ describe('connections API: test, schema, validate-schema', () => {
         const created = await fetcher.http
           .post('/v1/management/connections')
           .set('X-Product-Name', 'reporter')
-          .send({ configName: `tls_${randomUUID().slice(0, 8)}`, type: 'POSTGRESQL', host: '127.0.0.1', port: tlsServer.port, databaseName: 'd', userName: 'u', password: 'p', ssl });
+          .send({
+            configName: `tls_${randomUUID().slice(0, 8)}`,
+            type: 'POSTGRESQL',
+            host: '127.0.0.1',
+            port: tlsServer.port,
+            databaseName: 'd',
+            userName: 'u',
+            password: 'p',
+            ssl,
+          });
         expect(created.status).toBe(201);
         return fetcher.http.post(`/v1/management/connections/${created.body.id}/test`);
       };
@@ -154,27 +171,44 @@ describe('connections API: test, schema, validate-schema', () => {
 
     it('answers 200 when every datasource, table and field exists', async () => {
       const { configName } = await register();
-      const response = await validate({ [configName]: { accounts: ['id', 'email'], 'public.accounts': ['*'], 'accounting.invoices': ['amount'] } });
+      const response = await validate({
+        [configName]: { accounts: ['id', 'email'], 'public.accounts': ['*'], 'accounting.invoices': ['amount'] },
+      });
       expect(response.status).toBe(200);
-      expect(response.body).toEqual({ status: 'success', message: 'Schema validated successfully. All datasources, tables, and fields exist.' });
+      expect(response.body).toEqual({
+        status: 'success',
+        message: 'Schema validated successfully. All datasources, tables, and fields exist.',
+      });
     });
 
     it('answers 422 FET-1060 listing every unknown datasource, table and field', async () => {
       const { configName } = await register();
       const response = await validate({
-        [configName]: { accounts: ['id', 'emial', 'nick'], ghosts: ['id'], 'nowhere.things': ['*'], 'accounting.invoices': ['amount', 'total'] },
+        [configName]: {
+          accounts: ['id', 'emial', 'nick'],
+          ghosts: ['id'],
+          'nowhere.things': ['*'],
+          'accounting.invoices': ['amount', 'total'],
+        },
         no_such_datasource: { accounts: ['id'] },
       });
       expect(response.status).toBe(422);
       expect(response.body.code).toBe('FET-1060');
-      expect(response.body.details).toEqual([
-        { type: 'table_not_found', datasource: configName, table: 'ghosts' },
-        { type: 'field_not_found', datasource: configName, table: 'accounting.invoices', field: 'total' },
-        { type: 'field_not_found', datasource: configName, table: 'accounts', field: 'emial' },
-        { type: 'field_not_found', datasource: configName, table: 'accounts', field: 'nick' },
-        { type: 'table_not_found', datasource: configName, table: 'nowhere.things' },
-        { type: 'datasource_not_found', datasource: 'no_such_datasource' },
-      ].sort((a, b) => (`${a.datasource}\0${a.table ?? ''}\0${'field' in a ? a.field : ''}` < `${b.datasource}\0${b.table ?? ''}\0${'field' in b ? b.field : ''}` ? -1 : 1)));
+      expect(response.body.details).toEqual(
+        [
+          { type: 'table_not_found', datasource: configName, table: 'ghosts' },
+          { type: 'field_not_found', datasource: configName, table: 'accounting.invoices', field: 'total' },
+          { type: 'field_not_found', datasource: configName, table: 'accounts', field: 'emial' },
+          { type: 'field_not_found', datasource: configName, table: 'accounts', field: 'nick' },
+          { type: 'table_not_found', datasource: configName, table: 'nowhere.things' },
+          { type: 'datasource_not_found', datasource: 'no_such_datasource' },
+        ].sort((a, b) =>
+          `${a.datasource}\0${a.table ?? ''}\0${'field' in a ? a.field : ''}` <
+          `${b.datasource}\0${b.table ?? ''}\0${'field' in b ? b.field : ''}`
+            ? -1
+            : 1,
+        ),
+      );
     });
 
     it('uses the cache, and a PATCH of the connection makes a new column visible', async () => {
@@ -192,7 +226,9 @@ describe('connections API: test, schema, validate-schema', () => {
       const { configName } = await register({ port: 1 });
       const response = await validate({ [configName]: { accounts: ['id'] } });
       expect(response.status).toBe(422);
-      expect(response.body.details).toEqual([expect.objectContaining({ type: 'datasource_unavailable', datasource: configName, reason: 'unreachable' })]);
+      expect(response.body.details).toEqual([
+        expect.objectContaining({ type: 'datasource_unavailable', datasource: configName, reason: 'unreachable' }),
+      ]);
     });
 
     it.each([
@@ -200,7 +236,9 @@ describe('connections API: test, schema, validate-schema', () => {
       ['an empty mappedFields', {}, 'FET-0401'],
       ['11 datasources', Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`ds${i}`, { t: ['id'] }])), 'FET-1061'],
     ])('refuses %s with 400', async (_name, mappedFields, code) => {
-      const response = await fetcher.http.post('/v1/management/connections/validate-schema').send(mappedFields === undefined ? {} : { mappedFields });
+      const response = await fetcher.http
+        .post('/v1/management/connections/validate-schema')
+        .send(mappedFields === undefined ? {} : { mappedFields });
       expect(response.status).toBe(400);
       expect(response.body.code).toBe(code);
     });

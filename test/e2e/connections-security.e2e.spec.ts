@@ -19,7 +19,7 @@ function openCredential(sealed: string): string {
 let source: TempDatabase;
 beforeAll(async () => {
   source = await createTempDatabase('e2e_sec');
-  await source.query('CREATE TABLE accounts (id int PRIMARY KEY, email text); INSERT INTO accounts VALUES (2, \'b@x\'), (1, \'a@x\');');
+  await source.query("CREATE TABLE accounts (id int PRIMARY KEY, email text); INSERT INTO accounts VALUES (2, 'b@x'), (1, 'a@x');");
 });
 afterAll(async () => source?.drop());
 
@@ -31,13 +31,24 @@ describe('secrets at rest', () => {
   afterAll(async () => fetcher?.close());
 
   it('stores password, CA, certificate and key encrypted with their key version, and never returns them', async () => {
-    const secrets = { password: 'pw-Plain-123', ca: '-----BEGIN CERTIFICATE-----CA', cert: '-----BEGIN CERTIFICATE-----CERT', key: '-----BEGIN PRIVATE KEY-----KEY' };
+    const secrets = {
+      password: 'pw-Plain-123',
+      ca: '-----BEGIN CERTIFICATE-----CA',
+      cert: '-----BEGIN CERTIFICATE-----CERT',
+      key: '-----BEGIN PRIVATE KEY-----KEY',
+    };
     const created = await fetcher.http
       .post('/v1/management/connections')
       .set('X-Product-Name', 'reporter')
       .send({
-        configName: `pg_${randomUUID().slice(0, 8)}`, type: 'POSTGRESQL', host: source.host, port: source.port, databaseName: source.name, userName: source.user,
-        password: secrets.password, ssl: { mode: 'disable', ca: secrets.ca, cert: secrets.cert, key: secrets.key },
+        configName: `pg_${randomUUID().slice(0, 8)}`,
+        type: 'POSTGRESQL',
+        host: source.host,
+        port: source.port,
+        databaseName: source.name,
+        userName: source.user,
+        password: secrets.password,
+        ssl: { mode: 'disable', ca: secrets.ca, cert: secrets.cert, key: secrets.key },
       });
     expect(created.status).toBe(201);
     const [row] = await fetcher.app.get(DataSource).query('SELECT * FROM connections WHERE id = ?', [created.body.id]);
@@ -73,7 +84,10 @@ describe('SSRF guard (SPEC §8)', () => {
   let strict: EmbeddedFetcher;
   let permissive: EmbeddedFetcher;
   beforeAll(async () => {
-    [strict, permissive] = await Promise.all([startEmbeddedFetcher({ ALLOW_PRIVATE_HOSTS: 'false' }), startEmbeddedFetcher({ ALLOW_PRIVATE_HOSTS: 'true' })]);
+    [strict, permissive] = await Promise.all([
+      startEmbeddedFetcher({ ALLOW_PRIVATE_HOSTS: 'false' }),
+      startEmbeddedFetcher({ ALLOW_PRIVATE_HOSTS: 'true' }),
+    ]);
   });
   afterAll(async () => Promise.all([strict?.close(), permissive?.close()]));
 
@@ -81,7 +95,15 @@ describe('SSRF guard (SPEC §8)', () => {
     fetcher.http
       .post('/v1/management/connections')
       .set('X-Product-Name', 'reporter')
-      .send({ configName: `pg_${randomUUID().slice(0, 8)}`, type: 'POSTGRESQL', host, port: 5432, databaseName: 'x', userName: 'u', password: 'p' });
+      .send({
+        configName: `pg_${randomUUID().slice(0, 8)}`,
+        type: 'POSTGRESQL',
+        host,
+        port: 5432,
+        databaseName: 'x',
+        userName: 'u',
+        password: 'p',
+      });
 
   it('this machine resolves its own host name to loopback (precondition of the next test)', async () => {
     const addresses = await lookup(hostname(), { all: true });
@@ -114,9 +136,13 @@ describe('SSRF guard (SPEC §8)', () => {
     await strict.app.get(DataSource).query("UPDATE connections SET host = '127.0.0.1' WHERE id = ?", [created.body.id]);
     expect((await strict.http.post(`/v1/management/connections/${created.body.id}/test`)).body.code).toBe('FET-0414');
     expect((await strict.http.get(`/v1/management/connections/${created.body.id}/schema`)).body.code).toBe('FET-0414');
-    const validation = await strict.http.post('/v1/management/connections/validate-schema').send({ mappedFields: { [created.body.configName]: { accounts: ['id'] } } });
+    const validation = await strict.http
+      .post('/v1/management/connections/validate-schema')
+      .send({ mappedFields: { [created.body.configName]: { accounts: ['id'] } } });
     expect(validation.body.code).toBe('FET-0414');
-    const job = await strict.http.post('/v1/fetcher').send({ dataRequest: { mappedFields: { [created.body.configName]: { accounts: ['id'] } } }, metadata: { source: 'reporter' } });
+    const job = await strict.http
+      .post('/v1/fetcher')
+      .send({ dataRequest: { mappedFields: { [created.body.configName]: { accounts: ['id'] } } }, metadata: { source: 'reporter' } });
     expect(job.status).toBe(400);
     expect(job.body.code).toBe('FET-0414');
   });
@@ -142,7 +168,15 @@ describe('internal datasources (DATASOURCE_<NAME>_*)', () => {
       const response = await fetcher.http
         .post('/v1/management/connections')
         .set('X-Product-Name', 'reporter')
-        .send({ configName: `ext_${i}`, type: 'POSTGRESQL', host: 'db.example.com', port: 5432, databaseName: 'x', userName: 'u', password: 'p' });
+        .send({
+          configName: `ext_${i}`,
+          type: 'POSTGRESQL',
+          host: 'db.example.com',
+          port: 5432,
+          databaseName: 'x',
+          userName: 'u',
+          password: 'p',
+        });
       expect(response.status).toBe(201);
     }
   });
@@ -175,14 +209,18 @@ describe('internal datasources (DATASOURCE_<NAME>_*)', () => {
     expect(ascending.body.items.map((item: { configName: string }) => item.configName)).toEqual(['warehouse', 'ext_0']);
 
     expect((await fetcher.http.get('/v1/management/connections?type=MYSQL')).body.total).toBe(0);
-    expect((await fetcher.http.get('/v1/management/connections?metadata.team=data')).body.items.map((item: { id: string }) => item.id)).toEqual([id]);
+    expect(
+      (await fetcher.http.get('/v1/management/connections?metadata.team=data')).body.items.map((item: { id: string }) => item.id),
+    ).toEqual([id]);
     expect((await fetcher.http.get('/v1/management/connections').set('X-Product-Name', 'reporter')).body.total).toBe(3);
   });
 
   it('is readable by its stable id, and can be tested and discovered (no SSRF guard for internal ones)', async () => {
     expect((await fetcher.http.get(`/v1/management/connections/${id}`)).body.configName).toBe('warehouse');
     expect((await fetcher.http.post(`/v1/management/connections/${id}/test`)).status).toBe(200);
-    expect((await fetcher.http.get(`/v1/management/connections/${id}/schema`)).body.tables).toEqual([{ name: 'accounts', fields: ['id', 'email'] }]);
+    expect((await fetcher.http.get(`/v1/management/connections/${id}/schema`)).body.tables).toEqual([
+      { name: 'accounts', fields: ['id', 'email'] },
+    ]);
   });
 
   it('refuses PATCH, DELETE and assign with 403 FET-1023, and its name for a new connection', async () => {
@@ -195,10 +233,15 @@ describe('internal datasources (DATASOURCE_<NAME>_*)', () => {
       expect(response.body.code).toBe('FET-1023');
       expect(response.body.message).toContain('DATASOURCE_WAREHOUSE_*');
     }
-    const clash = await fetcher.http
-      .post('/v1/management/connections')
-      .set('X-Product-Name', 'reporter')
-      .send({ configName: 'warehouse', type: 'POSTGRESQL', host: 'db.example.com', port: 5432, databaseName: 'x', userName: 'u', password: 'p' });
+    const clash = await fetcher.http.post('/v1/management/connections').set('X-Product-Name', 'reporter').send({
+      configName: 'warehouse',
+      type: 'POSTGRESQL',
+      host: 'db.example.com',
+      port: 5432,
+      databaseName: 'x',
+      userName: 'u',
+      password: 'p',
+    });
     expect(clash.status).toBe(409);
   });
 

@@ -17,7 +17,13 @@ describe('workers that die or stop in the middle of a job', () => {
       CREATE VIEW slow_rows AS SELECT id, label, pg_sleep(0.2)::text AS waited FROM slow_source;
       CREATE VIEW slower_rows AS SELECT id, label, pg_sleep(0.4)::text AS waited FROM slow_source;`);
     cluster = await new Cluster({
-      env: { JOB_LEASE_MS: '2000', JOB_RECOVERY_INTERVAL_MS: '500', JOB_MAX_ATTEMPTS: '3', SHUTDOWN_GRACE_MS: '1000', WORKER_CONCURRENCY: '2' },
+      env: {
+        JOB_LEASE_MS: '2000',
+        JOB_RECOVERY_INTERVAL_MS: '500',
+        JOB_MAX_ATTEMPTS: '3',
+        SHUTDOWN_GRACE_MS: '1000',
+        WORKER_CONCURRENCY: '2',
+      },
     }).start(0);
     await cluster.registerPostgres('pg_source', source);
   }, 120_000);
@@ -33,8 +39,13 @@ describe('workers that die or stop in the middle of a job', () => {
     await waitUntil(
       async () => {
         const job = await cluster.job(jobId);
-        const [{ worker_id: workerId } = { worker_id: null }] = (await cluster.store.query<{ worker_id: string | null }>('SELECT worker_id FROM jobs WHERE id = $1', [jobId])).rows;
-        holder = job.status === 'processing' && workerId ? cluster.workers.find((worker) => workerId.includes(`:${worker.child.pid}:`)) : undefined;
+        const [{ worker_id: workerId } = { worker_id: null }] = (
+          await cluster.store.query<{ worker_id: string | null }>('SELECT worker_id FROM jobs WHERE id = $1', [jobId])
+        ).rows;
+        holder =
+          job.status === 'processing' && workerId
+            ? cluster.workers.find((worker) => workerId.includes(`:${worker.child.pid}:`))
+            : undefined;
         return holder !== undefined;
       },
       30_000,
@@ -58,7 +69,13 @@ describe('workers that die or stop in the middle of a job', () => {
 
     const job = await cluster.waitForTerminal(jobId, 60_000);
     expect(job.status).toBe('completed');
-    expect((await cluster.transitions(jobId)).map((t) => t.to_status)).toEqual(['pending', 'processing', 'pending', 'processing', 'completed']);
+    expect((await cluster.transitions(jobId)).map((t) => t.to_status)).toEqual([
+      'pending',
+      'processing',
+      'pending',
+      'processing',
+      'completed',
+    ]);
     const keys = (await cluster.objectKeys()).filter((key) => key.includes(jobId));
     expect(keys).toEqual([`external-data/${jobId}.json`]);
     const { plaintext, hmac } = await cluster.readResult(keys[0]);
@@ -81,7 +98,13 @@ describe('workers that die or stop in the middle of a job', () => {
     expect(job.error.code).toBe('FET-1106');
     expect(job.error.message).toContain('stopped responding 3 times');
     expect((await cluster.transitions(jobId)).map((t) => t.to_status)).toEqual([
-      'pending', 'processing', 'pending', 'processing', 'pending', 'processing', 'failed',
+      'pending',
+      'processing',
+      'pending',
+      'processing',
+      'pending',
+      'processing',
+      'failed',
     ]);
     expect((await cluster.objectKeys()).filter((key) => key.includes(jobId))).toEqual([]);
   }, 120_000);
@@ -135,22 +158,51 @@ describe('the embedded mode (SQLite, in-process queue) restarting after a crash'
     const port = await freePort();
     // Orphans are decided by lease expiry alone: the restarted process recovers the job once the
     // dead one's lease has run out.
-    const env = { DATA_DIR: dataDir, APP_ENC_KEY: TEST_MASTER_KEY, PORT: String(port), LOG_LEVEL: 'log', JOB_LEASE_MS: '3000', JOB_RECOVERY_INTERVAL_MS: '500' };
-    const api = (path: string, init: RequestInit = {}) => fetch(`http://127.0.0.1:${port}${path}`, { ...init, headers: { 'Content-Type': 'application/json', ...(init.headers ?? {}) } });
+    const env = {
+      DATA_DIR: dataDir,
+      APP_ENC_KEY: TEST_MASTER_KEY,
+      PORT: String(port),
+      LOG_LEVEL: 'log',
+      JOB_LEASE_MS: '3000',
+      JOB_RECOVERY_INTERVAL_MS: '500',
+    };
+    const api = (path: string, init: RequestInit = {}) =>
+      fetch(`http://127.0.0.1:${port}${path}`, { ...init, headers: { 'Content-Type': 'application/json', ...(init.headers ?? {}) } });
     let fetcher = await startFetcherProcess(env, port);
     try {
       await api('/v1/management/connections', {
         method: 'POST',
         headers: { 'X-Product-Name': 'reporter' },
-        body: JSON.stringify({ configName: 'pg_source', type: 'POSTGRESQL', host: source.host, port: source.port, databaseName: source.name, userName: source.user, password: 'x' }),
+        body: JSON.stringify({
+          configName: 'pg_source',
+          type: 'POSTGRESQL',
+          host: source.host,
+          port: source.port,
+          databaseName: source.name,
+          userName: source.user,
+          password: 'x',
+        }),
       });
-      const { jobId } = (await (await api('/v1/fetcher', { method: 'POST', body: JSON.stringify({ dataRequest: { mappedFields: { pg_source: { slow_rows: ['id'] } } }, metadata: { source: 'reporter' } }) })).json()) as { jobId: string };
-      await waitUntil(async () => ((await (await api(`/v1/fetcher/${jobId}`)).json()) as { status: string }).status === 'processing', 15_000, 'processing');
+      const { jobId } = (await (
+        await api('/v1/fetcher', {
+          method: 'POST',
+          body: JSON.stringify({ dataRequest: { mappedFields: { pg_source: { slow_rows: ['id'] } } }, metadata: { source: 'reporter' } }),
+        })
+      ).json()) as { jobId: string };
+      await waitUntil(
+        async () => ((await (await api(`/v1/fetcher/${jobId}`)).json()) as { status: string }).status === 'processing',
+        15_000,
+        'processing',
+      );
       fetcher.child.kill('SIGKILL');
       await new Promise((resolve) => fetcher.child.once('exit', resolve));
 
       fetcher = await startFetcherProcess(env, port);
-      await waitUntil(async () => ((await (await api(`/v1/fetcher/${jobId}`)).json()) as { status: string }).status === 'completed', 30_000, 'completed after restart');
+      await waitUntil(
+        async () => ((await (await api(`/v1/fetcher/${jobId}`)).json()) as { status: string }).status === 'completed',
+        30_000,
+        'completed after restart',
+      );
       expect(fetcher.output()).toContain('re-queued (attempt 1 of 3)');
     } finally {
       await fetcher.stop(5_000);

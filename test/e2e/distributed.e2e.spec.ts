@@ -31,7 +31,14 @@ describe('distributed mode: manager and worker processes, PostgreSQL + Redis + S
        INSERT INTO big SELECT g, repeat(md5(g::text), 2) FROM generate_series(1, 200000) g;`,
     );
     s3 = await startS3rver({ bucket: 'fetcher-results' });
-    s3client = new Client({ endPoint: s3.endPoint, port: s3.port, useSSL: false, accessKey: s3.accessKey, secretKey: s3.secretKey, pathStyle: true });
+    s3client = new Client({
+      endPoint: s3.endPoint,
+      port: s3.port,
+      useSSL: false,
+      accessKey: s3.accessKey,
+      secretKey: s3.secretKey,
+      pathStyle: true,
+    });
     const [managerPort, workerPort] = [await freePort(), await freePort()];
     const env = {
       APP_ENC_KEY: TEST_MASTER_KEY,
@@ -93,7 +100,11 @@ describe('distributed mode: manager and worker processes, PostgreSQL + Redis + S
     expect(readiness).toMatchObject({
       status: 'ready',
       role: 'worker',
-      checks: { database: { status: 'up', kind: 'postgres' }, queue: { status: 'up', kind: 'bullmq' }, storage: { status: 'up', kind: 's3' } },
+      checks: {
+        database: { status: 'up', kind: 'postgres' },
+        queue: { status: 'up', kind: 'bullmq' },
+        storage: { status: 'up', kind: 's3' },
+      },
     });
     expect((await api('/swagger-json')).status).toBe(200);
   });
@@ -167,7 +178,10 @@ describe('distributed mode: manager and worker processes, PostgreSQL + Redis + S
     // The same table under the default limit is stored whole (~15 MiB, several 5 MiB parts).
     const whole = await api('/v1/fetcher', {
       method: 'POST',
-      body: JSON.stringify({ dataRequest: { mappedFields: { pg_source: { big: ['*'] } } }, metadata: { source: 'reporter', correlationId: 'distributed-multipart' } }),
+      body: JSON.stringify({
+        dataRequest: { mappedFields: { pg_source: { big: ['*'] } } },
+        metadata: { source: 'reporter', correlationId: 'distributed-multipart' },
+      }),
     });
     const completed = await waitForJob(((await whole.json()) as { jobId: string }).jobId);
     expect(completed.status).toBe('completed');

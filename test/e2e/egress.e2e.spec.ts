@@ -95,7 +95,15 @@ describe('egress through the API: the driver never resolves the name itself', ()
     const created = await fetcher.http
       .post('/v1/management/connections')
       .set('X-Product-Name', `egress-${run}`)
-      .send({ configName: `pg_pinned_${run}`, type: 'POSTGRESQL', host: name, port: systemAnswer.port, databaseName: 'd', userName: 'u', password: 'p' });
+      .send({
+        configName: `pg_pinned_${run}`,
+        type: 'POSTGRESQL',
+        host: name,
+        port: systemAnswer.port,
+        databaseName: 'd',
+        userName: 'u',
+        password: 'p',
+      });
     expect(created.status).toBe(201);
     // The listener hangs up: the test fails, but it reached the checked address only.
     const tested = await fetcher.http.post(`/v1/management/connections/${created.body.id}/test`);

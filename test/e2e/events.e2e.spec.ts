@@ -16,10 +16,18 @@ describe('terminal events on RabbitMQ', () => {
   beforeAll(async () => {
     broker = await startTcpProxy(5672);
     source = await createTempDatabase('events_source');
-    await source.query("CREATE TABLE accounts (id int PRIMARY KEY, email text); INSERT INTO accounts SELECT g, 'u' || g || '@x' FROM generate_series(1, 50) g;");
+    await source.query(
+      "CREATE TABLE accounts (id int PRIMARY KEY, email text); INSERT INTO accounts SELECT g, 'u' || g || '@x' FROM generate_series(1, 50) g;",
+    );
     consumer = await consumeEvents(exchange);
     cluster = await new Cluster({
-      env: { EVENTS_TRANSPORT: 'rmq', EVENTS_URL: `amqp://guest:guest@127.0.0.1:${broker.port}`, EVENTS_EXCHANGE: exchange, EVENTS_RELAY_INTERVAL_MS: '200', WORKER_CONCURRENCY: '5' },
+      env: {
+        EVENTS_TRANSPORT: 'rmq',
+        EVENTS_URL: `amqp://guest:guest@127.0.0.1:${broker.port}`,
+        EVENTS_EXCHANGE: exchange,
+        EVENTS_RELAY_INTERVAL_MS: '200',
+        WORKER_CONCURRENCY: '5',
+      },
     }).start(2);
     await cluster.registerPostgres('pg_source', source);
   }, 120_000);
@@ -34,7 +42,10 @@ describe('terminal events on RabbitMQ', () => {
   const eventsOf = (jobId: string): ReceivedEvent[] => consumer.received.filter((event) => event.body.jobId === jobId);
 
   it('reports every dependency, broker and Redis included, in /readyz', async () => {
-    const readiness = (await (await cluster.api('/readyz')).json()) as { status: string; checks: Record<string, { status: string; latencyMs: number }> };
+    const readiness = (await (await cluster.api('/readyz')).json()) as {
+      status: string;
+      checks: Record<string, { status: string; latencyMs: number }>;
+    };
     expect(readiness.status).toBe('ready');
     expect(Object.keys(readiness.checks).sort()).toEqual(['broker', 'database', 'queue', 'redis', 'storage']);
     expect(Object.values(readiness.checks).every((check) => check.status === 'up' && typeof check.latencyMs === 'number')).toBe(true);
@@ -72,7 +83,11 @@ describe('terminal events on RabbitMQ', () => {
     ]);
     const [failed] = eventsOf(failedId);
     expect(eventsOf(failedId)).toHaveLength(1);
-    expect(failed).toMatchObject({ routingKey: 'job.failed', messageId: `fetcher.job.failed.${failedId}`, body: { jobId: failedId, status: 'failed' } });
+    expect(failed).toMatchObject({
+      routingKey: 'job.failed',
+      messageId: `fetcher.job.failed.${failedId}`,
+      body: { jobId: failedId, status: 'failed' },
+    });
     expect(failed.body.metadata.source).toBe('reporter');
     expect(failed.body.metadata.error.message).toContain('ghosts');
   });
@@ -93,11 +108,16 @@ describe('terminal events on RabbitMQ', () => {
   });
 
   it('runs 200 jobs submitted at once on 2 workers: each completes exactly once, with one event each', async () => {
-    const ids = await Promise.all(Array.from({ length: 200 }, (_, i) => cluster.submit({ pg_source: { accounts: ['id', 'email'] } }, { batch: 'load', n: i })));
+    const ids = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => cluster.submit({ pg_source: { accounts: ['id', 'email'] } }, { batch: 'load', n: i })),
+    );
     expect(new Set(ids).size).toBe(200);
     await waitUntil(
       async () => {
-        const { rows } = await cluster.store.query<{ n: string }>(`SELECT count(*) AS n FROM jobs WHERE id = ANY($1) AND status = 'completed'`, [ids]);
+        const { rows } = await cluster.store.query<{ n: string }>(
+          `SELECT count(*) AS n FROM jobs WHERE id = ANY($1) AND status = 'completed'`,
+          [ids],
+        );
         return Number(rows[0].n) === 200;
       },
       120_000,
@@ -118,7 +138,10 @@ describe('terminal events on RabbitMQ', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(ids.every((id) => eventsOf(id).length === 1 && eventsOf(id)[0].routingKey === 'job.completed')).toBe(true);
     // Both workers took part.
-    const { rows: workers } = await cluster.store.query<{ n: string }>(`SELECT count(DISTINCT worker_id) AS n FROM job_transitions WHERE job_id = ANY($1) AND to_status = 'completed'`, [ids]);
+    const { rows: workers } = await cluster.store.query<{ n: string }>(
+      `SELECT count(DISTINCT worker_id) AS n FROM job_transitions WHERE job_id = ANY($1) AND to_status = 'completed'`,
+      [ids],
+    );
     expect(Number(workers[0].n)).toBe(2);
   }, 240_000);
 });

@@ -68,7 +68,10 @@ describe('no fan-out from one caller', () => {
         replica.http
           .post('/v1/fetcher')
           .set(bearer(key))
-          .send({ dataRequest: { mappedFields: { not_registered: { t: ['id'] } } }, metadata: { source: product, correlationId: randomUUID() } });
+          .send({
+            dataRequest: { mappedFields: { not_registered: { t: ['id'] } } },
+            metadata: { source: product, correlationId: randomUUID() },
+          });
       const statuses: number[] = [];
       for (let i = 0; i < 5; i += 1) statuses.push((await submit(i % 2 === 0 ? a : b, alpha, 'alpha')).status);
       expect(statuses).toEqual([400, 400, 400, 400, 400]);
@@ -88,12 +91,21 @@ describe('no fan-out from one caller', () => {
         const created = await a.http
           .post('/v1/management/connections')
           .set(bearer(alpha))
-          .send({ configName: `pg_${randomUUID().slice(0, 8)}`, type: 'POSTGRESQL', host: source.host, port: source.port, databaseName: source.name, userName: source.user, password: 'x' });
+          .send({
+            configName: `pg_${randomUUID().slice(0, 8)}`,
+            type: 'POSTGRESQL',
+            host: source.host,
+            port: source.port,
+            databaseName: source.name,
+            userName: source.user,
+            password: 'x',
+          });
         expect(created.status).toBe(201);
         ids.push(created.body.id);
       }
       const statuses = [];
-      for (let i = 0; i < 3; i += 1) statuses.push((await (i % 2 === 0 ? a : b).http.post(`/v1/management/connections/${ids[i % 2]}/test`).set(bearer(alpha))).status);
+      for (let i = 0; i < 3; i += 1)
+        statuses.push((await (i % 2 === 0 ? a : b).http.post(`/v1/management/connections/${ids[i % 2]}/test`).set(bearer(alpha))).status);
       expect(statuses).toEqual([200, 200, 200]);
       const refused = await b.http.post(`/v1/management/connections/${ids[1]}/test`).set(bearer(alpha));
       expect(refused.status).toBe(429);
@@ -145,10 +157,15 @@ describe('no fan-out from one caller', () => {
       for (const listener of listeners) {
         for (let i = 0; i < 2; i += 1) {
           const configName = `pg_${randomUUID().slice(0, 8)}`;
-          const created = await manager.http
-            .post('/v1/management/connections')
-            .set(bearer(key))
-            .send({ configName, type: 'POSTGRESQL', host: listener.host, port: listener.port, databaseName: source.name, userName: source.user, password: 'x' });
+          const created = await manager.http.post('/v1/management/connections').set(bearer(key)).send({
+            configName,
+            type: 'POSTGRESQL',
+            host: listener.host,
+            port: listener.port,
+            databaseName: source.name,
+            userName: source.user,
+            password: 'x',
+          });
           expect(created.status).toBe(201);
           configNames.push(configName);
         }
@@ -156,7 +173,10 @@ describe('no fan-out from one caller', () => {
       const mappedFields = Object.fromEntries(configNames.map((name) => [name, { accounts: ['id'] }]));
       const responses = await Promise.all(
         Array.from({ length: 50 }, () =>
-          manager.http.post('/v1/fetcher').set(bearer(key)).send({ dataRequest: { mappedFields }, metadata: { source: 'alpha', correlationId: randomUUID() } }),
+          manager.http
+            .post('/v1/fetcher')
+            .set(bearer(key))
+            .send({ dataRequest: { mappedFields }, metadata: { source: 'alpha', correlationId: randomUUID() } }),
         ),
       );
       expect(responses.map((response) => response.status)).toEqual(Array(50).fill(202));

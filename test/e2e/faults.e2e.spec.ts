@@ -53,7 +53,10 @@ describe('dependency faults', () => {
     try {
       const response = await cluster.api('/v1/fetcher', {
         method: 'POST',
-        body: JSON.stringify({ dataRequest: { mappedFields: { pg_source: { accounts: ['id'] } } }, metadata: { source: 'reporter', correlationId: 'redis-down' } }),
+        body: JSON.stringify({
+          dataRequest: { mappedFields: { pg_source: { accounts: ['id'] } } },
+          metadata: { source: 'reporter', correlationId: 'redis-down' },
+        }),
       });
       expect(response.status).toBe(503);
       expect(((await response.json()) as { code: string }).code).toBe('FET-0003');

@@ -38,7 +38,9 @@ describe('fencing: a worker cut off from the job store', () => {
     const cutOff = await cluster.addWorker({ DATABASE_URL: proxiedStore });
     const jobId = await cluster.submit({ pg_source: { slow_rows: ['id', 'label'] } });
     await cluster.waitFor(jobId, (job) => job.status === 'processing', 30_000);
-    const [{ worker_id: firstHolder }] = (await cluster.store.query<{ worker_id: string }>('SELECT worker_id FROM jobs WHERE id = $1', [jobId])).rows;
+    const [{ worker_id: firstHolder }] = (
+      await cluster.store.query<{ worker_id: string }>('SELECT worker_id FROM jobs WHERE id = $1', [jobId])
+    ).rows;
     expect(firstHolder).toContain(`:${cutOff.child.pid}:`);
 
     // Longer than the 2 s lease: the job store is gone for this worker; another one takes over.
@@ -66,7 +68,14 @@ describe('two FETCHER_ROLE=all processes sharing PostgreSQL without Redis', () =
     const store = await createTempDatabase('shared_all_store');
     const dirs = [mkdtempSync(join(tmpdir(), 'fetcher-all-a-')), mkdtempSync(join(tmpdir(), 'fetcher-all-b-'))];
     const ports = [await freePort(), await freePort()];
-    const envOf = (index: number) => ({ FETCHER_ROLE: 'all', DATABASE_URL: store.url, DATA_DIR: dirs[index], APP_ENC_KEY: TEST_MASTER_KEY, PORT: String(ports[index]), LOG_LEVEL: 'log' });
+    const envOf = (index: number) => ({
+      FETCHER_ROLE: 'all',
+      DATABASE_URL: store.url,
+      DATA_DIR: dirs[index],
+      APP_ENC_KEY: TEST_MASTER_KEY,
+      PORT: String(ports[index]),
+      LOG_LEVEL: 'log',
+    });
     const processes: FetcherProcess[] = [];
     try {
       processes.push(await startFetcherProcess(envOf(0), ports[0]), await startFetcherProcess(envOf(1), ports[1]));
@@ -87,15 +96,30 @@ describe('two FETCHER_ROLE=all processes sharing PostgreSQL without Redis', () =
         password: 'unused',
       });
       expect(created.status).toBe(201);
-      const { jobId } = (await (await api('/v1/fetcher', { dataRequest: { mappedFields: { pg_source: { slow_rows: ['id'] } } }, metadata: { source: 'reporter' } })).json()) as { jobId: string };
-      await waitUntil(async () => ((await (await api(`/v1/fetcher/${jobId}`)).json()) as { status: string }).status === 'processing', 15_000, 'processing');
+      const { jobId } = (await (
+        await api('/v1/fetcher', { dataRequest: { mappedFields: { pg_source: { slow_rows: ['id'] } } }, metadata: { source: 'reporter' } })
+      ).json()) as { jobId: string };
+      await waitUntil(
+        async () => ((await (await api(`/v1/fetcher/${jobId}`)).json()) as { status: string }).status === 'processing',
+        15_000,
+        'processing',
+      );
 
       // The other process restarts while the job runs: on boot it must not take it for an orphan.
       await restarted.stop(5_000);
       processes[1] = await startFetcherProcess(envOf(1), ports[1]);
 
-      await waitUntil(async () => ((await (await api(`/v1/fetcher/${jobId}`)).json()) as { status: string }).status === 'completed', 30_000, 'completed');
-      const transitions = (await store.query<{ to_status: string; worker_id: string | null }>('SELECT to_status, worker_id FROM job_transitions WHERE job_id = $1 ORDER BY at, id', [jobId])).rows;
+      await waitUntil(
+        async () => ((await (await api(`/v1/fetcher/${jobId}`)).json()) as { status: string }).status === 'completed',
+        30_000,
+        'completed',
+      );
+      const transitions = (
+        await store.query<{ to_status: string; worker_id: string | null }>(
+          'SELECT to_status, worker_id FROM job_transitions WHERE job_id = $1 ORDER BY at, id',
+          [jobId],
+        )
+      ).rows;
       expect(transitions.map((t) => t.to_status)).toEqual(['pending', 'processing', 'completed']);
       expect(transitions[1].worker_id).toContain(`:${runner.child.pid}:`);
     } finally {

@@ -57,13 +57,73 @@ const stats = { requests: 0, byStatus: new Map<number, number>(), started: 0 };
 // Generators
 
 const HOSTILE_KEYS = [
-  '__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__', 'then', 'length', '0', '', ' ', '*', '.',
-  'public.tiny', 'a.b.c', '$where', '$gt', 'source', 'metadata', 'dataRequest', 'mappedFields', 'filters', 'limits', 'in', 'nin', 'eq', 'between',
-  'like', 'ssl', 'password', 'configName', SOURCE, 'tiny', 'id', 'label', 'TINY', 'Ünïcödé', '\u0000', 'x'.repeat(300),
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  '__defineGetter__',
+  'then',
+  'length',
+  '0',
+  '',
+  ' ',
+  '*',
+  '.',
+  'public.tiny',
+  'a.b.c',
+  '$where',
+  '$gt',
+  'source',
+  'metadata',
+  'dataRequest',
+  'mappedFields',
+  'filters',
+  'limits',
+  'in',
+  'nin',
+  'eq',
+  'between',
+  'like',
+  'ssl',
+  'password',
+  'configName',
+  SOURCE,
+  'tiny',
+  'id',
+  'label',
+  'TINY',
+  'Ünïcödé',
+  '\u0000',
+  'x'.repeat(300),
 ];
 const HOSTILE_STRINGS = [
-  '', ' ', '*', '%', '%ZZ', "'; DROP TABLE tiny; --", '" OR 1=1 --', '\u0000', '\ud800', '\u202e', '../../etc/passwd', '${jndi:ldap://x}', '{{7*7}}',
-  '<script>alert(1)</script>', 'null', 'undefined', 'NaN', '1e309', '2026-02-30', '2026-01-01', 'POSTGRESQL', 'fuzz', 'FUZZ', SOURCE, 'x'.repeat(5_000),
+  '',
+  ' ',
+  '*',
+  '%',
+  '%ZZ',
+  "'; DROP TABLE tiny; --",
+  '" OR 1=1 --',
+  '\u0000',
+  '\ud800',
+  '\u202e',
+  '../../etc/passwd',
+  '${jndi:ldap://x}',
+  '{{7*7}}',
+  '<script>alert(1)</script>',
+  'null',
+  'undefined',
+  'NaN',
+  '1e309',
+  '2026-02-30',
+  '2026-01-01',
+  'POSTGRESQL',
+  'fuzz',
+  'FUZZ',
+  SOURCE,
+  'x'.repeat(5_000),
 ];
 
 const hostileKey = fc.oneof(fc.constantFrom(...HOSTILE_KEYS), fc.string({ maxLength: 10 }), fc.string({ unit: 'binary', maxLength: 6 }));
@@ -103,7 +163,10 @@ const deepText = fc
     return `${open.repeat(levels)}1${close.repeat(levels)}`;
   });
 const hugeArrayText = fc
-  .record({ length: fc.constantFrom(10_000, 10_001, 65_535, 65_536, 70_000, 150_000), of: fc.constantFrom('number', 'string', 'null', 'object') })
+  .record({
+    length: fc.constantFrom(10_000, 10_001, 65_535, 65_536, 70_000, 150_000),
+    of: fc.constantFrom('number', 'string', 'null', 'object'),
+  })
   .map(({ length, of }) => {
     const item = (i: number) => (of === 'number' ? String(i) : of === 'string' ? `"v${i}"` : of === 'null' ? 'null' : '{}');
     return `[${Array.from({ length }, (_, i) => item(i)).join(',')}]`;
@@ -120,22 +183,50 @@ const SKELETONS = [
   (x: string) => `{"metadata":{"source":"${PRODUCT}"},"dataRequest":{"mappedFields":${x}}}`,
   (x: string) => `{"metadata":{"source":"${PRODUCT}"},"dataRequest":{"mappedFields":{"${SOURCE}":${x}}}}`,
   (x: string) => `{"metadata":{"source":"${PRODUCT}"},"dataRequest":{"mappedFields":{"${SOURCE}":{"tiny":["id"]}},"filters":${x}}}`,
-  (x: string) => `{"metadata":{"source":"${PRODUCT}"},"dataRequest":{"mappedFields":{"${SOURCE}":{"tiny":["id"]}},"filters":{"${SOURCE}":{"tiny":{"id":{"in":${x}}}}}}}`,
+  (x: string) =>
+    `{"metadata":{"source":"${PRODUCT}"},"dataRequest":{"mappedFields":{"${SOURCE}":{"tiny":["id"]}},"filters":{"${SOURCE}":{"tiny":{"id":{"in":${x}}}}}}}`,
   (x: string) => `{"metadata":{"source":"${PRODUCT}"},"dataRequest":{"mappedFields":{"${SOURCE}":{"tiny":["id"]}},"limits":${x}}}`,
-  (x: string) => `{"configName":"fz_big","type":"POSTGRESQL","host":"192.0.2.1","port":5432,"databaseName":"d","userName":"u","password":"p","ssl":${x},"metadata":${x}}`,
+  (x: string) =>
+    `{"configName":"fz_big","type":"POSTGRESQL","host":"192.0.2.1","port":5432,"databaseName":"d","userName":"u","password":"p","ssl":${x},"metadata":${x}}`,
   (x: string) => `{"productName":"${PRODUCT}","name":${x}}`,
   (x: string) => x,
 ];
-const RAW_TEXTS = ['', '{', '{"a":', 'null', '[]', '[[]]', '"x"', '3', 'true', '{"a":1}{"b":2}', '\ufeff{}', '{"a":1,}', 'NaN', '{"a":01}', '{"__proto__":{"polluted":true}}', '{"constructor":{"prototype":{"polluted":true}}}', '{"a":"\\ud800"}'];
+const RAW_TEXTS = [
+  '',
+  '{',
+  '{"a":',
+  'null',
+  '[]',
+  '[[]]',
+  '"x"',
+  '3',
+  'true',
+  '{"a":1}{"b":2}',
+  '\ufeff{}',
+  '{"a":1,}',
+  'NaN',
+  '{"a":01}',
+  '{"__proto__":{"polluted":true}}',
+  '{"constructor":{"prototype":{"polluted":true}}}',
+  '{"a":"\\ud800"}',
+];
 
 const anyBody: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: hostileValue.map((value) => JSON.stringify(value) ?? 'null'), weight: 4 },
-  { arbitrary: fc.tuple(fc.constantFrom(...SKELETONS), hostileValue).map(([skeleton, value]) => skeleton(JSON.stringify(value) ?? 'null')), weight: 4 },
+  {
+    arbitrary: fc.tuple(fc.constantFrom(...SKELETONS), hostileValue).map(([skeleton, value]) => skeleton(JSON.stringify(value) ?? 'null')),
+    weight: 4,
+  },
   { arbitrary: fc.tuple(fc.constantFrom(...SKELETONS), bigText).map(([skeleton, text]) => skeleton(text)), weight: 1 },
   { arbitrary: fc.oneof(fc.constantFrom(...RAW_TEXTS), fc.string({ maxLength: 40 })), weight: 1 },
 );
 
-type Mutation = { readonly op: 'replace' | 'delete' | 'add' | 'wrap' | 'rename' | 'nest'; readonly at: number; readonly key: string; readonly value: unknown };
+type Mutation = {
+  readonly op: 'replace' | 'delete' | 'add' | 'wrap' | 'rename' | 'nest';
+  readonly at: number;
+  readonly key: string;
+  readonly value: unknown;
+};
 const mutation: fc.Arbitrary<Mutation> = fc.record({
   op: fc.constantFrom('replace', 'delete', 'add', 'wrap', 'rename', 'nest'),
   at: fc.nat(),
@@ -167,11 +258,13 @@ function mutated(base: Record<string, unknown>, mutations: readonly Mutation[]):
     const [container, slot] = slots[at % slots.length];
     const target = container as Record<string, unknown>;
     const current = target[slot];
-    const define = (name: string, to: unknown) => Object.defineProperty(target, name, { value: to, enumerable: true, writable: true, configurable: true });
+    const define = (name: string, to: unknown) =>
+      Object.defineProperty(target, name, { value: to, enumerable: true, writable: true, configurable: true });
     if (op === 'replace') define(slot, value);
     else if (op === 'delete') delete target[slot];
     else if (op === 'wrap') define(slot, [current]);
-    else if (op === 'nest') define(slot, JSON.parse(`${'{"n":'.repeat(at % 40)}${JSON.stringify(current) ?? 'null'}${'}'.repeat(at % 40)}`));
+    else if (op === 'nest')
+      define(slot, JSON.parse(`${'{"n":'.repeat(at % 40)}${JSON.stringify(current) ?? 'null'}${'}'.repeat(at % 40)}`));
     else if (op === 'rename' && !Array.isArray(container)) {
       delete target[slot];
       define(key, current);
@@ -213,7 +306,9 @@ const validApiKey = (n: number) => ({ productName: PRODUCT, name: `fuzz key ${n}
 const wellFormed = (text: string) => text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 const encoded = (text: string) => encodeURIComponent(wellFormed(text));
 /** URL-safe junk: bytes a client may send raw (0x21-0xff, no '/', '?', '#'). */
-const rawUrlJunk = fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 12 }).map((s) => s.replace(/[/?#]/g, '%'));
+const rawUrlJunk = fc
+  .string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 12 })
+  .map((s) => s.replace(/[/?#]/g, '%'));
 
 const pathParam = (realIds: readonly string[], pool: readonly string[] = []) =>
   fc.oneof(
@@ -222,7 +317,22 @@ const pathParam = (realIds: readonly string[], pool: readonly string[] = []) =>
     fc.nat().map((index) => pool[index % Math.max(1, pool.length)] ?? realIds[0]),
     fc.uuid().map((id) => id.toUpperCase()),
     fc.constantFrom(...realIds),
-    fc.constantFrom('null', 'undefined', '..', '.', '%ZZ', '%', '%00', '%2F', '%2e%2e', '%C0%AF', '0', '-1', '{id}', '00000000-0000-0000-0000-000000000000'),
+    fc.constantFrom(
+      'null',
+      'undefined',
+      '..',
+      '.',
+      '%ZZ',
+      '%',
+      '%00',
+      '%2F',
+      '%2e%2e',
+      '%C0%AF',
+      '0',
+      '-1',
+      '{id}',
+      '00000000-0000-0000-0000-000000000000',
+    ),
     fc.constantFrom(1_000, 16_000, 17_000, 40_000).map((n) => 'x'.repeat(n)),
     fc.uuid().map((id) => `${id}x`),
     fc.string({ maxLength: 40 }).map(encoded),
@@ -231,15 +341,52 @@ const pathParam = (realIds: readonly string[], pool: readonly string[] = []) =>
   );
 
 const QUERY_KEYS = [
-  'page', 'limit', 'sortOrder', 'type', 'host', 'databaseName', 'startDate', 'endDate', 'productName', 'metadata.team', 'metadata.__proto__',
-  'metadata.constructor', 'metadata.', 'metadata.x.y', 'page[]', 'limit[0]', 'a[b][c]', '__proto__', '__proto__[polluted]', 'constructor[prototype][x]', '',
+  'page',
+  'limit',
+  'sortOrder',
+  'type',
+  'host',
+  'databaseName',
+  'startDate',
+  'endDate',
+  'productName',
+  'metadata.team',
+  'metadata.__proto__',
+  'metadata.constructor',
+  'metadata.',
+  'metadata.x.y',
+  'page[]',
+  'limit[0]',
+  'a[b][c]',
+  '__proto__',
+  '__proto__[polluted]',
+  'constructor[prototype][x]',
+  '',
 ];
-const QUERY_VALUES = ['1', '0', '-1', '01', '1.5', 'abc', '1e3', '100', '101', '1000000', '1000001', '99999999999999999999', '9007199254740993', 'asc', 'DESC', 'POSTGRESQL', 'mysql', '2026-02-30', '2026-01-01', '2025-12-31', ''];
-const queryPart = fc.oneof(
-  fc.constantFrom(...QUERY_KEYS).map(encodeURIComponent),
-  fc.string({ maxLength: 12 }).map(encoded),
-  rawUrlJunk,
-);
+const QUERY_VALUES = [
+  '1',
+  '0',
+  '-1',
+  '01',
+  '1.5',
+  'abc',
+  '1e3',
+  '100',
+  '101',
+  '1000000',
+  '1000001',
+  '99999999999999999999',
+  '9007199254740993',
+  'asc',
+  'DESC',
+  'POSTGRESQL',
+  'mysql',
+  '2026-02-30',
+  '2026-01-01',
+  '2025-12-31',
+  '',
+];
+const queryPart = fc.oneof(fc.constantFrom(...QUERY_KEYS).map(encodeURIComponent), fc.string({ maxLength: 12 }).map(encoded), rawUrlJunk);
 const queryValue = fc.oneof(
   fc.constantFrom(...QUERY_VALUES).map(encodeURIComponent),
   fc.string({ maxLength: 20 }).map(encoded),
@@ -256,7 +403,10 @@ const queryString = fc
 
 /** Header values a client can send: tab, visible ASCII, space and Latin-1 (Node refuses the rest). */
 const headerText = (maxLength: number) =>
-  fc.string({ unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff })).map((c) => String.fromCharCode(c)), maxLength });
+  fc.string({
+    unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff })).map((c) => String.fromCharCode(c)),
+    maxLength,
+  });
 const headerSets = (credentials: readonly string[]) =>
   fc.record(
     {
@@ -267,11 +417,27 @@ const headerSets = (credentials: readonly string[]) =>
         fc.array(fc.constantFrom(PRODUCT, 'other', ''), { minLength: 2, maxLength: 3 }),
       ),
       authorization: fc.oneof(
-        fc.constantFrom('', 'Bearer', 'Bearer ', 'Bearer  ', 'bearer x', 'Basic dXNlcjpwYXNz', 'Bearer a b', 'Bearer fet_x', 'Bearer a.b.c', 'Bearer eyJhbGciOiJub25lIn0.e30.'),
+        fc.constantFrom(
+          '',
+          'Bearer',
+          'Bearer ',
+          'Bearer  ',
+          'bearer x',
+          'Basic dXNlcjpwYXNz',
+          'Bearer a b',
+          'Bearer fet_x',
+          'Bearer a.b.c',
+          'Bearer eyJhbGciOiJub25lIn0.e30.',
+        ),
         headerText(40).map((text) => `Bearer ${text}`),
         headerText(40),
         fc.constantFrom(16_385, 15_000).map((n) => `Bearer ${'k'.repeat(n)}`),
-        ...credentials.flatMap((key) => [fc.constant(`Bearer ${key}`), fc.constant(`Bearer ${key}x`), fc.constant(`Bearer ${key.toUpperCase()}`), fc.constant(`bearer   ${key}  `)]),
+        ...credentials.flatMap((key) => [
+          fc.constant(`Bearer ${key}`),
+          fc.constant(`Bearer ${key}x`),
+          fc.constant(`Bearer ${key.toUpperCase()}`),
+          fc.constant(`bearer   ${key}  `),
+        ]),
       ),
       contentType: fc.constantFrom(
         'application/json',
@@ -333,13 +499,15 @@ function checkAnswer(request: FuzzRequest, response: Response, secrets: readonly
     } catch {
       problems.push('a 4xx that is not JSON');
     }
-    if (!/^application\/json/.test(String(response.headers['content-type']))) problems.push(`content-type ${response.headers['content-type']}`);
+    if (!/^application\/json/.test(String(response.headers['content-type'])))
+      problems.push(`content-type ${response.headers['content-type']}`);
     if (envelope) {
       if (typeof envelope.code !== 'string' || !/^FET-\d{4}$/.test(envelope.code)) problems.push('no FET code');
       if (typeof envelope.title !== 'string' || typeof envelope.message !== 'string') problems.push('no title or message');
     }
   }
-  if (problems.length > 0) throw new Error(`${describeRequest(request)}\n→ ${response.status} ${text.slice(0, 600)}\nbroke: ${problems.join('; ')}`);
+  if (problems.length > 0)
+    throw new Error(`${describeRequest(request)}\n→ ${response.status} ${text.slice(0, 600)}\nbroke: ${problems.join('; ')}`);
 }
 
 /** fast-check's report names the seed and path; this adds how to replay them from the shell. */
@@ -348,7 +516,10 @@ async function fuzz<T>(name: string, arbitrary: fc.Arbitrary<T>, numRuns: number
     await fc.assert(fc.asyncProperty(arbitrary, predicate), { seed: SEED, numRuns });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw new Error(`fuzz '${name}' failed with FUZZ_SEED=${SEED}; replay: FUZZ_SEED=${SEED} npx vitest run test/e2e/fuzz.e2e.spec.ts\n${message}`, { cause: error });
+    throw new Error(
+      `fuzz '${name}' failed with FUZZ_SEED=${SEED}; replay: FUZZ_SEED=${SEED} npx vitest run test/e2e/fuzz.e2e.spec.ts\n${message}`,
+      { cause: error },
+    );
   }
 }
 
@@ -393,7 +564,10 @@ async function startTarget(source: TempDatabase, env: Record<string, string>, cr
     ...OPEN_ROUTES.map((path) => ({ method: 'get' as const, template: path })),
   ];
   const checksum = async () =>
-    JSON.stringify((await source.query("SELECT count(*)::int AS n, md5(string_agg(id::text || ':' || label, ',' ORDER BY id)) AS sum FROM tiny")).rows[0]);
+    JSON.stringify(
+      (await source.query("SELECT count(*)::int AS n, md5(string_agg(id::text || ':' || label, ',' ORDER BY id)) AS sum FROM tiny"))
+        .rows[0],
+    );
   return { fetcher, routes, created: [], sourceId: registered.id, victimId: victim.body.id as string, checksum };
 }
 
@@ -415,7 +589,9 @@ async function expectQueueDrained(fetcher: EmbeddedFetcher): Promise<void> {
   const deadline = Date.now() + 20_000;
   let active = Number.NaN;
   do {
-    [{ active }] = (await store.query("SELECT count(*) AS active FROM jobs WHERE status IN ('pending', 'processing')")) as Array<{ active: number }>;
+    [{ active }] = (await store.query("SELECT count(*) AS active FROM jobs WHERE status IN ('pending', 'processing')")) as Array<{
+      active: number;
+    }>;
     if (Number(active) === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   } while (Date.now() < deadline);
@@ -425,12 +601,17 @@ async function expectQueueDrained(fetcher: EmbeddedFetcher): Promise<void> {
 let source: TempDatabase;
 beforeAll(async () => {
   source = await createTempDatabase('e2e_fuzz');
-  await source.query("CREATE TABLE tiny (id int PRIMARY KEY, label text NOT NULL); INSERT INTO tiny VALUES (1, 'a1'), (2, 'a2'), (3, 'b3')");
+  await source.query(
+    "CREATE TABLE tiny (id int PRIMARY KEY, label text NOT NULL); INSERT INTO tiny VALUES (1, 'a1'), (2, 'a2'), (3, 'b3')",
+  );
   stats.started = Date.now();
 });
 afterAll(async () => {
   const seconds = ((Date.now() - stats.started) / 1000).toFixed(1);
-  const statuses = [...stats.byStatus.entries()].sort(([a], [b]) => a - b).map(([status, n]) => `${status}×${n}`).join(' ');
+  const statuses = [...stats.byStatus.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([status, n]) => `${status}×${n}`)
+    .join(' ');
   console.log(`[fuzz] seed ${SEED}: ${stats.requests} requests in ${seconds} s (${statuses})`);
   await source?.drop();
 });
@@ -459,7 +640,10 @@ describe.each([
     credential = mode === 'apikey' ? ADMIN_KEY : undefined;
     target = await startTarget(source, mode === 'apikey' ? { AUTH_MODE: 'apikey', AUTH_ADMIN_KEYS: ADMIN_KEY } : {}, credential);
     if (credential) {
-      const issued = await target.fetcher.http.post('/v1/management/api-keys').set(bearer(credential)).send({ productName: PRODUCT, name: 'fuzz product key' });
+      const issued = await target.fetcher.http
+        .post('/v1/management/api-keys')
+        .set(bearer(credential))
+        .send({ productName: PRODUCT, name: 'fuzz product key' });
       expect(issued.status).toBe(201);
       productKey = issued.body.key as string;
     }
@@ -478,7 +662,12 @@ describe.each([
   it('answers any body on any route with < 500 and a FET envelope', PROPERTY_TIMEOUT, async () => {
     const arbitrary = fc.record({ route: fc.constantFrom(...target.routes), body: anyBody, id: pathParam([target.victimId]) });
     await fuzz('any body', arbitrary, n(800), async ({ route, body, id }) => {
-      await sendChecked({ method: route.method, path: pathOf(route, usableId(target, route, id)), headers: [...base(), ['X-Product-Name', PRODUCT]], body });
+      await sendChecked({
+        method: route.method,
+        path: pathOf(route, usableId(target, route, id)),
+        headers: [...base(), ['X-Product-Name', PRODUCT]],
+        body,
+      });
     });
   });
 
@@ -502,9 +691,16 @@ describe.each([
 
   it('answers any query string on any route with < 500 and a FET envelope', PROPERTY_TIMEOUT, async () => {
     const listRoutes = target.routes.filter((route) => route.method === 'get');
-    const arbitrary = fc.record({ route: fc.constantFrom(...listRoutes, ...listRoutes.filter((route) => !route.template.includes('{'))), query: queryString });
+    const arbitrary = fc.record({
+      route: fc.constantFrom(...listRoutes, ...listRoutes.filter((route) => !route.template.includes('{'))),
+      query: queryString,
+    });
     await fuzz('query string', arbitrary, n(400), async ({ route, query }) => {
-      await sendChecked({ method: route.method, path: `${pathOf(route, usableId(target, route, target.victimId))}?${query}`, headers: base() });
+      await sendChecked({
+        method: route.method,
+        path: `${pathOf(route, usableId(target, route, target.victimId))}?${query}`,
+        headers: base(),
+      });
     });
   });
 
@@ -513,7 +709,12 @@ describe.each([
     // The source connection is only read, tested and discovered; the victim may be changed or deleted.
     const arbitrary = fc.record({ route: fc.constantFrom(...withId), id: pathParam([target.victimId, target.sourceId], target.created) });
     await fuzz('path parameter', arbitrary, n(300), async ({ route, id }) => {
-      await sendChecked({ method: route.method, path: pathOf(route, usableId(target, route, id)), headers: base(), body: route.method === 'get' ? undefined : '{}' });
+      await sendChecked({
+        method: route.method,
+        path: pathOf(route, usableId(target, route, id)),
+        headers: base(),
+        body: route.method === 'get' ? undefined : '{}',
+      });
     });
   });
 
@@ -531,7 +732,12 @@ describe.each([
       if (headers.contentEncoding !== undefined) list.push(['Content-Encoding', headers.contentEncoding]);
       if (headers.accept !== undefined) list.push(['Accept', headers.accept]);
       if (headers.extraName !== undefined && headers.extraValue !== undefined) list.push([headers.extraName, headers.extraValue]);
-      await sendChecked({ method: route.method, path: pathOf(route, usableId(target, route, target.victimId)), headers: list, body: route.method === 'get' ? undefined : body });
+      await sendChecked({
+        method: route.method,
+        path: pathOf(route, usableId(target, route, target.victimId)),
+        headers: list,
+        body: route.method === 'get' ? undefined : body,
+      });
     });
   });
 

@@ -28,7 +28,8 @@ describe('hostile bodies, query strings, ids and headers (AUTH_MODE=none)', () =
   let fetcher: EmbeddedFetcher;
   let connectionId: string;
   const product = 'reporter';
-  const postJson = (path: string, text: string) => fetcher.http.post(path).set('Content-Type', 'application/json').set('X-Product-Name', product).send(text);
+  const postJson = (path: string, text: string) =>
+    fetcher.http.post(path).set('Content-Type', 'application/json').set('X-Product-Name', product).send(text);
   const submitText = (text: string) => postJson('/v1/fetcher', text);
   const submit = (dataRequest: unknown, metadata: unknown = { source: product, correlationId: randomUUID() }) =>
     fetcher.http.post('/v1/fetcher').send({ metadata, dataRequest });
@@ -63,7 +64,8 @@ describe('hostile bodies, query strings, ids and headers (AUTH_MODE=none)', () =
 
   it('accepts a body nested exactly 32 levels and refuses 33', async () => {
     // The body is level 1, metadata level 2: 30 more objects inside it reach level 32.
-    const body = (levels: number) => `{"metadata":{"source":"${product}","n":${nestedObjects(levels)}},"dataRequest":{"mappedFields":{"pg_main":{"tiny":["id"]}}}}`;
+    const body = (levels: number) =>
+      `{"metadata":{"source":"${product}","n":${nestedObjects(levels)}},"dataRequest":{"mappedFields":{"pg_main":{"tiny":["id"]}}}}`;
     const accepted = await submitText(body(30));
     expect(accepted.status).toBe(202);
     await waitForJob(fetcher.http, accepted.body.jobId);
@@ -74,7 +76,9 @@ describe('hostile bodies, query strings, ids and headers (AUTH_MODE=none)', () =
 
   it('refuses more than 1,000 members in one object and 50,000 in all, naming where', async () => {
     const members = (n: number) => Array.from({ length: n }, (_, i) => `"k${i}":${i}`).join(',');
-    const wide = await submitText(`{"metadata":{"source":"${product}",${members(1_000)}},"dataRequest":{"mappedFields":{"pg_main":{"tiny":["id"]}}}}`);
+    const wide = await submitText(
+      `{"metadata":{"source":"${product}",${members(1_000)}},"dataRequest":{"mappedFields":{"pg_main":{"tiny":["id"]}}}}`,
+    );
     expect(wide.status).toBe(400);
     expect(wide.body.fields).toEqual({ metadata: 'metadata has 1001 members; at most 1000 are allowed in one object' });
     const objects = Array.from({ length: 51 }, (_, i) => `"o${i}":{${members(999)}}`).join(',');
@@ -84,7 +88,10 @@ describe('hostile bodies, query strings, ids and headers (AUTH_MODE=none)', () =
   });
 
   it('keeps a table named "constructor" with a column "prototype", filter included (was silently dropped)', async () => {
-    const response = await submit({ mappedFields: { pg_main: { constructor: ['id', 'prototype'] } }, filters: { pg_main: { constructor: { prototype: { eq: [20] } } } } });
+    const response = await submit({
+      mappedFields: { pg_main: { constructor: ['id', 'prototype'] } },
+      filters: { pg_main: { constructor: { prototype: { eq: [20] } } } },
+    });
     expect(response.status).toBe(202);
     const job = await waitForJob(fetcher.http, response.body.jobId);
     expect(job.status).toBe('completed');
@@ -100,14 +107,18 @@ describe('hostile bodies, query strings, ids and headers (AUTH_MODE=none)', () =
   });
 
   it('refuses a "__proto__" table key with 400 naming it (was silently dropped)', async () => {
-    const response = await submitText(`{"metadata":{"source":"${product}"},"dataRequest":{"mappedFields":{"pg_main":{"tiny":["id"],"__proto__":["id"]}}}}`);
+    const response = await submitText(
+      `{"metadata":{"source":"${product}"},"dataRequest":{"mappedFields":{"pg_main":{"tiny":["id"],"__proto__":["id"]}}}}`,
+    );
     expect(response.status).toBe(400);
     expectEnvelope(response.body, 'FET-0001');
     expect(Object.keys(response.body.fields)).toEqual(['dataRequest.mappedFields.pg_main.__proto__']);
     const qualified = await submit({ mappedFields: { pg_main: { 'public.__proto__': ['id'] } } });
     expect(qualified.status).toBe(400);
     expect(qualified.body.code).toBe('FET-0401');
-    expect(qualified.body.fields).toEqual({ 'dataRequest.mappedFields.pg_main.public.__proto__': "'public.__proto__' cannot be used as a name: '__proto__' is refused" });
+    expect(qualified.body.fields).toEqual({
+      'dataRequest.mappedFields.pg_main.public.__proto__': "'public.__proto__' cannot be used as a name: '__proto__' is refused",
+    });
   });
 
   it('refuses a filter on table "toString", which is not in mappedFields (the in-check found Object.prototype.toString)', async () => {
@@ -119,26 +130,54 @@ describe('hostile bodies, query strings, ids and headers (AUTH_MODE=none)', () =
 
   it('caps every operator at 10,000 values at the Manager: 10,000 pass, 10,001 and 65,536 are a 400 FET-1061 naming the field', async () => {
     const values = (n: number) => Array.from({ length: n }, (_, i) => i);
-    const accepted = await submit({ mappedFields: { pg_main: { tiny: ['id'] } }, filters: { pg_main: { tiny: { id: { in: values(10_000) } } } } });
+    const accepted = await submit({
+      mappedFields: { pg_main: { tiny: ['id'] } },
+      filters: { pg_main: { tiny: { id: { in: values(10_000) } } } },
+    });
     expect(accepted.status).toBe(202);
     await waitForJob(fetcher.http, accepted.body.jobId);
-    for (const [operator, n] of [['in', 10_001], ['nin', 65_536]] as const) {
-      const refused = await submit({ mappedFields: { pg_main: { tiny: ['id'] } }, filters: { pg_main: { tiny: { id: { [operator]: values(n) } } } } });
+    for (const [operator, n] of [
+      ['in', 10_001],
+      ['nin', 65_536],
+    ] as const) {
+      const refused = await submit({
+        mappedFields: { pg_main: { tiny: ['id'] } },
+        filters: { pg_main: { tiny: { id: { [operator]: values(n) } } } },
+      });
       expect(refused.status).toBe(400);
       expectEnvelope(refused.body, 'FET-1061');
-      expect(refused.body.fields).toEqual({ [`dataRequest.filters.pg_main.tiny.id.${operator}`]: `operator '${operator}' on 'pg_main.tiny.id' takes at most 10000 values, got ${n}` });
-      expect(refused.body.details).toEqual([expect.objectContaining({ type: 'limit_exceeded', datasource: 'pg_main', table: 'tiny', field: 'id', operator })]);
+      expect(refused.body.fields).toEqual({
+        [`dataRequest.filters.pg_main.tiny.id.${operator}`]: `operator '${operator}' on 'pg_main.tiny.id' takes at most 10000 values, got ${n}`,
+      });
+      expect(refused.body.details).toEqual([
+        expect.objectContaining({ type: 'limit_exceeded', datasource: 'pg_main', table: 'tiny', field: 'id', operator }),
+      ]);
     }
   });
 
   it.each([
     ['the job body', '/v1/fetcher', '[]', 'body'],
     ['mappedFields', '/v1/fetcher', `{"metadata":{"source":"${product}"},"dataRequest":{"mappedFields":[]}}`, 'dataRequest.mappedFields'],
-    ['filters', '/v1/fetcher', `{"metadata":{"source":"${product}"},"dataRequest":{"mappedFields":{"pg_main":{"tiny":["id"]}},"filters":"x"}}`, 'dataRequest.filters'],
-    ['limits', '/v1/fetcher', `{"metadata":{"source":"${product}"},"dataRequest":{"mappedFields":{"pg_main":{"tiny":["id"]}},"limits":[[]]}}`, 'dataRequest.limits'],
+    [
+      'filters',
+      '/v1/fetcher',
+      `{"metadata":{"source":"${product}"},"dataRequest":{"mappedFields":{"pg_main":{"tiny":["id"]}},"filters":"x"}}`,
+      'dataRequest.filters',
+    ],
+    [
+      'limits',
+      '/v1/fetcher',
+      `{"metadata":{"source":"${product}"},"dataRequest":{"mappedFields":{"pg_main":{"tiny":["id"]}},"limits":[[]]}}`,
+      'dataRequest.limits',
+    ],
     ['metadata', '/v1/fetcher', '{"metadata":[],"dataRequest":{"mappedFields":{"pg_main":{"tiny":["id"]}}}}', 'metadata'],
     ['the connection body', '/v1/management/connections', '[[]]', 'body'],
-    ['ssl', '/v1/management/connections', '{"configName":"pg_ssl","type":"POSTGRESQL","host":"h","port":1,"databaseName":"d","userName":"u","password":"p","ssl":[]}', 'ssl'],
+    [
+      'ssl',
+      '/v1/management/connections',
+      '{"configName":"pg_ssl","type":"POSTGRESQL","host":"h","port":1,"databaseName":"d","userName":"u","password":"p","ssl":[]}',
+      'ssl',
+    ],
     ['the validate-schema body', '/v1/management/connections/validate-schema', '[]', 'body'],
     ['validate-schema mappedFields', '/v1/management/connections/validate-schema', '{"mappedFields":[]}', 'mappedFields'],
   ])('answers an array or a string where %s must be an object with 400 naming it', async (_what, path, text, field) => {
@@ -162,12 +201,15 @@ describe('hostile bodies, query strings, ids and headers (AUTH_MODE=none)', () =
     ['?limit=99999999999999999999', 'FET-0406', 'limit'],
     ['?metadata.__proto__=x', 'FET-0405', 'metadata.__proto__'],
     ['?__proto__=x', 'FET-0405', '__proto__'],
-  ])('answers the query %s with 400 %s naming the parameter (a huge page was a 500, a __proto__ filter was dropped)', async (query, code, name) => {
-    const response = await fetcher.http.get(`/v1/management/connections${query}`);
-    expect(response.status).toBe(400);
-    expectEnvelope(response.body, code);
-    expect(Object.keys(response.body.fields)).toEqual([name]);
-  });
+  ])(
+    'answers the query %s with 400 %s naming the parameter (a huge page was a 500, a __proto__ filter was dropped)',
+    async (query, code, name) => {
+      const response = await fetcher.http.get(`/v1/management/connections${query}`);
+      expect(response.status).toBe(400);
+      expectEnvelope(response.body, code);
+      expect(Object.keys(response.body.fields)).toEqual([name]);
+    },
+  );
 
   it('answers bad path ids with FET-0404, and an id too long for the request line with a 431 envelope', async () => {
     for (const id of ['not-a-uuid', '%ZZ', `${randomUUID()}x`, '..%2F..%2Fetc']) {
@@ -182,9 +224,20 @@ describe('hostile bodies, query strings, ids and headers (AUTH_MODE=none)', () =
   });
 
   it('answers a repeated, overlong or non-ASCII X-Product-Name with 400 FET-0403', async () => {
-    const body = { configName: `pg_${randomBytes(3).toString('hex')}`, type: 'POSTGRESQL', host: 'h', port: 1, databaseName: 'd', userName: 'u', password: 'p' };
+    const body = {
+      configName: `pg_${randomBytes(3).toString('hex')}`,
+      type: 'POSTGRESQL',
+      host: 'h',
+      port: 1,
+      databaseName: 'd',
+      userName: 'u',
+      password: 'p',
+    };
     for (const header of [['reporter', 'other'], 'r'.repeat(101), 'r'.repeat(9_000), 'repörter', 'reporter, other']) {
-      const response = await fetcher.http.post('/v1/management/connections').set('X-Product-Name', header as string).send(body);
+      const response = await fetcher.http
+        .post('/v1/management/connections')
+        .set('X-Product-Name', header as string)
+        .send(body);
       expect(response.status, String(header).slice(0, 20)).toBe(400);
       expectEnvelope(response.body, 'FET-0403');
     }

@@ -73,7 +73,9 @@ describe('extraction jobs, embedded mode (role all, SQLite, in-process queue, lo
       metadata: { source: product, correlationId: 'compact' },
     });
     const job = await waitForJob(fetcher.http, response.body.jobId);
-    expect(readResult(job.resultPath as string).plaintext).toBe('{"pg_main":{"accounting.invoices":[{"id":10},{"id":11}],"empty_table":[]}}');
+    expect(readResult(job.resultPath as string).plaintext).toBe(
+      '{"pg_main":{"accounting.invoices":[{"id":10},{"id":11}],"empty_table":[]}}',
+    );
   });
 
   it('keeps values exact through the whole pipeline (SPEC §6)', async () => {
@@ -84,7 +86,10 @@ describe('extraction jobs, embedded mode (role all, SQLite, in-process queue, lo
         '2026-01-02 03:04:05.654321', '2026-02-28', '{"n": 12345678901234567890, "s": "a b"}', '\\x00ff', '{a,"b c",NULL}', true,
         E'quote " backslash \\\\ newline\n ção 😀');
     `);
-    const response = await submit({ dataRequest: { mappedFields: { pg_main: { fidelity: ['*'] } } }, metadata: { source: product, correlationId: 'fidelity' } });
+    const response = await submit({
+      dataRequest: { mappedFields: { pg_main: { fidelity: ['*'] } } },
+      metadata: { source: product, correlationId: 'fidelity' },
+    });
     const job = await waitForJob(fetcher.http, response.body.jobId);
     expect(job.status).toBe('completed');
     expect(readResult(job.resultPath as string).plaintext).toBe(
@@ -109,7 +114,11 @@ describe('extraction jobs, embedded mode (role all, SQLite, in-process queue, lo
     expect(ready.body).toMatchObject({
       status: 'ready',
       role: 'all',
-      checks: { database: { status: 'up', kind: 'sqlite' }, queue: { status: 'up', kind: 'in-process' }, storage: { status: 'up', kind: 'local' } },
+      checks: {
+        database: { status: 'up', kind: 'sqlite' },
+        queue: { status: 'up', kind: 'in-process' },
+        storage: { status: 'up', kind: 'local' },
+      },
     });
     expect(ready.body.checks.database.latencyMs).toEqual(expect.any(Number));
     expect((await fetcher.http.get('/version')).body).toMatchObject({ version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
@@ -192,7 +201,10 @@ describe('extraction jobs, embedded mode (role all, SQLite, in-process queue, lo
     });
 
     it('refuses "*" beside other names', async () => {
-      const response = await submit({ dataRequest: { mappedFields: { pg_main: { accounts: ['*', 'id'] } } }, metadata: { source: product } });
+      const response = await submit({
+        dataRequest: { mappedFields: { pg_main: { accounts: ['*', 'id'] } } },
+        metadata: { source: product },
+      });
       expect(response.status).toBe(400);
       expect(response.body.code).toBe('FET-0401');
       expect(response.body.message).toContain('"*" must be the only entry');
@@ -216,14 +228,20 @@ describe('extraction jobs, embedded mode (role all, SQLite, in-process queue, lo
     });
 
     it('refuses a connection of another product (FET-1016)', async () => {
-      const response = await submit({ dataRequest: { mappedFields: { pg_other_product: { accounts: ['id'] } } }, metadata: { source: product } });
+      const response = await submit({
+        dataRequest: { mappedFields: { pg_other_product: { accounts: ['id'] } } },
+        metadata: { source: product },
+      });
       expect(response.status).toBe(400);
       expect(response.body.code).toBe('FET-1016');
       expect(response.body.message).toContain("'pg_other_product'");
     });
 
     it('compares metadata.source with the product case-insensitively', async () => {
-      const response = await submit({ dataRequest: { mappedFields: { pg_main: { accounts: ['id'] } } }, metadata: { source: 'Reporter', correlationId: 'case' } });
+      const response = await submit({
+        dataRequest: { mappedFields: { pg_main: { accounts: ['id'] } } },
+        metadata: { source: 'Reporter', correlationId: 'case' },
+      });
       expect(response.status).toBe(202);
     });
 

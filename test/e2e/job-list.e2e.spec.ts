@@ -78,7 +78,8 @@ describe.each(['sqlite', 'postgres'] as const)('GET /v1/fetcher (job store: %s)'
       .sort((a, b) => sign * (a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1)))
       .map((job) => job.id);
   };
-  const inMarch = (from: number, to: number) => (job: Known) => job.createdAt.getTime() >= Date.UTC(2025, 2, from) && job.createdAt.getTime() < Date.UTC(2025, 2, to + 1);
+  const inMarch = (from: number, to: number) => (job: Known) =>
+    job.createdAt.getTime() >= Date.UTC(2025, 2, from) && job.createdAt.getTime() < Date.UTC(2025, 2, to + 1);
 
   beforeAll(async () => {
     source = await createTempDatabase('e2e_job_list_src');
@@ -92,7 +93,10 @@ describe.each(['sqlite', 'postgres'] as const)('GET /v1/fetcher (job store: %s)'
       ...(store ? { DATABASE_URL: store.url } : {}),
     });
     for (const product of [alpha, beta]) {
-      const key = await fetcher.http.post('/v1/management/api-keys').set(bearer(ADMIN)).send({ productName: product, name: 'job list e2e' });
+      const key = await fetcher.http
+        .post('/v1/management/api-keys')
+        .set(bearer(ADMIN))
+        .send({ productName: product, name: 'job list e2e' });
       expect(key.status).toBe(201);
       keys[product] = key.body.key as string;
     }
@@ -106,12 +110,20 @@ describe.each(['sqlite', 'postgres'] as const)('GET /v1/fetcher (job store: %s)'
 
   async function submitReal(product: string): Promise<void> {
     const configName = `pg_${product}`;
-    const connection = await fetcher.http
-      .post('/v1/management/connections')
-      .set(bearer(keys[product]))
-      .send({ configName, type: 'POSTGRESQL', host: source.host, port: source.port, databaseName: source.name, userName: source.user, password: 'trust-auth-ignores-it' });
+    const connection = await fetcher.http.post('/v1/management/connections').set(bearer(keys[product])).send({
+      configName,
+      type: 'POSTGRESQL',
+      host: source.host,
+      port: source.port,
+      databaseName: source.name,
+      userName: source.user,
+      password: 'trust-auth-ignores-it',
+    });
     expect(connection.status).toBe(201);
-    const body = { dataRequest: { mappedFields: { [configName]: { accounts: ['id', 'email'] } } }, metadata: { source: product.toUpperCase(), run: randomUUID() } };
+    const body = {
+      dataRequest: { mappedFields: { [configName]: { accounts: ['id', 'email'] } } },
+      metadata: { source: product.toUpperCase(), run: randomUUID() },
+    };
     const submitted = await fetcher.http.post('/v1/fetcher').set(bearer(keys[product])).send(body);
     expect(submitted.status).toBe(202);
     const done = await waitForJob({ get: (path: string) => get(path, keys[product]) } as never, submitted.body.jobId);
@@ -130,16 +142,28 @@ describe.each(['sqlite', 'postgres'] as const)('GET /v1/fetcher (job store: %s)'
       if (status !== JobStatus.Pending && status !== JobStatus.Failed) expect(await jobs.claim(job.id, WORKER, 3_600_000)).toBe(true);
       if (status === JobStatus.Completed) {
         const result = seededResult(job, index);
-        expect(await jobs.complete(job.id, { workerId: WORKER, attempt: 1 }, result, completedEvent(job, result, 5, new Date()))).toBe(true);
+        expect(await jobs.complete(job.id, { workerId: WORKER, attempt: 1 }, result, completedEvent(job, result, 5, new Date()))).toBe(
+          true,
+        );
       }
       if (status === JobStatus.Failed) {
-        const error = { code: 'FET-1060', message: `job ${index} failed`, details: [{ type: 'field_not_found', datasource: 'pg_seed', table: 'accounts', field: 'emial' }] };
+        const error = {
+          code: 'FET-1060',
+          message: `job ${index} failed`,
+          details: [{ type: 'field_not_found', datasource: 'pg_seed', table: 'accounts', field: 'emial' }],
+        };
         expect(await jobs.fail(job.id, error, failedEvent(job, error))).toBe(true);
       }
       // Written by other parts of the service (worker progress, result deletion): set directly here.
       if (status === JobStatus.Processing && index !== 3) {
         const updatedAt = `2025-03-0${1 + (index % 8)}T10:00:00.000Z`;
-        const progress = { rowsRead: 100 * index, bytesWritten: 1000 * index, startedAt: '2025-03-01T00:00:00.000Z', updatedAt, tables: {} };
+        const progress = {
+          rowsRead: 100 * index,
+          bytesWritten: 1000 * index,
+          startedAt: '2025-03-01T00:00:00.000Z',
+          updatedAt,
+          tables: {},
+        };
         await rows.update({ id: job.id }, { progress } as QueryDeepPartialEntity<JobRecord>);
       }
       if (index === 4) await rows.update({ id: job.id }, { resultDeleteRequestedAt: new Date() });
@@ -172,7 +196,10 @@ describe.each(['sqlite', 'postgres'] as const)('GET /v1/fetcher (job store: %s)'
   });
 
   it("never shows a product credential the other product's jobs; total counts only its own", async () => {
-    for (const [product, other] of [[alpha, beta], [beta, alpha]]) {
+    for (const [product, other] of [
+      [alpha, beta],
+      [beta, alpha],
+    ]) {
       const ids = await walk('', keys[product], 5);
       expect(ids).toEqual(expected((job) => job.product === product));
       expect(ids.some((id) => known.find((job) => job.id === id)?.product === other)).toBe(false);
@@ -227,11 +254,25 @@ describe.each(['sqlite', 'postgres'] as const)('GET /v1/fetcher (job store: %s)'
     const items = new Map((await list('?limit=100')).items.map((item) => [item.id, item]));
     const seeded = (index: number) => items.get(known[2 + index].id) as Record<string, unknown>;
     const pending = seeded(0);
-    expect(pending).toEqual({ id: known[2].id, status: 'pending', source: alpha, createdAt: createdAtOf(0).toISOString(), counts: { datasources: 2, tables: 3, fields: 4 } });
-    expect(seeded(2)).toMatchObject({ status: 'processing', startedAt: expect.any(String), progress: { rowsRead: 200, bytesWritten: 2000, updatedAt: '2025-03-03T10:00:00.000Z' } });
+    expect(pending).toEqual({
+      id: known[2].id,
+      status: 'pending',
+      source: alpha,
+      createdAt: createdAtOf(0).toISOString(),
+      counts: { datasources: 2, tables: 3, fields: 4 },
+    });
+    expect(seeded(2)).toMatchObject({
+      status: 'processing',
+      startedAt: expect.any(String),
+      progress: { rowsRead: 200, bytesWritten: 2000, updatedAt: '2025-03-03T10:00:00.000Z' },
+    });
     expect(seeded(3)).not.toHaveProperty('progress');
     const completed = seeded(5);
-    expect(completed).toMatchObject({ status: 'completed', completedAt: expect.any(String), result: { sizeBytes: 1005, rowCount: 5, sha256: 'c'.repeat(64) } });
+    expect(completed).toMatchObject({
+      status: 'completed',
+      completedAt: expect.any(String),
+      result: { sizeBytes: 1005, rowCount: 5, sha256: 'c'.repeat(64) },
+    });
     expect(Object.keys(completed.result as object).sort()).toEqual(['rowCount', 'sha256', 'sizeBytes']);
     expect(completed).not.toHaveProperty('resultDeleted');
     expect(seeded(4)).toMatchObject({ status: 'completed', resultDeleted: true });
@@ -239,10 +280,16 @@ describe.each(['sqlite', 'postgres'] as const)('GET /v1/fetcher (job store: %s)'
     expect(seeded(6)).toMatchObject({ status: 'failed', error: { code: 'FET-1060', message: 'job 6 failed' } });
     expect(seeded(6).error).toEqual({ code: 'FET-1060', message: 'job 6 failed' });
     for (const item of items.values()) {
-      for (const hidden of ['mappedFields', 'metadata', 'filters', 'requestHash', 'resultPath', 'resultHmac', 'productName']) expect(item).not.toHaveProperty(hidden);
+      for (const hidden of ['mappedFields', 'metadata', 'filters', 'requestHash', 'resultPath', 'resultHmac', 'productName'])
+        expect(item).not.toHaveProperty(hidden);
     }
     const real = items.get(known[0].id) as Record<string, unknown>;
-    expect(real).toMatchObject({ status: 'completed', source: known[0].product, counts: { datasources: 1, tables: 1, fields: 2 }, result: { rowCount: 2 } });
+    expect(real).toMatchObject({
+      status: 'completed',
+      source: known[0].product,
+      counts: { datasources: 1, tables: 1, fields: 2 },
+      result: { rowCount: 2 },
+    });
   });
 
   it.each([
@@ -272,8 +319,25 @@ describe.each(['sqlite', 'postgres'] as const)('GET /v1/fetcher (job store: %s)'
 
 function seededJob(product: string, createdAt: Date, index: number): JobRecord {
   const hash = randomBytes(32).toString('hex');
-  const unset = { startedAt: null, completedAt: null, workerId: null, leaseExpiresAt: null, error: null, progress: null, filters: null, limits: null };
-  const noResult = { resultPath: null, resultHmac: null, resultSha256: null, resultSizeBytes: null, resultRowCount: null, resultRowCounts: null, resultKeyVersion: null };
+  const unset = {
+    startedAt: null,
+    completedAt: null,
+    workerId: null,
+    leaseExpiresAt: null,
+    error: null,
+    progress: null,
+    filters: null,
+    limits: null,
+  };
+  const noResult = {
+    resultPath: null,
+    resultHmac: null,
+    resultSha256: null,
+    resultSizeBytes: null,
+    resultRowCount: null,
+    resultRowCounts: null,
+    resultKeyVersion: null,
+  };
   return {
     ...unset,
     ...noResult,

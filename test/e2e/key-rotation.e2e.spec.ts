@@ -52,8 +52,17 @@ describe('key rotation, end to end (PostgreSQL source, embedded store restarted 
   let dataDir: string;
   let fetcher: EmbeddedFetcher | undefined;
   const product = 'reporter';
-  const secrets = { password: 'not-needed-with-trust-auth', ca: '-----BEGIN CERTIFICATE-----rot-CA', cert: '-----BEGIN CERTIFICATE-----rot-CERT', key: '-----BEGIN PRIVATE KEY-----rot-KEY' };
-  const names = { full: `pg_full_${randomUUID().slice(0, 8)}`, plain: `pg_plain_${randomUUID().slice(0, 8)}`, gone: `pg_gone_${randomUUID().slice(0, 8)}` };
+  const secrets = {
+    password: 'not-needed-with-trust-auth',
+    ca: '-----BEGIN CERTIFICATE-----rot-CA',
+    cert: '-----BEGIN CERTIFICATE-----rot-CERT',
+    key: '-----BEGIN PRIVATE KEY-----rot-KEY',
+  };
+  const names = {
+    full: `pg_full_${randomUUID().slice(0, 8)}`,
+    plain: `pg_plain_${randomUUID().slice(0, 8)}`,
+    gone: `pg_gone_${randomUUID().slice(0, 8)}`,
+  };
   const ids = { full: '', plain: '', gone: '' };
   let jobV1 = '';
   let jobV1Hmac = '';
@@ -76,13 +85,19 @@ describe('key rotation, end to end (PostgreSQL source, embedded store restarted 
     return fetcher;
   }
 
-  const rows = async (app: EmbeddedFetcher): Promise<ConnectionRow[]> => app.app.get(DataSource).query('SELECT * FROM connections ORDER BY id');
-  const testConnection = (app: EmbeddedFetcher, id: string) => app.http.post(`/v1/management/connections/${id}/test`).set('X-Product-Name', product);
+  const rows = async (app: EmbeddedFetcher): Promise<ConnectionRow[]> =>
+    app.app.get(DataSource).query('SELECT * FROM connections ORDER BY id');
+  const testConnection = (app: EmbeddedFetcher, id: string) =>
+    app.http.post(`/v1/management/connections/${id}/test`).set('X-Product-Name', product);
 
-  async function runJob(app: EmbeddedFetcher, correlationId: string): Promise<{ id: string; resultHmac?: string; resultKeyVersion?: unknown; status: string }> {
-    const submitted = await app.http
-      .post('/v1/fetcher')
-      .send({ dataRequest: { mappedFields: { [names.full]: { accounts: ['id', 'email'] }, [names.plain]: { accounts: ['id'] } } }, metadata: { source: product, correlationId } });
+  async function runJob(
+    app: EmbeddedFetcher,
+    correlationId: string,
+  ): Promise<{ id: string; resultHmac?: string; resultKeyVersion?: unknown; status: string }> {
+    const submitted = await app.http.post('/v1/fetcher').send({
+      dataRequest: { mappedFields: { [names.full]: { accounts: ['id', 'email'] }, [names.plain]: { accounts: ['id'] } } },
+      metadata: { source: product, correlationId },
+    });
     expect(submitted.status).toBe(202);
     return waitForJob(app.http, submitted.body.jobId);
   }
@@ -91,7 +106,11 @@ describe('key rotation, end to end (PostgreSQL source, embedded store restarted 
     const address = app.app.getHttpServer().address() as AddressInfo;
     const out = capture();
     const err = capture();
-    const code = await runShowResult(argv, { env: { DATA_DIR: dataDir, NODE_ENV: 'test', FETCHER_URL: `http://127.0.0.1:${address.port}`, ...env }, stdout: out.stream, stderr: err.stream });
+    const code = await runShowResult(argv, {
+      env: { DATA_DIR: dataDir, NODE_ENV: 'test', FETCHER_URL: `http://127.0.0.1:${address.port}`, ...env },
+      stdout: out.stream,
+      stderr: err.stream,
+    });
     return { code, stdout: out.text(), stderr: err.text() };
   }
 
@@ -101,8 +120,14 @@ describe('key rotation, end to end (PostgreSQL source, embedded store restarted 
       .post('/v1/management/connections')
       .set('X-Product-Name', product)
       .send({
-        configName: names.full, type: 'POSTGRESQL', host: source.host, port: source.port, databaseName: source.name, userName: source.user,
-        password: secrets.password, ssl: { mode: 'disable', ca: secrets.ca, cert: secrets.cert, key: secrets.key },
+        configName: names.full,
+        type: 'POSTGRESQL',
+        host: source.host,
+        port: source.port,
+        databaseName: source.name,
+        userName: source.user,
+        password: secrets.password,
+        ssl: { mode: 'disable', ca: secrets.ca, cert: secrets.cert, key: secrets.key },
       });
     expect(full.status).toBe(201);
     ids.full = full.body.id;
@@ -161,7 +186,9 @@ describe('key rotation, end to end (PostgreSQL source, embedded store restarted 
 
     const first = await run([]);
     expect(first.stderr).toBe('');
-    expect(first.stdout).toContain('rewritten: 3\nalready current: 0\nskipped (changed concurrently): 0\nfailed (key version not configured or not matching): 0\nstill under an older version: 0');
+    expect(first.stdout).toContain(
+      'rewritten: 3\nalready current: 0\nskipped (changed concurrently): 0\nfailed (key version not configured or not matching): 0\nstill under an older version: 0',
+    );
     expect(first.stdout).toMatch(/completed job results sealed with older keys: 1 under version 1/);
     expect(first.code).toBe(0);
 
@@ -176,18 +203,18 @@ describe('key rotation, end to end (PostgreSQL source, embedded store restarted 
       }
     }
     const fullRow = after.find((row) => row.id === ids.full) as ConnectionRow;
-    expect([fullRow.password_encrypted, fullRow.ssl_ca_encrypted, fullRow.ssl_cert_encrypted, fullRow.ssl_key_encrypted].map((sealed) => openCredential(KEY_2, sealed as string))).toEqual([
-      secrets.password,
-      secrets.ca,
-      secrets.cert,
-      secrets.key,
-    ]);
+    expect(
+      [fullRow.password_encrypted, fullRow.ssl_ca_encrypted, fullRow.ssl_cert_encrypted, fullRow.ssl_key_encrypted].map((sealed) =>
+        openCredential(KEY_2, sealed as string),
+      ),
+    ).toEqual([secrets.password, secrets.ca, secrets.cert, secrets.key]);
     expect(openCredential(KEY_2, (after.find((row) => row.id === ids.plain) as ConnectionRow).password_encrypted)).toBe(secrets.password);
 
     const second = await run([]);
     expect(second.stdout).toContain('rewritten: 0\nalready current: 3');
     expect(second.code).toBe(0);
-    for (const output of [first.stdout, second.stdout]) for (const secret of [KEY_1, KEY_2, ...Object.values(secrets)]) expect(output).not.toContain(secret);
+    for (const output of [first.stdout, second.stdout])
+      for (const secret of [KEY_1, KEY_2, ...Object.values(secrets)]) expect(output).not.toContain(secret);
   });
 
   it('with version 1 removed, the connections still test 200 and a job completes; the version 1 result opens only with its key', async () => {
@@ -216,7 +243,13 @@ describe('key rotation, end to end (PostgreSQL source, embedded store restarted 
 
     // A consumer holds only the two derived keys of version 1, no master key at all.
     const consumer = await showResult(
-      [jobV1, '--hmac-key', derive(KEY_1, 'fetcher-external-hmac-v1').toString('hex'), '--encryption-key', derive(KEY_1, 'fetcher-storage-encryption-v1').toString('base64')],
+      [
+        jobV1,
+        '--hmac-key',
+        derive(KEY_1, 'fetcher-external-hmac-v1').toString('hex'),
+        '--encryption-key',
+        derive(KEY_1, 'fetcher-storage-encryption-v1').toString('base64'),
+      ],
       {},
       app,
     );

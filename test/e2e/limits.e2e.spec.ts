@@ -66,7 +66,10 @@ describe.each(PG_READ_PATHS)('extraction limits (PostgreSQL %s path)', (readPath
     });
 
     it('a lowered limit is enforced and a raised one is a 400 naming it', async () => {
-      const lowered = await submit({ mappedFields: { pg_00: { t0: ['id'], t1: ['id'], t2: ['id'] } }, limits: { maxTablesPerDatasource: 2 } });
+      const lowered = await submit({
+        mappedFields: { pg_00: { t0: ['id'], t1: ['id'], t2: ['id'] } },
+        limits: { maxTablesPerDatasource: 2 },
+      });
       expect(lowered.status).toBe(400);
       expect(lowered.body.message).toBe("maximum 2 tables allowed per datasource, got 3 for 'pg_00'");
       for (const [name, value] of [
@@ -102,7 +105,9 @@ describe.each(PG_READ_PATHS)('extraction limits (PostgreSQL %s path)', (readPath
       const response = await submit({ mappedFields: { pg_00: { t0: ['id'] } }, filters: { pg_00: { t0: { nope: { eq: [1] } } } } });
       expect(response.status).toBe(202);
       const job = await waitForJob(fetcher.http, response.body.jobId);
-      expect(job.error?.details).toEqual([expect.objectContaining({ type: 'invalid_filter', datasource: 'pg_00', table: 't0', field: 'nope' })]);
+      expect(job.error?.details).toEqual([
+        expect.objectContaining({ type: 'invalid_filter', datasource: 'pg_00', table: 't0', field: 'nope' }),
+      ]);
     });
   });
 
@@ -139,7 +144,9 @@ describe.each(PG_READ_PATHS)('extraction limits (PostgreSQL %s path)', (readPath
     expect(elapsed).toBeLessThan(4_000);
     const {
       rows: [{ running }],
-    } = await source.query<{ running: string }>("SELECT count(*) AS running FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%sleepy%' AND state = 'active' AND pid <> pg_backend_pid()");
+    } = await source.query<{ running: string }>(
+      "SELECT count(*) AS running FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%sleepy%' AND state = 'active' AND pid <> pg_backend_pid()",
+    );
     expect(Number(running)).toBe(0);
     expect(existsSync(join(fetcher.config.dataDir, 'results', 'external-data', `${job.id}.json`))).toBe(false);
   });
@@ -150,7 +157,9 @@ describe.each(PG_READ_PATHS)('ENGINE_MAX_RESULT_BYTES lowers the size ceiling (P
   let source: TempDatabase;
   beforeAll(async () => {
     source = await createTempDatabase('e2e_ceiling');
-    await source.query("CREATE TABLE payload (id int PRIMARY KEY, body text); INSERT INTO payload SELECT g, repeat('x', 100) FROM generate_series(1, 100) g;");
+    await source.query(
+      "CREATE TABLE payload (id int PRIMARY KEY, body text); INSERT INTO payload SELECT g, repeat('x', 100) FROM generate_series(1, 100) g;",
+    );
     fetcher = await startEmbeddedFetcher({ ENGINE_MAX_RESULT_BYTES: '1000', POSTGRES_READ_PATH: readPath });
     await registerPostgres(fetcher.http, source, { configName: 'pg_small', product: 'reporter' });
   });
@@ -160,7 +169,9 @@ describe.each(PG_READ_PATHS)('ENGINE_MAX_RESULT_BYTES lowers the size ceiling (P
   });
 
   it('fails a bigger job with the size error and stores nothing; a per-job limit above it is a 400', async () => {
-    const response = await fetcher.http.post('/v1/fetcher').send({ dataRequest: { mappedFields: { pg_small: { payload: ['*'] } } }, metadata: { source: 'reporter' } });
+    const response = await fetcher.http
+      .post('/v1/fetcher')
+      .send({ dataRequest: { mappedFields: { pg_small: { payload: ['*'] } } }, metadata: { source: 'reporter' } });
     const job = await waitForJob(fetcher.http, response.body.jobId);
     expect(job.status).toBe('failed');
     expect(job.error).toMatchObject({ code: 'FET-1101', message: expect.stringContaining('1000 bytes') });
@@ -168,9 +179,10 @@ describe.each(PG_READ_PATHS)('ENGINE_MAX_RESULT_BYTES lowers the size ceiling (P
     expect(existsSync(join(results, 'external-data', `${job.id}.json`))).toBe(false);
     expect(existsSync(join(results, '.uploads')) ? readdirSync(join(results, '.uploads')) : []).toEqual([]);
 
-    const raised = await fetcher.http
-      .post('/v1/fetcher')
-      .send({ dataRequest: { mappedFields: { pg_small: { payload: ['id'] } }, limits: { maxResultBytes: 1001 } }, metadata: { source: 'reporter' } });
+    const raised = await fetcher.http.post('/v1/fetcher').send({
+      dataRequest: { mappedFields: { pg_small: { payload: ['id'] } }, limits: { maxResultBytes: 1001 } },
+      metadata: { source: 'reporter' },
+    });
     expect(raised.status).toBe(400);
     expect(raised.body.fields['dataRequest.limits.maxResultBytes']).toBe('dataRequest.limits.maxResultBytes must not exceed 1000');
   });

@@ -17,7 +17,10 @@ describe('the worker memory guard', () => {
     await source.query(`CREATE TABLE slow_source (id int PRIMARY KEY); INSERT INTO slow_source SELECT g FROM generate_series(1, 30) g;
       CREATE VIEW slow_rows AS SELECT id, pg_sleep(0.1)::text AS waited FROM slow_source;
       CREATE TABLE quick (id int PRIMARY KEY); INSERT INTO quick VALUES (1), (2);`);
-    fetcher = await startEmbeddedFetcher({ WORKER_MAX_RSS_MB: '512', WORKER_CONCURRENCY: '2' }, { overrides: [[RSS_SAMPLER, () => rss.value]] });
+    fetcher = await startEmbeddedFetcher(
+      { WORKER_MAX_RSS_MB: '512', WORKER_CONCURRENCY: '2' },
+      { overrides: [[RSS_SAMPLER, () => rss.value]] },
+    );
     await registerPostgres(fetcher.http, source, { configName: 'pg_source', product: 'reporter' });
   });
 
@@ -27,7 +30,10 @@ describe('the worker memory guard', () => {
   });
 
   const submit = (table: string, fields: string[]) =>
-    fetcher.http.post('/v1/fetcher').send({ dataRequest: { mappedFields: { pg_source: { [table]: fields } } }, metadata: { source: 'reporter', correlationId: String(Math.random()) } });
+    fetcher.http.post('/v1/fetcher').send({
+      dataRequest: { mappedFields: { pg_source: { [table]: fields } } },
+      metadata: { source: 'reporter', correlationId: String(Math.random()) },
+    });
   const statusOf = async (jobId: string) => (await fetcher.http.get(`/v1/fetcher/${jobId}`)).body.status as string;
 
   it('fails the running job with FET-1107, holds new jobs while over the limit, and runs them once memory falls', async () => {

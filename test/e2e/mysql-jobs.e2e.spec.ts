@@ -35,10 +35,15 @@ describe('extraction jobs on MariaDB (MySQL engine)', () => {
       DATASOURCE_DOWN_DATABASE: maria.name,
       DATASOURCE_DOWN_USER: 'root',
     });
-    const created = await fetcher.http
-      .post('/v1/management/connections')
-      .set('X-Product-Name', 'reporter')
-      .send({ configName: 'maria_main', type: 'MYSQL', host: maria.host, port: maria.port, databaseName: maria.name, userName: maria.user, password: maria.password });
+    const created = await fetcher.http.post('/v1/management/connections').set('X-Product-Name', 'reporter').send({
+      configName: 'maria_main',
+      type: 'MYSQL',
+      host: maria.host,
+      port: maria.port,
+      databaseName: maria.name,
+      userName: maria.user,
+      password: maria.password,
+    });
     expect(created.status).toBe(201);
     await registerPostgres(fetcher.http, pg, { configName: 'pg_main', product: 'reporter' });
   });
@@ -49,7 +54,9 @@ describe('extraction jobs on MariaDB (MySQL engine)', () => {
   });
 
   const run = async (mappedFields: object, correlationId: string) => {
-    const response = await fetcher.http.post('/v1/fetcher').send({ dataRequest: { mappedFields }, metadata: { source: 'reporter', correlationId } });
+    const response = await fetcher.http
+      .post('/v1/fetcher')
+      .send({ dataRequest: { mappedFields }, metadata: { source: 'reporter', correlationId } });
     expect(response.status).toBe(202);
     return waitForJob(fetcher.http, response.body.jobId);
   };
@@ -89,7 +96,9 @@ describe('extraction jobs on MariaDB (MySQL engine)', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(job.error?.code).toBe('FET-1040');
     expect(job.error?.message).toContain('maria_down');
-    expect(job.error?.details).toEqual([expect.objectContaining({ type: 'datasource_unavailable', datasource: 'maria_down', reason: 'unreachable' })]);
+    expect(job.error?.details).toEqual([
+      expect.objectContaining({ type: 'datasource_unavailable', datasource: 'maria_down', reason: 'unreachable' }),
+    ]);
     expect(existsSync(join(fetcher.config.dataDir, 'results', 'external-data', `${job.id}.json`))).toBe(false);
   });
 

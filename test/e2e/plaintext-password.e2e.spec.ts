@@ -20,7 +20,10 @@ describe('ALLOW_PLAINTEXT_PASSWORD through the API', () => {
 
   beforeAll(async () => {
     [plain, tls] = await Promise.all([startFakePgAuthServer(), startFakePgAuthServer({ cert: certs.serverCert, key: certs.serverKey })]);
-    [strict, lax] = await Promise.all([startEmbeddedFetcher({ ALLOW_PLAINTEXT_PASSWORD: 'false' }), startEmbeddedFetcher({ ALLOW_PLAINTEXT_PASSWORD: 'true' })]);
+    [strict, lax] = await Promise.all([
+      startEmbeddedFetcher({ ALLOW_PLAINTEXT_PASSWORD: 'false' }),
+      startEmbeddedFetcher({ ALLOW_PLAINTEXT_PASSWORD: 'true' }),
+    ]);
   });
   afterAll(async () => {
     await Promise.all([strict?.close(), lax?.close()]);
@@ -31,7 +34,16 @@ describe('ALLOW_PLAINTEXT_PASSWORD through the API', () => {
     const created = await fetcher.http
       .post('/v1/management/connections')
       .set('X-Product-Name', 'reporter')
-      .send({ configName: `pg_${randomUUID().slice(0, 8)}`, type: 'POSTGRESQL', host: '127.0.0.1', port, databaseName: 'd', userName: 'u', password, ...(ssl ? { ssl } : {}) });
+      .send({
+        configName: `pg_${randomUUID().slice(0, 8)}`,
+        type: 'POSTGRESQL',
+        host: '127.0.0.1',
+        port,
+        databaseName: 'd',
+        userName: 'u',
+        password,
+        ...(ssl ? { ssl } : {}),
+      });
     expect(created.status).toBe(201);
     return fetcher.http.post(`/v1/management/connections/${created.body.id}/test`);
   };

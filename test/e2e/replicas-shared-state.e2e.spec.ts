@@ -39,7 +39,10 @@ describe('replicas share rate limits and the schema cache through Redis', () => 
   });
 
   it('shares cached schemas, and a PATCH on one replica is seen by the other', async () => {
-    const { id, configName } = await registerPostgres(a.http, source, { configName: `pg_${randomUUID().slice(0, 8)}`, product: 'reporter' });
+    const { id, configName } = await registerPostgres(a.http, source, {
+      configName: `pg_${randomUUID().slice(0, 8)}`,
+      product: 'reporter',
+    });
     const validate = (replica: EmbeddedFetcher, field: string) =>
       replica.http.post('/v1/management/connections/validate-schema').send({ mappedFields: { [configName]: { accounts: [field] } } });
     expect((await validate(a, 'id')).status).toBe(200);

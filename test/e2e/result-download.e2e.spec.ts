@@ -83,7 +83,10 @@ describe('result download: GET /v1/fetcher/{id}/result (manager + worker process
     await cluster.start(1);
     managerIdleRss = vmRssBytes(cluster.manager.child.pid as number);
     const issue = async (productName: string) => {
-      const response = await cluster.api('/v1/management/api-keys', { method: 'POST', body: JSON.stringify({ productName, name: 'result download e2e' }) });
+      const response = await cluster.api('/v1/management/api-keys', {
+        method: 'POST',
+        body: JSON.stringify({ productName, name: 'result download e2e' }),
+      });
       if (response.status !== 201) throw new Error(`issue key: ${response.status} ${await response.text()}`);
       return ((await response.json()) as { key: string }).key;
     };
@@ -263,7 +266,12 @@ describe('result download: GET /v1/fetcher/{id}/result (manager + worker process
     const badId = await cluster.api('/v1/fetcher/not-a-uuid/result');
     expect(badId.status).toBe(400);
     expect(((await badId.json()) as { code: string }).code).toBe('FET-0404');
-    for (const [query, parameter] of [['raw=yes', 'raw'], ['raw=', 'raw'], ['raw=true&raw=false', 'raw'], ['format=csv', 'format']]) {
+    for (const [query, parameter] of [
+      ['raw=yes', 'raw'],
+      ['raw=', 'raw'],
+      ['raw=true&raw=false', 'raw'],
+      ['format=csv', 'format'],
+    ]) {
       const response = await cluster.api(`/v1/fetcher/${jobs.small}/result?${query}`);
       expect(response.status, query).toBe(400);
       const envelope = (await response.json()) as { code: string; fields: Record<string, string> };

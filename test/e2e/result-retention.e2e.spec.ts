@@ -35,7 +35,14 @@ describe('result deletion and retention', () => {
       INSERT INTO items SELECT g, 'item-' || g FROM generate_series(1, 50) g;
       CREATE VIEW slow_items AS SELECT id, pg_sleep(0.5)::text AS waited FROM items;`);
     s3 = await startS3rver({ bucket: 'fetcher-retention' });
-    s3client = new Client({ endPoint: s3.endPoint, port: s3.port, useSSL: false, accessKey: s3.accessKey, secretKey: s3.secretKey, pathStyle: true });
+    s3client = new Client({
+      endPoint: s3.endPoint,
+      port: s3.port,
+      useSSL: false,
+      accessKey: s3.accessKey,
+      secretKey: s3.secretKey,
+      pathStyle: true,
+    });
     const env = {
       AUTH_MODE: 'apikey',
       AUTH_ADMIN_KEYS: ADMIN,
@@ -56,7 +63,8 @@ describe('result deletion and retention', () => {
       },
     }) as ObjectStore;
     fetcher = await startEmbeddedFetcher(env, { overrides: [[OBJECT_STORE, faulty]] });
-    const issue = async (productName: string) => (await fetcher.http.post('/v1/management/api-keys').set(bearer(ADMIN)).send({ productName, name: 'e2e' })).body.key as string;
+    const issue = async (productName: string) =>
+      (await fetcher.http.post('/v1/management/api-keys').set(bearer(ADMIN)).send({ productName, name: 'e2e' })).body.key as string;
     [alpha, beta] = await Promise.all([issue('alpha'), issue('beta')]);
   }, 60_000);
 
@@ -102,7 +110,12 @@ describe('result deletion and retention', () => {
 
   const getJob = async (jobId: string) => (await fetcher.http.get(`/v1/fetcher/${jobId}`).set(bearer(alpha))).body as Record<string, any>;
   const deletionColumns = async (jobId: string) =>
-    (await store.query<{ requested: Date | null; deleted: Date | null }>(`SELECT result_delete_requested_at AS requested, result_deleted_at AS deleted FROM jobs WHERE id = $1`, [jobId])).rows[0];
+    (
+      await store.query<{ requested: Date | null; deleted: Date | null }>(
+        `SELECT result_delete_requested_at AS requested, result_deleted_at AS deleted FROM jobs WHERE id = $1`,
+        [jobId],
+      )
+    ).rows[0];
 
   it('DELETE removes the object, records resultDeletedAt, GET result answers 410, and deleting again is 204', async () => {
     const tag = randomUUID();

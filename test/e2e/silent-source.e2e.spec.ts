@@ -44,9 +44,10 @@ describe('a source that accepts the login and then stays silent', () => {
     it('fails the job with the timeout error within timeoutMs + 2 s', async () => {
       const timeoutMs = 2_000;
       const posted = Date.now();
-      const response = await fetcher.http
-        .post('/v1/fetcher')
-        .send({ dataRequest: { mappedFields: { silent_pg: { accounts: ['id'] } }, limits: { timeoutMs } }, metadata: { source: 'reporter' } });
+      const response = await fetcher.http.post('/v1/fetcher').send({
+        dataRequest: { mappedFields: { silent_pg: { accounts: ['id'] } }, limits: { timeoutMs } },
+        metadata: { source: 'reporter' },
+      });
       expect(response.status, JSON.stringify(response.body)).toBe(202);
       const job = await waitForJob(fetcher.http, response.body.jobId, 20_000);
       const elapsed = Date.now() - posted;
@@ -76,7 +77,9 @@ describe('a source that accepts the login and then stays silent', () => {
 
     it('still serves a healthy source afterwards', async () => {
       await registerPostgres(fetcher.http, source, { configName: 'healthy_pg', product: 'reporter' });
-      const response = await fetcher.http.post('/v1/fetcher').send({ dataRequest: { mappedFields: { healthy_pg: { accounts: ['id', 'name'] } } }, metadata: { source: 'reporter' } });
+      const response = await fetcher.http
+        .post('/v1/fetcher')
+        .send({ dataRequest: { mappedFields: { healthy_pg: { accounts: ['id', 'name'] } } }, metadata: { source: 'reporter' } });
       const job = await waitForJob(fetcher.http, response.body.jobId, 20_000);
       expect(job.status).toBe('completed');
       expect(job.result?.rowCount).toBe(2);
@@ -88,12 +91,23 @@ describe('a source that accepts the login and then stays silent', () => {
     const port = await freePort();
     const graceMs = 1_000;
     const fetcher = await startFetcherProcess(
-      { FETCHER_ROLE: 'all', DATABASE_URL: store.url, APP_ENC_KEY: TEST_MASTER_KEY, PORT: String(port), SHUTDOWN_GRACE_MS: String(graceMs), LOG_LEVEL: 'log' },
+      {
+        FETCHER_ROLE: 'all',
+        DATABASE_URL: store.url,
+        APP_ENC_KEY: TEST_MASTER_KEY,
+        PORT: String(port),
+        SHUTDOWN_GRACE_MS: String(graceMs),
+        LOG_LEVEL: 'log',
+      },
       port,
     );
     try {
       const api = (path: string, body: unknown) =>
-        fetch(`${fetcher.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Product-Name': 'reporter' }, body: JSON.stringify(body) });
+        fetch(`${fetcher.url}${path}`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'X-Product-Name': 'reporter' },
+          body: JSON.stringify(body),
+        });
       const created = await api('/v1/management/connections', {
         configName: 'silent_pg',
         type: 'POSTGRESQL',
@@ -106,14 +120,23 @@ describe('a source that accepts the login and then stays silent', () => {
       expect(created.status).toBe(201);
       const jobIds: string[] = [];
       for (const fields of [['id'], ['name']]) {
-        const response = await api('/v1/fetcher', { dataRequest: { mappedFields: { silent_pg: { accounts: fields } } }, metadata: { source: 'reporter' } });
+        const response = await api('/v1/fetcher', {
+          dataRequest: { mappedFields: { silent_pg: { accounts: fields } } },
+          metadata: { source: 'reporter' },
+        });
         expect(response.status).toBe(202);
         jobIds.push(((await response.json()) as { jobId: string }).jobId);
       }
       const client = new pg.Client({ connectionString: store.url });
       await client.connect();
       try {
-        const statuses = async () => (await client.query<{ id: string; status: string; attempts: number }>('SELECT id, status, attempts FROM jobs WHERE id = ANY($1)', [jobIds])).rows;
+        const statuses = async () =>
+          (
+            await client.query<{ id: string; status: string; attempts: number }>(
+              'SELECT id, status, attempts FROM jobs WHERE id = ANY($1)',
+              [jobIds],
+            )
+          ).rows;
         await waitUntil(async () => (await statuses()).every((job) => job.status === 'processing'), 15_000, 'both jobs processing');
         // Both are now stuck in discovery on the silent source.
         await new Promise((resolve) => setTimeout(resolve, 500));

@@ -39,7 +39,14 @@ export class Cluster {
   async start(workerCount: number): Promise<this> {
     this.store = await createTempDatabase('cluster_store');
     this.s3 = await startS3rver({ bucket: 'fetcher-results' });
-    this.s3client = new Client({ endPoint: this.s3.endPoint, port: this.s3.port, useSSL: false, accessKey: this.s3.accessKey, secretKey: this.s3.secretKey, pathStyle: true });
+    this.s3client = new Client({
+      endPoint: this.s3.endPoint,
+      port: this.s3.port,
+      useSSL: false,
+      accessKey: this.s3.accessKey,
+      secretKey: this.s3.secretKey,
+      pathStyle: true,
+    });
     this.env = {
       APP_ENC_KEY: TEST_MASTER_KEY,
       REDIS_URL: 'redis://127.0.0.1:6379',
@@ -51,7 +58,13 @@ export class Cluster {
     };
     const port = await freePort();
     this.manager = await startFetcherProcess(
-      { ...this.env, FETCHER_ROLE: 'manager', PORT: String(port), DATABASE_URL: this.storeUrl('manager'), ...this.options.roleEnv?.('manager', this.s3.port) },
+      {
+        ...this.env,
+        FETCHER_ROLE: 'manager',
+        PORT: String(port),
+        DATABASE_URL: this.storeUrl('manager'),
+        ...this.options.roleEnv?.('manager', this.s3.port),
+      },
       port,
     );
     for (let i = 0; i < workerCount; i += 1) await this.addWorker();
@@ -61,7 +74,14 @@ export class Cluster {
   async addWorker(env: Record<string, string> = {}): Promise<FetcherProcess> {
     const port = await freePort();
     const worker = await startFetcherProcess(
-      { ...this.env, FETCHER_ROLE: 'worker', WORKER_HTTP_PORT: String(port), DATABASE_URL: this.storeUrl('worker'), ...this.options.roleEnv?.('worker', this.s3.port), ...env },
+      {
+        ...this.env,
+        FETCHER_ROLE: 'worker',
+        WORKER_HTTP_PORT: String(port),
+        DATABASE_URL: this.storeUrl('worker'),
+        ...this.options.roleEnv?.('worker', this.s3.port),
+        ...env,
+      },
       port,
     );
     this.workers.push(worker);
@@ -78,11 +98,23 @@ export class Cluster {
     return fetch(`${this.manager.url}${path}`, { ...init, headers: { 'Content-Type': 'application/json', ...(init.headers ?? {}) } });
   }
 
-  async registerPostgres(configName: string, db: { host: string; port: number; name: string; user: string }, port = db.port): Promise<void> {
+  async registerPostgres(
+    configName: string,
+    db: { host: string; port: number; name: string; user: string },
+    port = db.port,
+  ): Promise<void> {
     const response = await this.api('/v1/management/connections', {
       method: 'POST',
       headers: { 'X-Product-Name': 'reporter' },
-      body: JSON.stringify({ configName, type: 'POSTGRESQL', host: db.host, port, databaseName: db.name, userName: db.user, password: 'unused' }),
+      body: JSON.stringify({
+        configName,
+        type: 'POSTGRESQL',
+        host: db.host,
+        port,
+        databaseName: db.name,
+        userName: db.user,
+        password: 'unused',
+      }),
     });
     if (response.status !== 201) throw new Error(`register ${configName}: ${response.status} ${await response.text()}`);
   }
@@ -116,7 +148,12 @@ export class Cluster {
 
   /** The job's status history as recorded with every transition. */
   async transitions(jobId: string): Promise<Transition[]> {
-    return (await this.store.query<Transition>('SELECT from_status, to_status, worker_id, reason FROM job_transitions WHERE job_id = $1 ORDER BY at, id', [jobId])).rows;
+    return (
+      await this.store.query<Transition>(
+        'SELECT from_status, to_status, worker_id, reason FROM job_transitions WHERE job_id = $1 ORDER BY at, id',
+        [jobId],
+      )
+    ).rows;
   }
 
   /** Every stored result object key (S3 prefix included). */
@@ -134,7 +171,10 @@ export class Cluster {
   }
 
   logs(): string {
-    return [`--- manager ---\n${this.manager?.output() ?? ''}`, ...this.workers.map((worker, i) => `--- worker ${i} (pid ${worker.child.pid}) ---\n${worker.output()}`)].join('\n');
+    return [
+      `--- manager ---\n${this.manager?.output() ?? ''}`,
+      ...this.workers.map((worker, i) => `--- worker ${i} (pid ${worker.child.pid}) ---\n${worker.output()}`),
+    ].join('\n');
   }
 
   private storeUrl(role: 'manager' | 'worker'): string {

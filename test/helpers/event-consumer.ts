@@ -7,7 +7,10 @@ export interface ReceivedEvent {
 }
 
 /** A consumer bound to the events exchange, as a downstream service would bind one. */
-export async function consumeEvents(exchange: string, url = 'amqp://guest:guest@127.0.0.1:5672'): Promise<{ received: ReceivedEvent[]; close(): Promise<void> }> {
+export async function consumeEvents(
+  exchange: string,
+  url = 'amqp://guest:guest@127.0.0.1:5672',
+): Promise<{ received: ReceivedEvent[]; close(): Promise<void> }> {
   const connection = await amqp.connect(url);
   const channel = await connection.createChannel();
   await channel.assertExchange(exchange, 'topic', { durable: true });
@@ -17,7 +20,11 @@ export async function consumeEvents(exchange: string, url = 'amqp://guest:guest@
   const received: ReceivedEvent[] = [];
   await channel.consume(queue, (message) => {
     if (!message) return;
-    received.push({ routingKey: message.fields.routingKey, messageId: String(message.properties.messageId), body: JSON.parse(message.content.toString('utf8')) });
+    received.push({
+      routingKey: message.fields.routingKey,
+      messageId: String(message.properties.messageId),
+      body: JSON.parse(message.content.toString('utf8')),
+    });
     channel.ack(message);
   });
   return {

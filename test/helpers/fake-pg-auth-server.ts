@@ -59,7 +59,12 @@ export async function startFakePgAuthServer(tls?: FakePgTls): Promise<FakePgServ
           }
           socket.write('S');
           socket.removeListener('data', onData);
-          const secure = new TLSSocket(socket, { isServer: true, secureContext: context, requestCert: Boolean(tls?.clientCa), rejectUnauthorized: false });
+          const secure = new TLSSocket(socket, {
+            isServer: true,
+            secureContext: context,
+            requestCert: Boolean(tls?.clientCa),
+            rejectUnauthorized: false,
+          });
           secure.on('error', () => undefined);
           secure.on('secure', () => {
             const subject = secure.getPeerCertificate()?.subject?.CN;
@@ -82,9 +87,12 @@ export async function startFakePgAuthServer(tls?: FakePgTls): Promise<FakePgServ
         // PasswordMessage: 'p', length, the password NUL-terminated.
         passwords.push({ password: buffered.subarray(5, length).toString('utf8'), tls: socket !== raw });
         const fields = Buffer.concat(
-          [['S', 'FATAL'], ['V', 'FATAL'], ['C', '28P01'], ['M', 'password authentication failed for user "someone"']].map(([type, text]) =>
-            Buffer.concat([Buffer.from(type), Buffer.from(text), Buffer.from([0])]),
-          ),
+          [
+            ['S', 'FATAL'],
+            ['V', 'FATAL'],
+            ['C', '28P01'],
+            ['M', 'password authentication failed for user "someone"'],
+          ].map(([type, text]) => Buffer.concat([Buffer.from(type), Buffer.from(text), Buffer.from([0])])),
         );
         const body = Buffer.concat([fields, Buffer.from([0])]);
         const header = Buffer.alloc(5);

@@ -33,7 +33,10 @@ export interface EmbeddedFetcherOptions {
  * Boots Fetcher in-process in role `all` with the embedded defaults (SQLite, in-process queue,
  * local results) in a fresh temporary data directory. `env` overrides any variable.
  */
-export async function startEmbeddedFetcher(env: Record<string, string> = {}, options: EmbeddedFetcherOptions = {}): Promise<EmbeddedFetcher> {
+export async function startEmbeddedFetcher(
+  env: Record<string, string> = {},
+  options: EmbeddedFetcherOptions = {},
+): Promise<EmbeddedFetcher> {
   const ownDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'fetcher-test-'));
   const config = loadAppConfig({ DATA_DIR: dataDir, APP_ENC_KEY: TEST_MASTER_KEY, NODE_ENV: 'test', ...env });

@@ -85,7 +85,10 @@ const DEFAULT_AUDIENCE = 'fetcher';
 const JWKS_PATH = '/.well-known/jwks.json';
 
 /** A fresh key pair for `alg`, with its public half in JWK and PEM form. */
-export async function generateSigningKey(alg: SigningAlgorithm = 'RS256', kid: string = `${alg.toLowerCase()}-${randomUUID()}`): Promise<SigningKey> {
+export async function generateSigningKey(
+  alg: SigningAlgorithm = 'RS256',
+  kid: string = `${alg.toLowerCase()}-${randomUUID()}`,
+): Promise<SigningKey> {
   const { privateKey, publicKey } = await generateKeyPair(alg);
   const publicJwk: JWK = { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' };
   return { kid, alg, privateKey, publicJwk, publicKeyPem: await exportSPKI(publicKey) };
@@ -151,7 +154,9 @@ export async function startJwksServer(options: JwksServerOptions = {}): Promise<
       return;
     }
     const body =
-      failure === 'garbage' ? '<html>not a key set' : JSON.stringify(failure === 'not-a-jwks' ? { hello: 'world' } : { keys: keys.map((key) => key.publicJwk) });
+      failure === 'garbage'
+        ? '<html>not a key set'
+        : JSON.stringify(failure === 'not-a-jwks' ? { hello: 'world' } : { keys: keys.map((key) => key.publicJwk) });
     response.writeHead(200, { 'content-type': 'application/json' }).end(body);
   };
 

@@ -41,7 +41,11 @@ export async function withMariaAdmin<T>(fn: (connection: mysql.Connection) => Pr
 }
 
 function uniqueName(prefix: string): string {
-  const clean = prefix.toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, 30) || 'tmp';
+  const clean =
+    prefix
+      .toLowerCase()
+      .replace(/[^a-z0-9_]/g, '_')
+      .slice(0, 30) || 'tmp';
   return `${clean}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
 }
 
@@ -99,7 +103,11 @@ export interface TempMariaUser {
  * The prefix is cut so the name stays within MySQL's 32-character limit.
  */
 export async function createTempMariaUser(prefix: string, options: { grantSelectOn?: string } = {}): Promise<TempMariaUser> {
-  const clean = prefix.toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, 20) || 'tmp';
+  const clean =
+    prefix
+      .toLowerCase()
+      .replace(/[^a-z0-9_]/g, '_')
+      .slice(0, 20) || 'tmp';
   const name = `${clean}_${randomBytes(5).toString('hex')}`;
   const password = `Pw-${randomBytes(8).toString('hex')}`;
   const drop = () => withMariaAdmin((admin) => admin.query(`DROP USER IF EXISTS '${name}'@'%'`)).then(() => undefined);

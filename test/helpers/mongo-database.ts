@@ -98,7 +98,10 @@ export async function createTempMongoDatabase(prefix = 'tmp'): Promise<TempMongo
 }
 
 /** A decrypted connection record pointing at `db` on the TEST_MONGO_URL server, as the connector receives it. */
-export function resolvedMongoDatasource(db: Pick<TempMongoDatabase, 'name' | 'target'>, overrides: Partial<ResolvedDatasource> = {}): ResolvedDatasource {
+export function resolvedMongoDatasource(
+  db: Pick<TempMongoDatabase, 'name' | 'target'>,
+  overrides: Partial<ResolvedDatasource> = {},
+): ResolvedDatasource {
   const { target } = db;
   return {
     id: `00000000-0000-4000-8000-${randomBytes(6).toString('hex')}`,

@@ -36,7 +36,8 @@ export function parseOracleUrl(url: string): OracleTestServer {
   const parsed = new URL(url);
   if (parsed.protocol !== 'oracle:') throw new Error('TEST_ORACLE_URL must start with oracle://');
   const serviceName = decodeURIComponent(parsed.pathname.replace(/^\/+/, ''));
-  if (serviceName === '' || parsed.username === '') throw new Error('TEST_ORACLE_URL needs a user and a service name: oracle://user:pass@host:port/service');
+  if (serviceName === '' || parsed.username === '')
+    throw new Error('TEST_ORACLE_URL needs a user and a service name: oracle://user:pass@host:port/service');
   return {
     host: parsed.hostname.replace(/^\[(.*)\]$/, '$1'),
     port: parsed.port === '' ? 1521 : Number(parsed.port),
@@ -78,7 +79,9 @@ export async function createTempOracleSchema(server: OracleTestServer = parseOra
     return result.rows ?? [];
   };
   const [[owner]] = (await execute('SELECT USER FROM DUAL')) as [[string]];
-  const [[version]] = (await execute("SELECT VERSION FROM PRODUCT_COMPONENT_VERSION WHERE PRODUCT LIKE 'Oracle%' AND ROWNUM = 1")) as [[string]];
+  const [[version]] = (await execute("SELECT VERSION FROM PRODUCT_COMPONENT_VERSION WHERE PRODUCT LIKE 'Oracle%' AND ROWNUM = 1")) as [
+    [string],
+  ];
   let dropped: Promise<void> | undefined;
   return {
     server,

@@ -41,7 +41,11 @@ export async function withAdminClient<T>(fn: (client: pg.Client) => Promise<T>):
 }
 
 function uniqueName(prefix: string): string {
-  const clean = prefix.toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, 30) || 'tmp';
+  const clean =
+    prefix
+      .toLowerCase()
+      .replace(/[^a-z0-9_]/g, '_')
+      .slice(0, 30) || 'tmp';
   return `${clean}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
 }
 
@@ -65,7 +69,9 @@ export async function createTempDatabase(prefix = 'fetcher_test', options: { enc
       dropped ??= (async () => {
         await pool.end();
         await withAdminClient(async (admin) => {
-          await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
+          await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [
+            name,
+          ]);
           await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
         });
       })();

@@ -27,7 +27,8 @@ export async function expectAbortKeepsSession(session: ConnectorSession, schemas
   await expect(reading).rejects.toMatchObject({ name: 'AbortError' });
   const small = tables.get('small')!;
   let rows = 0;
-  for await (const batch of session.readRows({ table: small, columns: small.columns }, new AbortController().signal)) rows += batch.rowCount;
+  for await (const batch of session.readRows({ table: small, columns: small.columns }, new AbortController().signal))
+    rows += batch.rowCount;
   expect(rows).toBe(2);
 }
 
@@ -154,7 +155,8 @@ export async function expectAbortedDiscoveryCancelled(
   // instead (the silent-server scenarios cover that path); otherwise the session reads on.
   if (ms >= ABORT_BUDGET_MS) return;
   let rows = 0;
-  for await (const batch of session.readRows({ table: small, columns: small.columns }, new AbortController().signal)) rows += batch.rowCount;
+  for await (const batch of session.readRows({ table: small, columns: small.columns }, new AbortController().signal))
+    rows += batch.rowCount;
   expect(rows).toBe(2);
 }
 

@@ -20,7 +20,8 @@ import type { ResolvedDatasource } from '../../src/datasource/connectors/engine-
  */
 export const TEST_MSSQL_URL: string | undefined = process.env.TEST_MSSQL_URL || undefined;
 
-export const SQLSERVER_SKIP_REASON = 'set TEST_MSSQL_URL=mssql://user:pass@host:port/db to run against a server (docker/compose.yml starts one)';
+export const SQLSERVER_SKIP_REASON =
+  'set TEST_MSSQL_URL=mssql://user:pass@host:port/db to run against a server (docker/compose.yml starts one)';
 
 export interface SqlServerTarget {
   readonly host: string;
@@ -101,7 +102,11 @@ export interface TempSqlServerDatabase extends SqlServerTarget {
 }
 
 function uniqueName(prefix: string): string {
-  const clean = prefix.toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, 40) || 'tmp';
+  const clean =
+    prefix
+      .toLowerCase()
+      .replace(/[^a-z0-9_]/g, '_')
+      .slice(0, 40) || 'tmp';
   return `${clean}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
 }
 
@@ -131,7 +136,11 @@ export async function createTempSqlServerDatabase(target: SqlServerTarget, suffi
       dropped ??= (async () => {
         await pool.close().catch(() => undefined);
         await withSqlServerAdmin(target, (admin) =>
-          admin.request().query(`IF DB_ID(N'${name}') IS NOT NULL BEGIN ALTER DATABASE [${name}] SET SINGLE_USER WITH ROLLBACK IMMEDIATE; DROP DATABASE [${name}]; END`),
+          admin
+            .request()
+            .query(
+              `IF DB_ID(N'${name}') IS NOT NULL BEGIN ALTER DATABASE [${name}] SET SINGLE_USER WITH ROLLBACK IMMEDIATE; DROP DATABASE [${name}]; END`,
+            ),
         );
       })();
       return dropped;

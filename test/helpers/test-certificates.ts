@@ -19,12 +19,44 @@ export function createTestCertificates(): TestCertificates {
   const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
   try {
     for (const name of ['ca', 'other-ca']) {
-      run('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', `/CN=fetcher-test-${name}`, '-keyout', `${name}.key`, '-out', `${name}.pem`);
+      run(
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '2',
+        '-subj',
+        `/CN=fetcher-test-${name}`,
+        '-keyout',
+        `${name}.key`,
+        '-out',
+        `${name}.pem`,
+      );
     }
     writeFileSync(join(dir, 'server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
-    for (const [name, ext] of [['server', ['-extfile', 'server.ext']], ['client', []]] as const) {
+    for (const [name, ext] of [
+      ['server', ['-extfile', 'server.ext']],
+      ['client', []],
+    ] as const) {
       run('req', '-newkey', 'rsa:2048', '-nodes', '-subj', `/CN=fetcher-test-${name}`, '-keyout', `${name}.key`, '-out', `${name}.csr`);
-      run('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '2', '-out', `${name}.pem`, ...ext);
+      run(
+        'x509',
+        '-req',
+        '-in',
+        `${name}.csr`,
+        '-CA',
+        'ca.pem',
+        '-CAkey',
+        'ca.key',
+        '-CAcreateserial',
+        '-days',
+        '2',
+        '-out',
+        `${name}.pem`,
+        ...ext,
+      );
     }
     const read = (file: string) => readFileSync(join(dir, file), 'utf8');
     return {

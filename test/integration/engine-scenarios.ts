@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectorSession, EngineConnector, ResolvedDatasource, RowBatch, TableInfo } from '../../src/datasource/connectors/engine-connector.js';
+import type {
+  ConnectorSession,
+  EngineConnector,
+  ResolvedDatasource,
+  RowBatch,
+  TableInfo,
+} from '../../src/datasource/connectors/engine-connector.js';
 import type { FilterCondition } from '../../src/request/data-request.js';
 
 /**
@@ -23,15 +29,37 @@ export interface ScenarioRow {
 
 /** Inserted in this order (not the key order): reads must come back ordered by id. */
 export const SCENARIO_ROWS: readonly ScenarioRow[] = [
-  { id: 3, name: 'gamma 50%_off', amount: '1234567890.12', qty: 30, active: true, day: '2026-03-01', at: '2026-03-01T12:00:00.250', note: null },
-  { id: 1, name: 'alpha', amount: '10.50', qty: 10, active: true, day: '2026-01-15', at: '2026-01-15T08:30:00.000', note: 'first "quoted" \\ line\nnext ção 😀' },
+  {
+    id: 3,
+    name: 'gamma 50%_off',
+    amount: '1234567890.12',
+    qty: 30,
+    active: true,
+    day: '2026-03-01',
+    at: '2026-03-01T12:00:00.250',
+    note: null,
+  },
+  {
+    id: 1,
+    name: 'alpha',
+    amount: '10.50',
+    qty: 10,
+    active: true,
+    day: '2026-01-15',
+    at: '2026-01-15T08:30:00.000',
+    note: 'first "quoted" \\ line\nnext ção 😀',
+  },
   { id: 2, name: 'beta', amount: '0.00', qty: 0, active: false, day: '2026-02-28', at: '2026-02-28T23:59:59.999', note: 'second' },
   { id: 5, name: 'epsilon', amount: '-7.25', qty: 50, active: false, day: '2026-05-31', at: '2026-05-31T00:00:00.000', note: null },
   { id: 4, name: 'delta', amount: '99.99', qty: 40, active: true, day: '2026-04-30', at: '2026-04-30T18:45:10.500', note: 'fourth' },
 ];
 
 /** Filter cases on the dataset: the ids each must return, in key order, on every engine. */
-export const SCENARIO_FILTERS: readonly { readonly name: string; readonly filters: Record<string, FilterCondition>; readonly ids: number[] }[] = [
+export const SCENARIO_FILTERS: readonly {
+  readonly name: string;
+  readonly filters: Record<string, FilterCondition>;
+  readonly ids: number[];
+}[] = [
   { name: 'eq one value', filters: { name: { eq: ['beta'] } }, ids: [2] },
   { name: 'eq several values (IN)', filters: { qty: { eq: [10, 40] } }, ids: [1, 4] },
   { name: 'ne', filters: { qty: { ne: [0] } }, ids: [1, 3, 4, 5] },
@@ -105,7 +133,8 @@ export function describeEngineScenarios(
       await cleanup?.();
     });
 
-    const columns = (...names: (keyof ScenarioRow)[]) => names.map((name) => table.columns.find((column) => column.name === harness.column(name))!);
+    const columns = (...names: (keyof ScenarioRow)[]) =>
+      names.map((name) => table.columns.find((column) => column.name === harness.column(name))!);
 
     it('discovers the table with its columns in order and its primary key', () => {
       const names: (keyof ScenarioRow)[] = ['id', 'name', 'amount', 'qty', 'active', 'day', 'at', 'note'];
@@ -127,7 +156,9 @@ export function describeEngineScenarios(
 
     for (const scenario of SCENARIO_FILTERS) {
       it(`filters: ${scenario.name}`, async () => {
-        const filters = Object.fromEntries(Object.entries(scenario.filters).map(([field, condition]) => [harness.column(field as keyof ScenarioRow), condition]));
+        const filters = Object.fromEntries(
+          Object.entries(scenario.filters).map(([field, condition]) => [harness.column(field as keyof ScenarioRow), condition]),
+        );
         const rows = await readAll(session.readRows({ table, columns: columns('id'), filters }, new AbortController().signal));
         expect(rows.map((row) => row[harness.column('id')])).toEqual(scenario.ids);
       });

@@ -29,7 +29,16 @@ export const FILTER_ITEMS: readonly FilterItem[] = [
   { id: 7, label: '100%_sure', amount: '1000.00', qty: 100, active: true, day: '2026-04-01', at: '2026-04-01 00:00:00.5', category: 'c' },
   { id: 8, label: "O'Brien", amount: '7.77', qty: 7, active: false, day: '2026-04-15', at: '2026-04-15 08:00:00', category: 'a' },
   { id: 9, label: '', amount: '0.01', qty: -1, active: null, day: '2026-05-01', at: '2026-05-01 00:00:01', category: '' },
-  { id: 10, label: 'delta\\slash', amount: '50.50', qty: 50, active: true, day: '2026-12-31', at: '2026-12-31 23:59:59.999', category: 'd' },
+  {
+    id: 10,
+    label: 'delta\\slash',
+    amount: '50.50',
+    qty: 50,
+    active: true,
+    day: '2026-12-31',
+    at: '2026-12-31 23:59:59.999',
+    category: 'd',
+  },
 ];
 
 export interface FilterCase {

@@ -22,9 +22,20 @@ const engines: Engine[] = [
     name: `PostgreSQL (${readPath} path)`,
     async setup() {
       const db = await createTempDatabase('filters');
-      await db.query(`CREATE TABLE items (id int PRIMARY KEY, label text, amount numeric(10,2), qty int, active boolean, day date, at timestamp(3), category text)`);
+      await db.query(
+        `CREATE TABLE items (id int PRIMARY KEY, label text, amount numeric(10,2), qty int, active boolean, day date, at timestamp(3), category text)`,
+      );
       for (const item of FILTER_ITEMS) {
-        await db.query('INSERT INTO items VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [item.id, item.label, item.amount, item.qty, item.active, item.day, item.at, item.category]);
+        await db.query('INSERT INTO items VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [
+          item.id,
+          item.label,
+          item.amount,
+          item.qty,
+          item.active,
+          item.day,
+          item.at,
+          item.category,
+        ]);
       }
       const session = await new PostgresConnector(readPath).open(resolvedDatasource(db), { connectTimeoutMs: 5_000 });
       const table = (await session.discover(['public'], new AbortController().signal)).tables.get('items') as TableInfo;
@@ -39,7 +50,16 @@ const engines: Engine[] = [
       await db.query(`CREATE TABLE items (id INT PRIMARY KEY, label VARCHAR(64) COLLATE utf8mb4_bin, amount DECIMAL(10,2), qty INT,
         active TINYINT(1), day DATE, at DATETIME(3), category VARCHAR(8) COLLATE utf8mb4_bin) CHARACTER SET utf8mb4`);
       for (const item of FILTER_ITEMS) {
-        await db.query('INSERT INTO items VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [item.id, item.label, item.amount, item.qty, item.active === null ? null : Number(item.active), item.day, item.at, item.category]);
+        await db.query('INSERT INTO items VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
+          item.id,
+          item.label,
+          item.amount,
+          item.qty,
+          item.active === null ? null : Number(item.active),
+          item.day,
+          item.at,
+          item.category,
+        ]);
       }
       const session = await new MySqlConnector().open(resolvedMySqlDatasource(db), { connectTimeoutMs: 5_000 });
       const table = (await session.discover([], new AbortController().signal)).tables.get('items') as TableInfo;

@@ -67,7 +67,11 @@ describe.each(['sqlite', 'postgres'] as const)('JobRepository on %s', (kind) => 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'fetcher-jobs-'));
     if (kind === 'postgres') pgDatabase = await createTempDatabase('job_repository');
-    const config = loadAppConfig({ DATA_DIR: dataDir, APP_ENC_KEY: TEST_MASTER_KEY, ...(pgDatabase ? { DATABASE_URL: pgDatabase.url } : {}) });
+    const config = loadAppConfig({
+      DATA_DIR: dataDir,
+      APP_ENC_KEY: TEST_MASTER_KEY,
+      ...(pgDatabase ? { DATABASE_URL: pgDatabase.url } : {}),
+    });
     // Twice: the second boot must find the schema migrated and change nothing.
     await (await openDataSource(dataSourceOptions(config))).destroy();
     dataSource = await openDataSource(dataSourceOptions(config));
@@ -122,7 +126,10 @@ describe.each(['sqlite', 'postgres'] as const)('JobRepository on %s', (kind) => 
     await jobs.claim(job.id, 'w1', 60_000);
     expect(await jobs.release(job.id, 'w2', 'test')).toBe(false);
     expect(await jobs.release(job.id, 'w1', 'test')).toBe(true);
-    expect(await dataSource.getRepository<JobRecord>(JOB_ENTITY).findOneByOrFail({ id: job.id })).toMatchObject({ status: JobStatus.Pending, workerId: null });
+    expect(await dataSource.getRepository<JobRecord>(JOB_ENTITY).findOneByOrFail({ id: job.id })).toMatchObject({
+      status: JobStatus.Pending,
+      workerId: null,
+    });
   });
 
   it('does not count a job handed back at shutdown as a used attempt', async () => {
@@ -145,7 +152,9 @@ describe.each(['sqlite', 'postgres'] as const)('JobRepository on %s', (kind) => 
     await jobs.claim(job.id, 'w1', 60_000);
     const event = { id: `fetcher.job.completed.${job.id}`, eventType: 'job.completed', payload: { jobId: job.id } };
     const published: string[] = [];
-    expect(await jobs.complete(job.id, { workerId: 'w1', attempt: 1 }, result, event, async () => void published.push('stale'))).toBe(false);
+    expect(await jobs.complete(job.id, { workerId: 'w1', attempt: 1 }, result, event, async () => void published.push('stale'))).toBe(
+      false,
+    );
     expect(published).toEqual([]);
 
     // A publish that fails leaves the job as it was: still processing, no event.
@@ -156,7 +165,9 @@ describe.each(['sqlite', 'postgres'] as const)('JobRepository on %s', (kind) => 
     expect((await jobs.findById(job.id))?.status).toBe(JobStatus.Processing);
     expect(await dataSource.getRepository<OutboxEventRecord>(OUTBOX_EVENT_ENTITY).findBy({ jobId: job.id })).toEqual([]);
 
-    expect(await jobs.complete(job.id, { workerId: 'w1', attempt: 2 }, result, event, async () => void published.push('current'))).toBe(true);
+    expect(await jobs.complete(job.id, { workerId: 'w1', attempt: 2 }, result, event, async () => void published.push('current'))).toBe(
+      true,
+    );
     expect(published).toEqual(['current']);
     expect((await jobs.findById(job.id))?.status).toBe(JobStatus.Completed);
   });

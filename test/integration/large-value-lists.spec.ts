@@ -49,7 +49,11 @@ const CASES: readonly [string, Record<string, FilterCondition>, number[]][] = [
   [`code in ${LIST_SIZE} strings and null`, { code: { in: [...CODES, null] } }, idsWhere((r) => r.code === null || inCodes.has(r.code))],
   [`code nin ${LIST_SIZE} strings`, { code: { nin: CODES } }, idsWhere((r) => r.code !== null && !inCodes.has(r.code))],
   [`code nin ${LIST_SIZE} strings and null`, { code: { nin: [...CODES, null] } }, idsWhere((r) => r.code !== null && !inCodes.has(r.code))],
-  ['two long lists ANDed', { n: { in: NUMBERS }, code: { nin: CODES.slice(0, 40_000) } }, idsWhere((r) => r.n !== null && inNumbers.has(r.n) && r.code !== null && !CODES.slice(0, 40_000).includes(r.code))],
+  [
+    'two long lists ANDed',
+    { n: { in: NUMBERS }, code: { nin: CODES.slice(0, 40_000) } },
+    idsWhere((r) => r.n !== null && inNumbers.has(r.n) && r.code !== null && !CODES.slice(0, 40_000).includes(r.code)),
+  ],
 ];
 
 const UPPER_CODES: FilterScalar[] = CODES.map((c) => c.toUpperCase());
@@ -57,7 +61,8 @@ const UPPER_CODES: FilterScalar[] = CODES.map((c) => c.toUpperCase());
 async function readIds(session: ConnectorSession, table: TableInfo, filters: Record<string, FilterCondition>): Promise<number[]> {
   const id = table.columns.find((c) => c.name === 'id')!;
   const parts: string[] = [];
-  for await (const batch of session.readRows({ table, columns: [id], filters }, new AbortController().signal)) parts.push(batch.json.toString('utf8'));
+  for await (const batch of session.readRows({ table, columns: [id], filters }, new AbortController().signal))
+    parts.push(batch.json.toString('utf8'));
   return (JSON.parse('[' + parts.join(',') + ']') as { id: number }[]).map((r) => r.id);
 }
 
@@ -102,7 +107,9 @@ describe('value lists beyond the parameter limits, on MariaDB', () => {
     const db = await createTempMariaDatabase('my_large_lists');
     drop = () => db.drop();
     const values = ROWS.map((r) => `(${r.id}, ${r.n ?? 'NULL'}, ${sqlText(r.code)})`).join(', ');
-    await db.query(`CREATE TABLE items (id INT PRIMARY KEY, n INT, code VARCHAR(40) COLLATE utf8mb4_general_ci); INSERT INTO items VALUES ${values};`);
+    await db.query(
+      `CREATE TABLE items (id INT PRIMARY KEY, n INT, code VARCHAR(40) COLLATE utf8mb4_general_ci); INSERT INTO items VALUES ${values};`,
+    );
     session = await new MySqlConnector().open(resolvedMySqlDatasource(db), { connectTimeoutMs: 5_000 });
     items = (await session.discover(null, new AbortController().signal)).tables.get('items')!;
   });

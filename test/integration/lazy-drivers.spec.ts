@@ -37,7 +37,11 @@ function modulesLoadedAfter(script: string): string[] {
     const files = esModules.filter((url) => url.startsWith('file:')).map((url) => fileURLToPath(url));
     console.log(JSON.stringify([...Object.keys(createRequire(import.meta.url).cache), ...files]));
     port1.close();`;
-  const result = spawnSync(process.execPath, ['--input-type=module', '-e', source], { cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', source], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '' },
+  });
   if (result.status !== 0) throw new Error(result.stderr);
   return JSON.parse(result.stdout.trim().split('\n').pop() as string) as string[];
 }

@@ -5,7 +5,13 @@ import type { ConnectorSession, RowBatch, TableInfo } from '../../src/datasource
 import { FieldCollector, toTableInfo } from '../../src/datasource/connectors/mongodb/mongodb-discovery.js';
 import { buildMongoFilter } from '../../src/datasource/connectors/mongodb/mongodb-filter.js';
 import { MongoDbConnector } from '../../src/datasource/connectors/mongodb/mongodb.connector.js';
-import { createTempMongoDatabase, MONGO_SKIP_REASON, resolvedMongoDatasource, TEST_MONGO_URL, type TempMongoDatabase } from '../helpers/mongo-database.js';
+import {
+  createTempMongoDatabase,
+  MONGO_SKIP_REASON,
+  resolvedMongoDatasource,
+  TEST_MONGO_URL,
+  type TempMongoDatabase,
+} from '../helpers/mongo-database.js';
 import { FILTER_CASES, FILTER_ITEMS, type FilterItem } from './filter-cases.js';
 
 /**

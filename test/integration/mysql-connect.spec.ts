@@ -97,7 +97,9 @@ describe('MySqlConnector connect failures', () => {
   });
 
   it('reports a login without rights on the database as auth_failed (ER_DBACCESS_DENIED_ERROR)', async () => {
-    const error = await failure(connector.open(probe({ userName: outsider.name, password: outsider.password }), { connectTimeoutMs: 5_000 }));
+    const error = await failure(
+      connector.open(probe({ userName: outsider.name, password: outsider.password }), { connectTimeoutMs: 5_000 }),
+    );
     expect(error.reason).toBe('auth_failed');
     expect(error.message).toContain(`may not use database "${db.name}"`);
   });
@@ -111,7 +113,9 @@ describe('MySqlConnector connect failures', () => {
   it('reports an unknown database as database_not_found', async () => {
     // root: a login without global rights is told "access denied" instead, so as not to reveal names.
     const error = await failure(
-      connector.open(resolvedMySqlDatasource(db, { configName: 'my_probe', databaseName: `${db.name}_missing` }), { connectTimeoutMs: 5_000 }),
+      connector.open(resolvedMySqlDatasource(db, { configName: 'my_probe', databaseName: `${db.name}_missing` }), {
+        connectTimeoutMs: 5_000,
+      }),
     );
     expect(error.reason).toBe('database_not_found');
     expect(error.message).toContain(`${db.name}_missing`);

@@ -58,8 +58,41 @@ const FIDELITY_SQL = String.raw`
 const row = (pairs: [string, string][]): string => '{' + pairs.map(([k, v]) => JSON.stringify(k) + ':' + v).join(',') + '}';
 
 const COLUMNS = [
-  'id', 'ti', 'tiu', 'si', 'mi', 'i', 'iu', 'bi', 'bu', 'yr', 'flag', 'flag2', 'num', 'price', 'd', 'f',
-  'dt', 'dtm', 'dtm0', 'ts', 't', 'j', 'bin', 'vb', 'fixed', 'b1', 'b8', 'b64', 'e', 'st', 'txt', 'vc', 'ch', 'u', 'g',
+  'id',
+  'ti',
+  'tiu',
+  'si',
+  'mi',
+  'i',
+  'iu',
+  'bi',
+  'bu',
+  'yr',
+  'flag',
+  'flag2',
+  'num',
+  'price',
+  'd',
+  'f',
+  'dt',
+  'dtm',
+  'dtm0',
+  'ts',
+  't',
+  'j',
+  'bin',
+  'vb',
+  'fixed',
+  'b1',
+  'b8',
+  'b64',
+  'e',
+  'st',
+  'txt',
+  'vc',
+  'ch',
+  'u',
+  'g',
 ];
 
 /** A row where every column not given is NULL. */
@@ -117,23 +150,52 @@ describe('MySqlConnector against MariaDB', () => {
     expect(rowCount).toBe(3);
     const expected = [
       sparse({
-        id: '1', ti: '-128', tiu: '255', si: '-32768', mi: '16777215', i: '-2147483648', iu: '4294967295',
-        bi: '9223372036854775807', bu: '18446744073709551615', yr: '2024',
-        flag: 'true', flag2: 'false',
-        num: '"1234567890123456789012345678.0123456789"', price: '"100.50"',
-        d: '0.1', f: '0.1',
-        dt: '"2024-02-29"', dtm: '"2024-01-15T10:20:30.123456"', dtm0: '"2024-01-15T10:20:30"',
-        ts: '"2024-01-15T08:20:30.123456Z"', t: '"-838:59:59.000000"',
+        id: '1',
+        ti: '-128',
+        tiu: '255',
+        si: '-32768',
+        mi: '16777215',
+        i: '-2147483648',
+        iu: '4294967295',
+        bi: '9223372036854775807',
+        bu: '18446744073709551615',
+        yr: '2024',
+        flag: 'true',
+        flag2: 'false',
+        num: '"1234567890123456789012345678.0123456789"',
+        price: '"100.50"',
+        d: '0.1',
+        f: '0.1',
+        dt: '"2024-02-29"',
+        dtm: '"2024-01-15T10:20:30.123456"',
+        dtm0: '"2024-01-15T10:20:30"',
+        ts: '"2024-01-15T08:20:30.123456Z"',
+        t: '"-838:59:59.000000"',
         j: '{"big":12345678901234567890,"s":"a b","n":[1,2.50]}',
-        bin: '"AP8Q"', vb: '"/wA="', fixed: '"AQAAAA=="',
-        b1: 'true', b8: '129', b64: '18446744073709551615',
-        e: '"happy"', st: '"a,c"',
-        txt: JSON.stringify(TEXT), vc: '"plain"', ch: '"ab"',
-        u: '"123e4567-e89b-12d3-a456-426655440000"', g: '"POINT(1 2)"',
+        bin: '"AP8Q"',
+        vb: '"/wA="',
+        fixed: '"AQAAAA=="',
+        b1: 'true',
+        b8: '129',
+        b64: '18446744073709551615',
+        e: '"happy"',
+        st: '"a,c"',
+        txt: JSON.stringify(TEXT),
+        vc: '"plain"',
+        ch: '"ab"',
+        u: '"123e4567-e89b-12d3-a456-426655440000"',
+        g: '"POINT(1 2)"',
       }),
       sparse({
-        id: '2', bi: '-9223372036854775808', d: '1e300', f: '1234567', flag: 'false', flag2: 'true', b1: 'false',
-        t: '"23:59:59.999999"', price: '"-0.05"',
+        id: '2',
+        bi: '-9223372036854775808',
+        d: '1e300',
+        f: '1234567',
+        flag: 'false',
+        flag2: 'true',
+        b1: 'false',
+        t: '"23:59:59.999999"',
+        price: '"-0.05"',
       }),
       // The server's own shortest text for the DOUBLE; zero dates have no ISO form: null.
       sparse({ id: '3', d: '-0.00000025', f: '3.40282e+38' }),
@@ -234,7 +296,10 @@ describe('MySqlConnector against MariaDB', () => {
     const extra = await connector.open(resolvedMySqlDatasource(db), { connectTimeoutMs: 5_000 });
     await extra.close();
     await expect(extra.close()).resolves.toBeUndefined();
-    await expect(extra.discover(null, new AbortController().signal)).rejects.toMatchObject({ name: 'DatasourceQueryError', message: 'Session is closed' });
+    await expect(extra.discover(null, new AbortController().signal)).rejects.toMatchObject({
+      name: 'DatasourceQueryError',
+      message: 'Session is closed',
+    });
   });
 
   it('reports a failing query as DatasourceQueryError naming the table, and stays usable', async () => {
@@ -266,7 +331,10 @@ describe('MySqlConnector against MariaDB', () => {
       name: 'DatasourceQueryError',
       table: 'heap',
     });
-    await expect(doomed.discover(null, new AbortController().signal)).rejects.toMatchObject({ name: 'DatasourceQueryError', message: expect.stringMatching(/^Connection lost/) });
+    await expect(doomed.discover(null, new AbortController().signal)).rejects.toMatchObject({
+      name: 'DatasourceQueryError',
+      message: expect.stringMatching(/^Connection lost/),
+    });
     await expect(doomed.close()).resolves.toBeUndefined();
   });
 });

@@ -19,7 +19,8 @@ const NAMES: Record<string, string[]> = { [NAME]: ['127.0.0.1'], [OTHER_NAME]: [
 const USER = `fetcher_egress_${run}`;
 const PASSWORD = `Pw-${run}`;
 
-const sessions = (allowPlaintextPassword: boolean, lookups: string[] = []) => guardedSessions(new MySqlConnector(), NAMES, allowPlaintextPassword, lookups);
+const sessions = (allowPlaintextPassword: boolean, lookups: string[] = []) =>
+  guardedSessions(new MySqlConnector(), NAMES, allowPlaintextPassword, lookups);
 
 const failure = (opening: Promise<ConnectorSession>) => connectFailure(opening, PASSWORD);
 
@@ -42,17 +43,20 @@ describe('MySQL egress against the local MariaDB', () => {
     await withMariaAdmin((admin) => admin.query(`DROP USER IF EXISTS '${USER}'@'%'`));
   });
 
-  it.each(['preferred', 'false', '', null])('connects by the checked address with SSL mode %j, with a native password login', async (mode) => {
-    const lookups: string[] = [];
-    // The native password plugin never sends the password itself: refusing plaintext changes nothing.
-    const session = await sessions(false, lookups).open(record({ ssl: { mode } }), { connectTimeoutMs: 5_000 });
-    try {
-      expect((await session.discover(null, new AbortController().signal)).tables.has('small')).toBe(true);
-    } finally {
-      await session.close();
-    }
-    expect(lookups).toEqual([NAME]);
-  });
+  it.each(['preferred', 'false', '', null])(
+    'connects by the checked address with SSL mode %j, with a native password login',
+    async (mode) => {
+      const lookups: string[] = [];
+      // The native password plugin never sends the password itself: refusing plaintext changes nothing.
+      const session = await sessions(false, lookups).open(record({ ssl: { mode } }), { connectTimeoutMs: 5_000 });
+      try {
+        expect((await session.discover(null, new AbortController().signal)).tables.has('small')).toBe(true);
+      } finally {
+        await session.close();
+      }
+      expect(lookups).toEqual([NAME]);
+    },
+  );
 
   // The local server runs without SSL.
   it.each(['true', 'skip-verify'])('still asks for TLS with SSL mode %s and reports the server has none', async (mode) => {
@@ -76,11 +80,17 @@ describe('MySQL and mysql_clear_password', () => {
   let plain: FakeMySqlServer;
   let tls: FakeMySqlServer;
   const record = (port: number, overrides: Partial<ResolvedDatasource> = {}) =>
-    resolvedMySqlDatasource({ name: 'd', host: '127.0.0.1', port, user: 'ldap_user', password: PASSWORD }, { configName: 'my_clear', ...overrides });
+    resolvedMySqlDatasource(
+      { name: 'd', host: '127.0.0.1', port, user: 'ldap_user', password: PASSWORD },
+      { configName: 'my_clear', ...overrides },
+    );
 
   beforeAll(async () => {
     certs = createTestCertificates();
-    [plain, tls] = await Promise.all([startFakeMySqlAuthServer(), startFakeMySqlAuthServer({ cert: certs.serverCert, key: certs.serverKey })]);
+    [plain, tls] = await Promise.all([
+      startFakeMySqlAuthServer(),
+      startFakeMySqlAuthServer({ cert: certs.serverCert, key: certs.serverKey }),
+    ]);
   });
   afterAll(async () => Promise.all([plain?.close(), tls?.close()]));
 
@@ -88,7 +98,9 @@ describe('MySQL and mysql_clear_password', () => {
     const before = plain.passwords.length;
     const error = await failure(sessions(false).open(record(plain.port), { connectTimeoutMs: 5_000 }));
     expect(error.reason).toBe('plaintext_password_refused');
-    expect(error.message).toMatch(/^Cannot connect to MySQL datasource "my_clear": the server asked for the password in clear text \(mysql_clear_password\)/);
+    expect(error.message).toMatch(
+      /^Cannot connect to MySQL datasource "my_clear": the server asked for the password in clear text \(mysql_clear_password\)/,
+    );
     expect(error.message).toContain('ALLOW_PLAINTEXT_PASSWORD=true');
     expect(plain.passwords.length).toBe(before);
   });
@@ -109,11 +121,15 @@ describe('MySQL and mysql_clear_password', () => {
 
   it('SSL mode true dialling 127.0.0.1 verifies the certificate against the name: localhost passes, another name fails', async () => {
     const before = tls.passwords.length;
-    const ok = await failure(sessions(false).open(record(tls.port, { host: 'localhost', ssl: { mode: 'true', ca: certs.ca } }), { connectTimeoutMs: 5_000 }));
+    const ok = await failure(
+      sessions(false).open(record(tls.port, { host: 'localhost', ssl: { mode: 'true', ca: certs.ca } }), { connectTimeoutMs: 5_000 }),
+    );
     expect(ok.reason).toBe('auth_failed');
     expect(tls.passwords.length).toBe(before + 1);
     // The certificate names 127.0.0.1 too: only a check against the name can fail here.
-    const wrong = await failure(sessions(false).open(record(tls.port, { host: OTHER_NAME, ssl: { mode: 'true', ca: certs.ca } }), { connectTimeoutMs: 5_000 }));
+    const wrong = await failure(
+      sessions(false).open(record(tls.port, { host: OTHER_NAME, ssl: { mode: 'true', ca: certs.ca } }), { connectTimeoutMs: 5_000 }),
+    );
     expect(wrong.reason).toBe('tls');
     expect(tls.passwords.length).toBe(before + 1);
   });

@@ -39,7 +39,8 @@ describe('MySqlConnector filters against MariaDB', () => {
   const ids = async (filters: Record<string, FilterCondition>): Promise<number[]> => {
     const id = items.columns.find((c) => c.name === 'id')!;
     const parts: string[] = [];
-    for await (const batch of session.readRows({ table: items, columns: [id], filters }, new AbortController().signal)) parts.push(batch.json.toString('utf8'));
+    for await (const batch of session.readRows({ table: items, columns: [id], filters }, new AbortController().signal))
+      parts.push(batch.json.toString('utf8'));
     return (JSON.parse('[' + parts.join(',') + ']') as { id: number }[]).map((r) => r.id);
   };
 

@@ -97,8 +97,23 @@ const MANY_SQL = `
 `;
 
 const KINDS: readonly MySqlValueKind[] = [
-  'integer', 'boolean', 'decimal', 'float', 'double', 'date', 'datetime', 'timestamp', 'time',
-  'bit-boolean', 'bit', 'json', 'json-checked', 'binary', 'text', 'spatial', 'other',
+  'integer',
+  'boolean',
+  'decimal',
+  'float',
+  'double',
+  'date',
+  'datetime',
+  'timestamp',
+  'time',
+  'bit-boolean',
+  'bit',
+  'json',
+  'json-checked',
+  'binary',
+  'text',
+  'spatial',
+  'other',
 ];
 
 const joined = (chunks: readonly RowBatch[]): { json: Buffer; rows: number } => ({
@@ -182,13 +197,24 @@ describe('raw row rendering is byte-identical to the parsed-row renderer (MariaD
       expect(raw.rows).toBeGreaterThan(0);
       await compare(sql, table.columns, SMALL_BATCHES);
     }
-    expect((await compare(renderSql(buildSelect({ table: tables.get('many')!, columns: tables.get('many')!.columns })), tables.get('many')!.columns)).rows).toBe(MANY_ROWS);
+    expect(
+      (
+        await compare(
+          renderSql(buildSelect({ table: tables.get('many')!, columns: tables.get('many')!.columns })),
+          tables.get('many')!.columns,
+        )
+      ).rows,
+    ).toBe(MANY_ROWS);
   });
 
   it('renders every kind over every wire type, as a stale schema snapshot could pair them', async () => {
     for (const key of ['edge', 'edge_view']) {
       const table = tables.get(key)!;
-      for (const kind of KINDS) await compare(plainSelect(table), table.columns.map((c) => withKind(c, kind)));
+      for (const kind of KINDS)
+        await compare(
+          plainSelect(table),
+          table.columns.map((c) => withKind(c, kind)),
+        );
     }
   });
 
@@ -197,7 +223,12 @@ describe('raw row rendering is byte-identical to the parsed-row renderer (MariaD
       const table = tables.get(key)!;
       const chunks: RowBatch[] = [];
       for await (const batch of session.readRows({ table, columns: table.columns }, new AbortController().signal)) chunks.push(batch);
-      const parsed = await renderParsed(connection, renderSql(buildSelect({ table, columns: table.columns })), table.columns, DEFAULT_READ_BUDGET);
+      const parsed = await renderParsed(
+        connection,
+        renderSql(buildSelect({ table, columns: table.columns })),
+        table.columns,
+        DEFAULT_READ_BUDGET,
+      );
       expect(difference(joined(chunks).json, parsed.json)).toBeUndefined();
     }
   });
@@ -217,7 +248,11 @@ describe('raw row rendering is byte-identical to the parsed-row renderer (MariaD
       for (const results of ['NULL', 'latin1', 'binary']) {
         await runQuery(connection, `SET SESSION character_set_results = ${results}`);
         await compare(renderSql(buildSelect({ table: edge, columns: edge.columns })), edge.columns);
-        for (const kind of ['text', 'other', 'binary'] as const) await compare(plainSelect(edge), edge.columns.map((c) => withKind(c, kind)));
+        for (const kind of ['text', 'other', 'binary'] as const)
+          await compare(
+            plainSelect(edge),
+            edge.columns.map((c) => withKind(c, kind)),
+          );
       }
     } finally {
       await runQuery(connection, 'SET SESSION character_set_results = utf8mb4');

@@ -69,7 +69,7 @@ describe('mysql2 row packets read raw (mysql-raw-rows.ts)', () => {
 
   beforeAll(async () => {
     db = await createTempMariaDatabase('my_raw_rows');
-    await db.query('CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20)); INSERT INTO t VALUES (1, NULL), (2, \'two\'), (3, \'drei\')');
+    await db.query("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20)); INSERT INTO t VALUES (1, NULL), (2, 'two'), (3, 'drei')");
     ({ connection } = await connectMySql(connectionOptions(resolvedMySqlDatasource(db), undefined, 5_000), 5_000));
   });
 
@@ -85,10 +85,18 @@ describe('mysql2 row packets read raw (mysql-raw-rows.ts)', () => {
   it('hands every row packet to the hook, in order, and none to mysql2 parsing; the query ends as usual', async () => {
     const seen = await intercept(connection, 'SELECT id, v FROM t ORDER BY id', true);
     expect(seen.source).toBeDefined();
-    expect(seen.rows).toEqual([['1', null], ['2', 'two'], ['3', 'drei']]);
+    expect(seen.rows).toEqual([
+      ['1', null],
+      ['2', 'two'],
+      ['3', 'drei'],
+    ]);
     expect(seen.parsedEvents).toBe(0);
     // mysql2's own parser, for the values the renderer leaves to it, reads the same packets.
-    expect(seen.parsed).toEqual([[1, null], [2, 'two'], [3, 'drei']]);
+    expect(seen.parsed).toEqual([
+      [1, null],
+      [2, 'two'],
+      [3, 'drei'],
+    ]);
     // The connection goes on with the next command.
     expect((await intercept(connection, 'SELECT 42')).rows).toEqual([['42']]);
   });
@@ -122,7 +130,8 @@ describe('mysql2 row packets read raw (mysql-raw-rows.ts)', () => {
     try {
       const table = (await session.discover(null, new AbortController().signal)).tables.get('t')!;
       const parts: string[] = [];
-      for await (const batch of session.readRows({ table, columns: table.columns }, new AbortController().signal)) parts.push(batch.json.toString('utf8'));
+      for await (const batch of session.readRows({ table, columns: table.columns }, new AbortController().signal))
+        parts.push(batch.json.toString('utf8'));
       expect(parts.join(',')).toBe('{"id":1,"v":null},{"id":2,"v":"two"},{"id":3,"v":"drei"}');
       expect(render).toHaveBeenCalledTimes(3);
     } finally {

@@ -16,7 +16,11 @@ const WIDE_BYTES = 32 * WIDE_REPEAT;
 const HUGE_BYTES = 8 * MIB;
 
 const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
-const budget = (batchBytes: number, remainingBytes = Number.MAX_SAFE_INTEGER): ReadBudget => ({ batchBytes, batchRows: 2_000, remainingBytes: () => remainingBytes });
+const budget = (batchBytes: number, remainingBytes = Number.MAX_SAFE_INTEGER): ReadBudget => ({
+  batchBytes,
+  batchRows: 2_000,
+  remainingBytes: () => remainingBytes,
+});
 
 describe('MySqlConnector read budget', () => {
   const connector = new MySqlConnector();
@@ -62,7 +66,8 @@ describe('MySqlConnector read budget', () => {
   const readAll = async (s: ConnectorSession, key: string, b?: ReadBudget): Promise<RowBatch[]> => {
     const table = tables.get(key)!;
     const batches: RowBatch[] = [];
-    for await (const batch of s.readRows({ table, columns: table.columns, ...(b ? { budget: b } : {}) }, new AbortController().signal)) batches.push(batch);
+    for await (const batch of s.readRows({ table, columns: table.columns, ...(b ? { budget: b } : {}) }, new AbortController().signal))
+      batches.push(batch);
     return batches;
   };
 

@@ -10,7 +10,16 @@ describeEngineScenarios(
       id INT PRIMARY KEY, name VARCHAR(64) NOT NULL, amount DECIMAL(12,2) NOT NULL, qty INT NOT NULL,
       active TINYINT(1) NOT NULL, day DATE NOT NULL, at DATETIME(3) NOT NULL, note TEXT NULL) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
     for (const row of SCENARIO_ROWS) {
-      await db.query('INSERT INTO scenario_items VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [row.id, row.name, row.amount, row.qty, row.active ? 1 : 0, row.day, row.at.replace('T', ' '), row.note]);
+      await db.query('INSERT INTO scenario_items VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
+        row.id,
+        row.name,
+        row.amount,
+        row.qty,
+        row.active ? 1 : 0,
+        row.day,
+        row.at.replace('T', ' '),
+        row.note,
+      ]);
     }
     return {
       harness: {

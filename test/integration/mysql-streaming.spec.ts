@@ -145,9 +145,9 @@ describe('MySqlConnector streaming and abort', () => {
     controller.abort();
     const iterator = session.readRows({ table: big, columns: big.columns }, controller.signal)[Symbol.asyncIterator]();
     await expect(iterator.next()).rejects.toMatchObject({ name: 'AbortError' });
-    await expect(
-      connector.open(resolvedMySqlDatasource(db), { connectTimeoutMs: 5_000, signal: controller.signal }),
-    ).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(connector.open(resolvedMySqlDatasource(db), { connectTimeoutMs: 5_000, signal: controller.signal })).rejects.toMatchObject(
+      { name: 'AbortError' },
+    );
   });
 
   it('closes promptly a session whose stream was left unfinished, stopping the statement', async () => {

@@ -79,7 +79,23 @@ function selfSigned(): { cert: string; key: string } {
   try {
     execFileSync(
       'openssl',
-      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=fetcher-oracle-test', '-addext', 'subjectAltName=DNS:db.fetcher.test', '-keyout', 'k.pem', '-out', 'c.pem'],
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '2',
+        '-subj',
+        '/CN=fetcher-oracle-test',
+        '-addext',
+        'subjectAltName=DNS:db.fetcher.test',
+        '-keyout',
+        'k.pem',
+        '-out',
+        'c.pem',
+      ],
       { cwd: dir, stdio: 'pipe' },
     );
     return { cert: readFileSync(join(dir, 'c.pem'), 'utf8'), key: readFileSync(join(dir, 'k.pem'), 'utf8') };
@@ -110,13 +126,24 @@ describe('Oracle connect through node-oracledb thin, against local stand-ins', (
     await Promise.all([signed, chained, selfSignedListener, mutual].filter(Boolean).map((l) => l.close()));
   });
 
-  const open = (listener: Listener | number, ssl: ResolvedDatasource['ssl'], metadata: Record<string, unknown> = DS.metadata, timeoutMs = 5_000) =>
-    connector.open({ ...DS, port: typeof listener === 'number' ? listener : listener.port, ssl, metadata: { ...metadata } }, { connectTimeoutMs: timeoutMs });
+  const open = (
+    listener: Listener | number,
+    ssl: ResolvedDatasource['ssl'],
+    metadata: Record<string, unknown> = DS.metadata,
+    timeoutMs = 5_000,
+  ) =>
+    connector.open(
+      { ...DS, port: typeof listener === 'number' ? listener : listener.port, ssl, metadata: { ...metadata } },
+      { connectTimeoutMs: timeoutMs },
+    );
 
   /** TLS accepted: the driver went on to send its CONNECT packet, and the stand-in hung up. */
   const expectTlsAccepted = async (listener: Listener, attempt: Promise<unknown>) => {
     const before = listener.connectPackets;
-    await expect(attempt).rejects.toMatchObject({ reason: 'unreachable', message: expect.stringMatching(/closed the connection during the handshake/) });
+    await expect(attempt).rejects.toMatchObject({
+      reason: 'unreachable',
+      message: expect.stringMatching(/closed the connection during the handshake/),
+    });
     expect(listener.connectPackets).toBe(before + 1);
   };
 
@@ -126,7 +153,11 @@ describe('Oracle connect through node-oracledb thin, against local stand-ins', (
     await new Promise<void>((resolve) => probe.close(() => resolve()));
     const started = Date.now();
     const error = await open(port, { mode: null }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ name: 'DatasourceConnectError', reason: 'unreachable', message: `Cannot connect to Oracle datasource "ora_connect": cannot reach 127.0.0.1:${port} (connection refused)` });
+    expect(error).toMatchObject({
+      name: 'DatasourceConnectError',
+      reason: 'unreachable',
+      message: `Cannot connect to Oracle datasource "ora_connect": cannot reach 127.0.0.1:${port} (connection refused)`,
+    });
     expect(Date.now() - started).toBeLessThan(3_000);
     expect(String((error as Error).message)).not.toContain('not-a-real-secret');
   });
@@ -137,7 +168,10 @@ describe('Oracle connect through node-oracledb thin, against local stand-ins', (
     const port = await listening(silent);
     try {
       const started = Date.now();
-      await expect(open(port, { mode: null }, DS.metadata, 700)).rejects.toMatchObject({ reason: 'timeout', message: expect.stringMatching(/no answer from 127\.0\.0\.1:\d+ within 700 ms$/) });
+      await expect(open(port, { mode: null }, DS.metadata, 700)).rejects.toMatchObject({
+        reason: 'timeout',
+        message: expect.stringMatching(/no answer from 127\.0\.0\.1:\d+ within 700 ms$/),
+      });
       expect(Date.now() - started).toBeLessThan(2_500);
 
       const controller = new AbortController();
@@ -155,21 +189,32 @@ describe('Oracle connect through node-oracledb thin, against local stand-ins', (
 
   it('verify / true against a CA the record does not trust: tls', async () => {
     const before = signed.connectPackets;
-    await expect(open(signed, { mode: 'verify', ca: certs.otherCa })).rejects.toMatchObject({ reason: 'tls', message: expect.stringMatching(/not signed by a trusted CA/) });
+    await expect(open(signed, { mode: 'verify', ca: certs.otherCa })).rejects.toMatchObject({
+      reason: 'tls',
+      message: expect.stringMatching(/not signed by a trusted CA/),
+    });
     // Without a CA the system roots apply, which do not know the test CA.
     await expect(open(signed, { mode: 'true' })).rejects.toMatchObject({ reason: 'tls' });
     expect(signed.connectPackets).toBe(before);
   });
 
   it('verify refuses a certificate that does not name the host; true and enable accept it', async () => {
-    await expect(open(selfSignedListener, { mode: 'verify', ca: own.cert })).rejects.toMatchObject({ reason: 'tls', message: expect.stringMatching(/does not name the host/) });
+    await expect(open(selfSignedListener, { mode: 'verify', ca: own.cert })).rejects.toMatchObject({
+      reason: 'tls',
+      message: expect.stringMatching(/does not name the host/),
+    });
     await expectTlsAccepted(selfSignedListener, open(selfSignedListener, { mode: 'true', ca: own.cert }));
     await expectTlsAccepted(selfSignedListener, open(selfSignedListener, { mode: 'enable', ca: own.cert }));
   });
 
   it('verify with metadata.sslServerCertDN matches that exact DN instead of the host', async () => {
-    await expectTlsAccepted(selfSignedListener, open(selfSignedListener, { mode: 'verify', ca: own.cert }, { serviceName: 'FREEPDB1', sslServerCertDN: 'CN=fetcher-oracle-test' }));
-    await expect(open(selfSignedListener, { mode: 'verify', ca: own.cert }, { serviceName: 'FREEPDB1', sslServerCertDN: 'CN=someone-else' })).rejects.toMatchObject({ reason: 'tls' });
+    await expectTlsAccepted(
+      selfSignedListener,
+      open(selfSignedListener, { mode: 'verify', ca: own.cert }, { serviceName: 'FREEPDB1', sslServerCertDN: 'CN=fetcher-oracle-test' }),
+    );
+    await expect(
+      open(selfSignedListener, { mode: 'verify', ca: own.cert }, { serviceName: 'FREEPDB1', sslServerCertDN: 'CN=someone-else' }),
+    ).rejects.toMatchObject({ reason: 'tls' });
   });
 
   it('skip-verify trusts a self-signed certificate, or a chain the server sends with its root', async () => {
@@ -187,7 +232,9 @@ describe('Oracle connect through node-oracledb thin, against local stand-ins', (
 
   it('plain TCP against a TLS listener never gets as far as a CONNECT packet', async () => {
     const before = signed.connectPackets;
-    await expect(open(signed, { mode: 'disable', ca: certs.ca }, DS.metadata, 1_500)).rejects.toMatchObject({ name: 'DatasourceConnectError' });
+    await expect(open(signed, { mode: 'disable', ca: certs.ca }, DS.metadata, 1_500)).rejects.toMatchObject({
+      name: 'DatasourceConnectError',
+    });
     expect(signed.connectPackets).toBe(before);
   });
 });

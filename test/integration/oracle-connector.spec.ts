@@ -25,13 +25,36 @@ async function collect(batches: AsyncIterable<RowBatch>): Promise<{ json: string
 const TEXT = 'He said "hi" \\ back\nnew\tline \u0001 😀 ção ü';
 
 const COLUMNS = [
-  'ID', 'N19', 'N38', 'INT', 'AMOUNT', 'BIG', 'ANY_NUM', 'FLT', 'BF', 'BD',
-  'D', 'TS6', 'TS0', 'TSTZ', 'TSLTZ', 'IYM', 'IDS',
-  'VC', 'NVC', 'CH', 'NCH', 'CL', 'NCL', 'BL', 'RW',
+  'ID',
+  'N19',
+  'N38',
+  'INT',
+  'AMOUNT',
+  'BIG',
+  'ANY_NUM',
+  'FLT',
+  'BF',
+  'BD',
+  'D',
+  'TS6',
+  'TS0',
+  'TSTZ',
+  'TSLTZ',
+  'IYM',
+  'IDS',
+  'VC',
+  'NVC',
+  'CH',
+  'NCH',
+  'CL',
+  'NCL',
+  'BL',
+  'RW',
 ];
 
 /** The expected JSON text of one row: every column not given is null. */
-const sparse = (given: Record<string, string>): string => '{' + COLUMNS.map((c) => JSON.stringify(c) + ':' + (given[c] ?? 'null')).join(',') + '}';
+const sparse = (given: Record<string, string>): string =>
+  '{' + COLUMNS.map((c) => JSON.stringify(c) + ':' + (given[c] ?? 'null')).join(',') + '}';
 
 const FIDELITY_DDL = (t: string) => `CREATE TABLE "${t}" (
   "ID" NUMBER(10) PRIMARY KEY, "N19" NUMBER(19), "N38" NUMBER(38), "INT" INTEGER, "AMOUNT" NUMBER(12,2), "BIG" NUMBER(38,10),
@@ -58,15 +81,43 @@ const FIDELITY_ROWS = (t: string): string[] => [
 
 const EXPECTED_FIDELITY = [
   sparse({
-    ID: '1', N19: '9223372036854775807', N38: '12345678901234567890123456789012345678', INT: '-42', AMOUNT: '"10.50"',
-    BIG: '"1234567890123456789012345678.0123456789"', ANY_NUM: '"0.1"', FLT: '"0.1"', BF: '0.1', BD: '0.30000000000000004',
-    D: '"2024-02-29T13:45:00"', TS6: '"2024-01-15T10:20:30.123456"', TS0: '"2024-01-15T10:20:30"',
-    TSTZ: '"2024-01-15T10:20:30.123456789+05:30"', TSLTZ: '"2024-01-15T08:20:30.500000Z"', IYM: '"P1Y2M"', IDS: '"P1DT2H3M4.5S"',
-    VC: JSON.stringify(TEXT), NVC: '"日本語"', CH: '"ab   "', NCH: '"ção"', CL: JSON.stringify(TEXT), NCL: '"ção 😀"', BL: '"AP8Q"', RW: '"/wA="',
+    ID: '1',
+    N19: '9223372036854775807',
+    N38: '12345678901234567890123456789012345678',
+    INT: '-42',
+    AMOUNT: '"10.50"',
+    BIG: '"1234567890123456789012345678.0123456789"',
+    ANY_NUM: '"0.1"',
+    FLT: '"0.1"',
+    BF: '0.1',
+    BD: '0.30000000000000004',
+    D: '"2024-02-29T13:45:00"',
+    TS6: '"2024-01-15T10:20:30.123456"',
+    TS0: '"2024-01-15T10:20:30"',
+    TSTZ: '"2024-01-15T10:20:30.123456789+05:30"',
+    TSLTZ: '"2024-01-15T08:20:30.500000Z"',
+    IYM: '"P1Y2M"',
+    IDS: '"P1DT2H3M4.5S"',
+    VC: JSON.stringify(TEXT),
+    NVC: '"日本語"',
+    CH: '"ab   "',
+    NCH: '"ção"',
+    CL: JSON.stringify(TEXT),
+    NCL: '"ção 😀"',
+    BL: '"AP8Q"',
+    RW: '"/wA="',
   }),
   sparse({
-    ID: '2', N19: '-9223372036854775808', AMOUNT: '"-0.05"', ANY_NUM: `"0.${'0'.repeat(129)}1"`, BF: '"NaN"', BD: '"Infinity"',
-    D: '"-0044-03-15T00:00:00"', TSTZ: '"2024-06-01T00:00:00.000000000-08:00"', IYM: '"-P3M"', IDS: '"-PT0.000001S"',
+    ID: '2',
+    N19: '-9223372036854775808',
+    AMOUNT: '"-0.05"',
+    ANY_NUM: `"0.${'0'.repeat(129)}1"`,
+    BF: '"NaN"',
+    BD: '"Infinity"',
+    D: '"-0044-03-15T00:00:00"',
+    TSTZ: '"2024-06-01T00:00:00.000000000-08:00"',
+    IYM: '"-P3M"',
+    IDS: '"-PT0.000001S"',
   }),
   sparse({ ID: '3' }),
 ];
@@ -87,10 +138,16 @@ suite(`OracleConnector against a server${TEST_ORACLE_URL ? '' : ` — SKIPPED: $
     await db.execute(first, [TEXT, '日本語', 'ção', TEXT, 'ção 😀']);
     for (const sql of rest) await db.execute(sql);
     await db.execute(`CREATE VIEW "${t('ROWIDS')}" AS SELECT ROWID AS "RID", "ID" FROM "${t('FIDELITY')}"`);
-    await db.execute(`CREATE TABLE "${db.prefix}Order Lines" ("line" NUMBER(5), "SELECT" VARCHAR2(10), "Order" NUMBER(5), PRIMARY KEY ("Order", "line"))`);
-    await db.execute(`INSERT INTO "${db.prefix}Order Lines" SELECT 2, 'b', 1 FROM DUAL UNION ALL SELECT 1, 'a', 2 FROM DUAL UNION ALL SELECT 1, 'c', 1 FROM DUAL`);
+    await db.execute(
+      `CREATE TABLE "${db.prefix}Order Lines" ("line" NUMBER(5), "SELECT" VARCHAR2(10), "Order" NUMBER(5), PRIMARY KEY ("Order", "line"))`,
+    );
+    await db.execute(
+      `INSERT INTO "${db.prefix}Order Lines" SELECT 2, 'b', 1 FROM DUAL UNION ALL SELECT 1, 'a', 2 FROM DUAL UNION ALL SELECT 1, 'c', 1 FROM DUAL`,
+    );
     await db.execute(`CREATE TABLE "${t('DATED')}" ("D" DATE PRIMARY KEY, "V" NUMBER(3))`);
-    await db.execute(`INSERT INTO "${t('DATED')}" SELECT TO_DATE('2024-01-01', 'YYYY-MM-DD'), 2 FROM DUAL UNION ALL SELECT TO_DATE('-0044-03-15', 'SYYYY-MM-DD'), 1 FROM DUAL`);
+    await db.execute(
+      `INSERT INTO "${t('DATED')}" SELECT TO_DATE('2024-01-01', 'YYYY-MM-DD'), 2 FROM DUAL UNION ALL SELECT TO_DATE('-0044-03-15', 'SYYYY-MM-DD'), 1 FROM DUAL`,
+    );
     await db.execute(`CREATE TABLE "${t('HEAP')}" ("V" NUMBER(3))`);
     session = await connector.open(resolvedOracleDatasource(db.server), { connectTimeoutMs: 15_000 });
   }, 120_000);
@@ -124,12 +181,16 @@ suite(`OracleConnector against a server${TEST_ORACLE_URL ? '' : ` — SKIPPED: $
     if (db.majorVersion < 23) ctx.skip();
     const modern = t('MODERN');
     await db.execute(`CREATE TABLE "${modern}" ("ID" NUMBER(10) PRIMARY KEY, "OK" BOOLEAN, "DOC" JSON, "V" VECTOR(3, FLOAT32))`);
-    await db.execute(`INSERT INTO "${modern}" VALUES (1, TRUE, JSON('{"big": 12345678901234567890, "s": "a b", "n": [1, 2.5]}'), TO_VECTOR('[0.1, -2.5, 3]', 3, FLOAT32))`);
+    await db.execute(
+      `INSERT INTO "${modern}" VALUES (1, TRUE, JSON('{"big": 12345678901234567890, "s": "a b", "n": [1, 2.5]}'), TO_VECTOR('[0.1, -2.5, 3]', 3, FLOAT32))`,
+    );
     await db.execute(`INSERT INTO "${modern}" VALUES (2, FALSE, NULL, NULL)`);
     const info = await table(modern);
     expect(info.columns.map((c) => (c.engineType as { kind: string }).kind)).toEqual(['integer', 'boolean', 'json', 'vector']);
     const { json } = await read(info);
-    expect(json).toMatch(/^\{"ID":1,"OK":true,"DOC":\{.*"big":12345678901234567890.*\},"V":\[0\.1,-2\.5,3\]\},\{"ID":2,"OK":false,"DOC":null,"V":null\}$/);
+    expect(json).toMatch(
+      /^\{"ID":1,"OK":true,"DOC":\{.*"big":12345678901234567890.*\},"V":\[0\.1,-2\.5,3\]\},\{"ID":2,"OK":false,"DOC":null,"V":null\}$/,
+    );
     expect(JSON.parse('[' + json + ']')[0].DOC).toEqual({ big: 12345678901234567890, s: 'a b', n: [1, 2.5] });
     expect((await read(info, { OK: { eq: [true] } }, [info.columns[0]])).json).toBe('{"ID":1}');
   });
@@ -145,7 +206,8 @@ suite(`OracleConnector against a server${TEST_ORACLE_URL ? '' : ` — SKIPPED: $
   it('filters with the column’s own type: exact numbers, zoned instants, blank-padded CHAR, CLOB equality, dates', async () => {
     const fidelity = await table(t('FIDELITY'));
     const id = [fidelity.columns[0]];
-    const ids = async (filters: Record<string, FilterCondition>) => (JSON.parse('[' + (await read(fidelity, filters, id)).json + ']') as { ID: number }[]).map((r) => r.ID);
+    const ids = async (filters: Record<string, FilterCondition>) =>
+      (JSON.parse('[' + (await read(fidelity, filters, id)).json + ']') as { ID: number }[]).map((r) => r.ID);
     expect(await ids({ N38: { eq: ['12345678901234567890123456789012345678'] } })).toEqual([1]);
     expect(await ids({ N38: { eq: ['12345678901234567890123456789012345679'] } })).toEqual([]);
     expect(await ids({ TSTZ: { gt: ['2024-01-15T04:50:30Z'] } })).toEqual([1, 2]);
@@ -182,7 +244,9 @@ suite(`OracleConnector against a server${TEST_ORACLE_URL ? '' : ` — SKIPPED: $
     expect(all.tables.has(t('FIDELITY'))).toBe(true);
     const other = await session.discover([ORACLE_FIXTURE_OTHER_OWNER.toLowerCase()], new AbortController().signal);
     if (other.tables.size === 0) {
-      process.stdout.write(`\n[oracle-connector] other-owner check skipped: ${ORACLE_FIXTURE_OTHER_OWNER} (docker/fixtures/oracle/init.sql) is not readable on this server\n`);
+      process.stdout.write(
+        `\n[oracle-connector] other-owner check skipped: ${ORACLE_FIXTURE_OTHER_OWNER} (docker/fixtures/oracle/init.sql) is not readable on this server\n`,
+      );
       ctx.skip();
     }
     const entries = other.tables.get(`${ORACLE_FIXTURE_OTHER_OWNER}.ENTRIES`)!;
@@ -196,7 +260,9 @@ suite(`OracleConnector against a server${TEST_ORACLE_URL ? '' : ` — SKIPPED: $
 
   it('reads quoted mixed-case and reserved identifiers, in primary-key order', async () => {
     const lines = await table(`${db.prefix}Order Lines`);
-    expect((await read(lines)).json).toBe('{"line":1,"SELECT":"c","Order":1},{"line":2,"SELECT":"b","Order":1},{"line":1,"SELECT":"a","Order":2}');
+    expect((await read(lines)).json).toBe(
+      '{"line":1,"SELECT":"c","Order":1},{"line":2,"SELECT":"b","Order":1},{"line":1,"SELECT":"a","Order":2}',
+    );
     expect((await read(lines, { SELECT: { eq: ['b'] }, line: { gte: [2] } })).json).toBe('{"line":2,"SELECT":"b","Order":1}');
     // Ordered by the DATE key itself, not by its text (" 2024…" sorts before "-0044…").
     expect((await read(await table(t('DATED')))).json).toBe('{"D":"-0044-03-15T00:00:00","V":1},{"D":"2024-01-01T00:00:00","V":2}');
@@ -207,28 +273,43 @@ suite(`OracleConnector against a server${TEST_ORACLE_URL ? '' : ` — SKIPPED: $
     const extra = await connector.open(resolvedOracleDatasource(db.server), { connectTimeoutMs: 15_000 });
     await extra.close();
     await expect(extra.close()).resolves.toBeUndefined();
-    await expect(extra.discover(null, new AbortController().signal)).rejects.toMatchObject({ name: 'DatasourceQueryError', message: 'Session is closed' });
+    await expect(extra.discover(null, new AbortController().signal)).rejects.toMatchObject({
+      name: 'DatasourceQueryError',
+      message: 'Session is closed',
+    });
   });
 
   it('reports a failing query as DatasourceQueryError naming the table, and stays usable', async () => {
     await db.execute(`CREATE TABLE "${t('DOOMED')}" ("V" NUMBER)`);
     const doomed = await table(t('DOOMED'));
     await db.execute(`DROP TABLE "${t('DOOMED')}" PURGE`);
-    await expect(read(doomed)).rejects.toMatchObject({ name: 'DatasourceQueryError', table: t('DOOMED'), message: expect.stringMatching(/ORA-00942/) });
+    await expect(read(doomed)).rejects.toMatchObject({
+      name: 'DatasourceQueryError',
+      table: t('DOOMED'),
+      message: expect.stringMatching(/ORA-00942/),
+    });
     await expect(read(await table(t('HEAP')))).resolves.toMatchObject({ rowCount: 0 });
   });
 
   it('classifies real login failures', async () => {
     const ds = resolvedOracleDatasource(db.server);
-    await expect(connector.open({ ...ds, password: 'definitely-wrong' }, { connectTimeoutMs: 15_000 })).rejects.toMatchObject({ reason: 'auth_failed' });
-    await expect(connector.open({ ...ds, metadata: { serviceName: 'NO_SUCH_SERVICE' } }, { connectTimeoutMs: 15_000 })).rejects.toMatchObject({ reason: 'database_not_found' });
+    await expect(connector.open({ ...ds, password: 'definitely-wrong' }, { connectTimeoutMs: 15_000 })).rejects.toMatchObject({
+      reason: 'auth_failed',
+    });
+    await expect(
+      connector.open({ ...ds, metadata: { serviceName: 'NO_SUCH_SERVICE' } }, { connectTimeoutMs: 15_000 }),
+    ).rejects.toMatchObject({ reason: 'database_not_found' });
   });
 });
 
 describe('TEST_ORACLE_URL parsing', () => {
   it('reads user, password, host, port and service, percent-decoded', () => {
     expect(parseOracleUrl('oracle://fetcher:s%40cret%2F1@127.0.0.1:1522/FREEPDB1')).toEqual({
-      host: '127.0.0.1', port: 1522, serviceName: 'FREEPDB1', user: 'fetcher', password: 's@cret/1',
+      host: '127.0.0.1',
+      port: 1522,
+      serviceName: 'FREEPDB1',
+      user: 'fetcher',
+      password: 's@cret/1',
     });
     expect(parseOracleUrl('oracle://u:p@[::1]/svc.example.com')).toMatchObject({ host: '::1', port: 1521, serviceName: 'svc.example.com' });
     expect(() => parseOracleUrl('postgres://u:p@h/db')).toThrow(/oracle:\/\//);

@@ -1,5 +1,11 @@
 import { OracleConnector } from '../../src/datasource/connectors/oracle/oracle.connector.js';
-import { createTempOracleSchema, ORACLE_SKIP_REASON, parseOracleUrl, resolvedOracleDatasource, TEST_ORACLE_URL } from '../helpers/oracle-database.js';
+import {
+  createTempOracleSchema,
+  ORACLE_SKIP_REASON,
+  parseOracleUrl,
+  resolvedOracleDatasource,
+  TEST_ORACLE_URL,
+} from '../helpers/oracle-database.js';
 import { describeEngineScenarios, SCENARIO_ROWS, type ScenarioRow } from './engine-scenarios.js';
 
 /**

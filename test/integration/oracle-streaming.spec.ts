@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectorSession, RowBatch, TableInfo } from '../../src/datasource/connectors/engine-connector.js';
 import { OracleConnector } from '../../src/datasource/connectors/oracle/oracle.connector.js';
-import { createTempOracleSchema, ORACLE_SKIP_REASON, parseOracleUrl, resolvedOracleDatasource, TEST_ORACLE_URL, type TempOracleSchema } from '../helpers/oracle-database.js';
+import {
+  createTempOracleSchema,
+  ORACLE_SKIP_REASON,
+  parseOracleUrl,
+  resolvedOracleDatasource,
+  TEST_ORACLE_URL,
+  type TempOracleSchema,
+} from '../helpers/oracle-database.js';
 
 /** Streaming with backpressure, early stop, and abort of a running statement (connection.break()). */
 
@@ -30,7 +37,9 @@ suite(`OracleConnector streaming and abort${TEST_ORACLE_URL ? '' : ` — SKIPPED
     db = await createTempOracleSchema(parseOracleUrl(TEST_ORACLE_URL!));
     await db.execute(`CREATE TABLE "${db.name('BIG')}" ("ID" NUMBER(10) PRIMARY KEY, "LABEL" VARCHAR2(200))`);
     // Inserted in reverse key order: reads must come back ordered.
-    await db.execute(`INSERT INTO "${db.name('BIG')}" SELECT ${ROWS + 1} - LEVEL, RPAD('x', 150, 'y') FROM DUAL CONNECT BY LEVEL <= ${ROWS}`);
+    await db.execute(
+      `INSERT INTO "${db.name('BIG')}" SELECT ${ROWS + 1} - LEVEL, RPAD('x', 150, 'y') FROM DUAL CONNECT BY LEVEL <= ${ROWS}`,
+    );
     await db.execute(`CREATE TABLE "${db.name('SMALL')}" ("ID" NUMBER(10) PRIMARY KEY)`);
     await db.execute(`INSERT INTO "${db.name('SMALL')}" SELECT LEVEL FROM DUAL CONNECT BY LEVEL <= 2`);
     // A view that takes 30 s per row: DBMS_SESSION.SLEEP (18c+) in a function, else a huge cross join.

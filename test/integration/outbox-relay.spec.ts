@@ -143,7 +143,9 @@ describe('outbox relay and RabbitMQ routing', () => {
   }
 
   const row = async (id: string) =>
-    (await store.dataSource.query('SELECT published_at, attempts, last_error, next_attempt_at FROM outbox_events WHERE id = $1', [id]))[0] as {
+    (
+      await store.dataSource.query('SELECT published_at, attempts, last_error, next_attempt_at FROM outbox_events WHERE id = $1', [id])
+    )[0] as {
       published_at: Date | null;
       attempts: number;
       last_error: string | null;
@@ -170,7 +172,9 @@ describe('outbox relay and RabbitMQ routing', () => {
     expect(kept.last_error).toBe(`no queue is bound to exchange "${exchange}" for routing key "job.completed" (312 NO_ROUTE)`);
     expect(kept.next_attempt_at.getTime()).toBeGreaterThanOrEqual(before + 500);
     expect(warn.mock.calls.map(([message]) => String(message))).toContainEqual(
-      expect.stringMatching(new RegExp(`^event ${completed} NOT published, kept in the outbox and retried with backoff: no queue is bound`)),
+      expect.stringMatching(
+        new RegExp(`^event ${completed} NOT published, kept in the outbox and retried with backoff: no queue is bound`),
+      ),
     );
     await waitUntil(() => received.some((m) => m.messageId === failed), 5_000, 'the routed job.failed event');
     expect(received.map((m) => m.messageId)).toEqual([failed]);

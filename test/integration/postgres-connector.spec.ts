@@ -91,38 +91,74 @@ describe.each(PG_READ_PATHS)('PostgresConnector against PostgreSQL (%s path)', (
 
   it('renders every PostgreSQL type with full fidelity (SPEC §6)', async () => {
     const fidelity = await table('fidelity');
-    const { json, rowCount } = await collect(session.readRows({ table: fidelity, columns: fidelity.columns }, new AbortController().signal));
+    const { json, rowCount } = await collect(
+      session.readRows({ table: fidelity, columns: fidelity.columns }, new AbortController().signal),
+    );
     expect(rowCount).toBe(4);
 
     const arrayCols = ['ints', 'texts', 'nums', 'grid', 'tstzs', 'flags', 'jbs'];
     const expected = [
       row([
-        ['id', '1'], ['i2', '32767'], ['i4', '-2147483648'], ['i8', '9007199254740993'],
-        ['num', '"1234567890123456789012345678.0123456789"'], ['cash', '"12.50"'], ['amt', '"100.50"'],
-        ['f4', '1.5'], ['f8', '0.1'],
-        ['flag', 'true'], ['d', '"2024-02-29"'], ['ts', '"2024-01-15T10:20:30.123456"'],
-        ['tstz', '"2024-01-15T08:20:30.123456Z"'], ['t', '"23:59:59.999999"'], ['ttz', '"10:20:30.5+05:30"'],
-        ['iv', '"P1Y2M3DT4H5M6S"'], ['u', '"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"'],
+        ['id', '1'],
+        ['i2', '32767'],
+        ['i4', '-2147483648'],
+        ['i8', '9007199254740993'],
+        ['num', '"1234567890123456789012345678.0123456789"'],
+        ['cash', '"12.50"'],
+        ['amt', '"100.50"'],
+        ['f4', '1.5'],
+        ['f8', '0.1'],
+        ['flag', 'true'],
+        ['d', '"2024-02-29"'],
+        ['ts', '"2024-01-15T10:20:30.123456"'],
+        ['tstz', '"2024-01-15T08:20:30.123456Z"'],
+        ['t', '"23:59:59.999999"'],
+        ['ttz', '"10:20:30.5+05:30"'],
+        ['iv', '"P1Y2M3DT4H5M6S"'],
+        ['u', '"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"'],
         ['j', '{"big":12345678901234567890,"s":"a b","n":[1,2]}'],
         ['jb', '{"n":[1,2],"s":"a b","big":12345678901234567890}'],
         ['bin', '"AP8Q"'],
-        ['ints', '[1,null,3]'], ['texts', '["a,b","c\\"d",null,"NULL",""]'], ['nums', '["1.50",null,"NaN"]'],
-        ['grid', '[[1,null],[3,4]]'], ['tstzs', '["2024-01-15T10:20:30Z",null]'], ['flags', '[true,false,null]'],
+        ['ints', '[1,null,3]'],
+        ['texts', '["a,b","c\\"d",null,"NULL",""]'],
+        ['nums', '["1.50",null,"NaN"]'],
+        ['grid', '[[1,null],[3,4]]'],
+        ['tstzs', '["2024-01-15T10:20:30Z",null]'],
+        ['flags', '[true,false,null]'],
         ['jbs', '[{"k":[1,2]}]'],
-        ['txt', JSON.stringify(TEXT)], ['fixed', '"ab   "'], ['m', '"happy"'], ['addr', '"192.168.0.1/24"'],
+        ['txt', JSON.stringify(TEXT)],
+        ['fixed', '"ab   "'],
+        ['m', '"happy"'],
+        ['addr', '"192.168.0.1/24"'],
       ]),
       row([
-        ['id', '2'], ...NULLS(['i2', 'i4']), ['i8', '-9223372036854775808'], ['num', '"NaN"'], ...NULLS(['cash', 'amt']),
-        ['f4', '"NaN"'], ['f8', '"Infinity"'], ['flag', 'false'], ['d', '"infinity"'], ['ts', '"-infinity"'],
-        ['tstz', '"infinity"'], ['t', 'null'], ['ttz', '"08:00:00+02:00"'], ['iv', '"P-1D"'],
+        ['id', '2'],
+        ...NULLS(['i2', 'i4']),
+        ['i8', '-9223372036854775808'],
+        ['num', '"NaN"'],
+        ...NULLS(['cash', 'amt']),
+        ['f4', '"NaN"'],
+        ['f8', '"Infinity"'],
+        ['flag', 'false'],
+        ['d', '"infinity"'],
+        ['ts', '"-infinity"'],
+        ['tstz', '"infinity"'],
+        ['t', 'null'],
+        ['ttz', '"08:00:00+02:00"'],
+        ['iv', '"P-1D"'],
         ...NULLS(['u', 'j', 'jb', 'bin', ...arrayCols, 'txt', 'fixed', 'm', 'addr']),
       ]),
       row([
-        ['id', '3'], ...NULLS(['i2', 'i4', 'i8', 'num', 'cash', 'amt']), ['f4', '3.4028235e+38'], ['f8', '"-Infinity"'],
+        ['id', '3'],
+        ...NULLS(['i2', 'i4', 'i8', 'num', 'cash', 'amt']),
+        ['f4', '3.4028235e+38'],
+        ['f8', '"-Infinity"'],
         ...NULLS(['flag', 'd', 'ts', 'tstz', 't', 'ttz', 'iv', 'u', 'j', 'jb', 'bin', ...arrayCols, 'txt', 'fixed', 'm', 'addr']),
       ]),
       row([
-        ['id', '4'], ...NULLS(['i2', 'i4', 'i8', 'num', 'cash', 'amt', 'f4']), ['f8', '1e+300'],
+        ['id', '4'],
+        ...NULLS(['i2', 'i4', 'i8', 'num', 'cash', 'amt', 'f4']),
+        ['f8', '1e+300'],
         ...NULLS(['flag', 'd', 'ts', 'tstz', 't', 'ttz', 'iv', 'u', 'j', 'jb', 'bin', ...arrayCols, 'txt', 'fixed', 'm', 'addr']),
       ]),
     ];
@@ -222,11 +258,15 @@ describe.each(PG_READ_PATHS)('PostgresConnector against PostgreSQL (%s path)', (
     await db.query('CREATE TABLE public.doomed (v int)');
     const doomed = await table('doomed');
     await db.query('DROP TABLE public.doomed');
-    await expect(collect(session.readRows({ table: doomed, columns: doomed.columns }, new AbortController().signal))).rejects.toMatchObject({
-      name: 'DatasourceQueryError',
-      table: 'doomed',
-      message: expect.stringContaining('does not exist'),
+    await expect(collect(session.readRows({ table: doomed, columns: doomed.columns }, new AbortController().signal))).rejects.toMatchObject(
+      {
+        name: 'DatasourceQueryError',
+        table: 'doomed',
+        message: expect.stringContaining('does not exist'),
+      },
+    );
+    await expect(collect(session.readRows({ table: heap, columns: heap.columns }, new AbortController().signal))).resolves.toMatchObject({
+      rowCount: 0,
     });
-    await expect(collect(session.readRows({ table: heap, columns: heap.columns }, new AbortController().signal))).resolves.toMatchObject({ rowCount: 0 });
   });
 });

@@ -4,7 +4,10 @@ import { PostgresConnector } from '../../src/datasource/connectors/postgres/post
 import { createTempDatabase, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';
 
 /** Every control character, the characters JSON and COPY escape, and text beyond the BMP. */
-const HOSTILE_TEXT = Array.from({ length: 32 }, (_, i) => String.fromCharCode(i)).join('').slice(1) + '"\\\\\\N\t\n\r\u007f\u2028\u2029 é€ 😀 $$ \'';
+const HOSTILE_TEXT =
+  Array.from({ length: 32 }, (_, i) => String.fromCharCode(i))
+    .join('')
+    .slice(1) + '"\\\\\\N\t\n\r\u007f\u2028\u2029 é€ 😀 $$ \'';
 
 const EDGE_SQL = String.raw`
   CREATE TYPE mood AS ENUM ('happy', 'sad', 'it''s "odd"');
@@ -77,7 +80,9 @@ describe.each([
     await db.query(EDGE_ROWS);
     if (encoding === 'SQL_ASCII') {
       // Raw bytes no UTF-8 decoder accepts: Latin-1, a lone continuation byte, a truncated sequence.
-      await db.query(String.raw`CREATE TABLE raw_bytes (id int PRIMARY KEY, txt text); INSERT INTO raw_bytes VALUES (1, 'fine'), (2, E'caf\xe9 \x80 \xe2\x82 ok')`);
+      await db.query(
+        String.raw`CREATE TABLE raw_bytes (id int PRIMARY KEY, txt text); INSERT INTO raw_bytes VALUES (1, 'fine'), (2, E'caf\xe9 \x80 \xe2\x82 ok')`,
+      );
     }
     const datasource = resolvedDatasource(db);
     copySession = await new PostgresConnector('copy').open(datasource, { connectTimeoutMs: 5_000 });
@@ -97,7 +102,9 @@ describe.each([
     expect(viaCopy.rows).toBe(viaCursor.rows);
     expect(viaCopy.rows).toBeGreaterThan(5_000);
     const firstDifference = viaCopy.bytes.findIndex((byte, i) => byte !== viaCursor.bytes[i]);
-    expect(firstDifference === -1 ? '' : viaCopy.bytes.subarray(Math.max(0, firstDifference - 80), firstDifference + 80).toString('utf8')).toBe(
+    expect(
+      firstDifference === -1 ? '' : viaCopy.bytes.subarray(Math.max(0, firstDifference - 80), firstDifference + 80).toString('utf8'),
+    ).toBe(
       firstDifference === -1 ? '' : viaCursor.bytes.subarray(Math.max(0, firstDifference - 80), firstDifference + 80).toString('utf8'),
     );
     expect(viaCopy.bytes.equals(viaCursor.bytes)).toBe(true);
@@ -107,7 +114,14 @@ describe.each([
 
   it.runIf(encoding === 'SQL_ASCII')('refuses bytes that are not UTF-8 on both paths alike, rather than storing them', async () => {
     const raw = (await copySession.discover(['public'], new AbortController().signal)).tables.get('raw_bytes') as TableInfo;
-    const failures = await Promise.all([copySession, cursorSession].map((session) => render(session, raw).then(() => undefined, (error: Error) => error.message)));
+    const failures = await Promise.all(
+      [copySession, cursorSession].map((session) =>
+        render(session, raw).then(
+          () => undefined,
+          (error: Error) => error.message,
+        ),
+      ),
+    );
     expect(failures[0]).toMatch(/invalid byte sequence for encoding "UTF8".*SQLSTATE 22021/);
     expect(failures[1]).toBe(failures[0]);
   });
@@ -117,7 +131,8 @@ describe.each([
     const parts = await Promise.all(
       [copySession, cursorSession].map(async (session) => {
         const out: Buffer[] = [];
-        for await (const batch of session.readRows({ table, columns: reversed }, new AbortController().signal)) out.push(batch.json, Buffer.from(','));
+        for await (const batch of session.readRows({ table, columns: reversed }, new AbortController().signal))
+          out.push(batch.json, Buffer.from(','));
         return Buffer.concat(out);
       }),
     );

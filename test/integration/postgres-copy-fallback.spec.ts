@@ -20,7 +20,9 @@ describe('PostgreSQL read path fallback', () => {
 
   beforeAll(async () => {
     db = await createTempDatabase('pg_copy_fallback');
-    await db.query(`CREATE TABLE items (id int PRIMARY KEY, label text); INSERT INTO items SELECT g, 'item ' || g FROM generate_series(1, 3000) g;`);
+    await db.query(
+      `CREATE TABLE items (id int PRIMARY KEY, label text); INSERT INTO items SELECT g, 'item ' || g FROM generate_series(1, 3000) g;`,
+    );
     proxy = await startTcpProxy(TEST_PG.port, TEST_PG.host, {
       rewriteClient: (chunk) => {
         const at = chunk.indexOf(COPY);
@@ -49,16 +51,28 @@ describe('PostgreSQL read path fallback', () => {
     await db?.drop();
   });
 
-  const open = async (connector: PostgresConnector, id: string, port = proxy.port): Promise<{ session: ConnectorSession; table: TableInfo }> => {
+  const open = async (
+    connector: PostgresConnector,
+    id: string,
+    port = proxy.port,
+  ): Promise<{ session: ConnectorSession; table: TableInfo }> => {
     const session = await connector.open(resolvedDatasource(db, { id, port }), { connectTimeoutMs: 5_000 });
     sessions.push(session);
     const table = (await session.discover(['public'], new AbortController().signal)).tables.get('items') as TableInfo;
     return { session, table };
   };
 
-  const ids = async (session: ConnectorSession, table: TableInfo, filters?: Record<string, { gt?: number[]; in?: number[] }>): Promise<number[]> => {
+  const ids = async (
+    session: ConnectorSession,
+    table: TableInfo,
+    filters?: Record<string, { gt?: number[]; in?: number[] }>,
+  ): Promise<number[]> => {
     const parts: string[] = [];
-    for await (const batch of session.readRows({ table, columns: table.columns, filters }, new AbortController().signal) as AsyncIterable<RowBatch>) parts.push(batch.json.toString('utf8'));
+    for await (const batch of session.readRows(
+      { table, columns: table.columns, filters },
+      new AbortController().signal,
+    ) as AsyncIterable<RowBatch>)
+      parts.push(batch.json.toString('utf8'));
     return (JSON.parse(`[${parts.join(',')}]`) as { id: number }[]).map((r) => r.id);
   };
 
@@ -78,7 +92,9 @@ describe('PostgreSQL read path fallback', () => {
     const first = await open(connector, id);
     copyAttempts = 0;
     // Filter values travel in a transaction on the COPY path; the refusal leaves it cleanly.
-    expect(await ids(first.session, first.table, { id: { gt: [2990] } })).toEqual([2991, 2992, 2993, 2994, 2995, 2996, 2997, 2998, 2999, 3000]);
+    expect(await ids(first.session, first.table, { id: { gt: [2990] } })).toEqual([
+      2991, 2992, 2993, 2994, 2995, 2996, 2997, 2998, 2999, 3000,
+    ]);
     expect(await ids(first.session, first.table, { id: { in: [5, 7] } })).toEqual([5, 7]);
     const second = await open(connector, id);
     expect((await ids(second.session, second.table)).length).toBe(3000);

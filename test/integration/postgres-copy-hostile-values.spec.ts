@@ -7,14 +7,46 @@ import { PostgresConnector } from '../../src/datasource/connectors/postgres/post
 import { createTempDatabase, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';
 
 /** What SQL built by concatenation would choke on, or be fooled by. */
-const HOSTILE_PARTS = ["'", "''", '"', '\\', '\\\\', '$$', '$1', '$tag$', ';', '--', '/*', '*/', '%', '_', '\u0000', '\n', '\t', 'é', '😀', '\u2028', "') OR 1=1 --", '); DROP TABLE items; --', 'NULL', '{', '}', ','];
+const HOSTILE_PARTS = [
+  "'",
+  "''",
+  '"',
+  '\\',
+  '\\\\',
+  '$$',
+  '$1',
+  '$tag$',
+  ';',
+  '--',
+  '/*',
+  '*/',
+  '%',
+  '_',
+  '\u0000',
+  '\n',
+  '\t',
+  'é',
+  '😀',
+  '\u2028',
+  "') OR 1=1 --",
+  '); DROP TABLE items; --',
+  'NULL',
+  '{',
+  '}',
+  ',',
+];
 
 const hostileText = fc.oneof(
   fc.array(fc.constantFrom(...HOSTILE_PARTS), { minLength: 1, maxLength: 6 }).map((parts) => parts.join('')),
   fc.string({ unit: 'binary', maxLength: 30 }),
   fc.constantFrom('x'.repeat(100_000), "'".repeat(20_000), '\\'.repeat(20_000)),
 );
-const hostileScalar: fc.Arbitrary<FilterScalar> = fc.oneof({ weight: 6, arbitrary: hostileText }, fc.constant(null), fc.integer(), fc.boolean());
+const hostileScalar: fc.Arbitrary<FilterScalar> = fc.oneof(
+  { weight: 6, arbitrary: hostileText },
+  fc.constant(null),
+  fc.integer(),
+  fc.boolean(),
+);
 
 const OPERATORS: readonly FilterOperator[] = ['eq', 'ne', 'in', 'nin', 'gt', 'gte', 'lt', 'lte', 'between', 'like'];
 const COLUMNS = ['label', 'amount', 'qty', 'day', 'tags', 'mood'] as const;
@@ -65,7 +97,8 @@ describe('hostile filter values on the PostgreSQL COPY path', () => {
     try {
       const parts: string[] = [];
       const id = table.columns.filter((c) => c.name === 'id');
-      for await (const batch of session.readRows({ table, columns: id, filters }, new AbortController().signal)) parts.push(batch.json.toString('utf8'));
+      for await (const batch of session.readRows({ table, columns: id, filters }, new AbortController().signal))
+        parts.push(batch.json.toString('utf8'));
       return { ids: (JSON.parse(`[${parts.join(',')}]`) as { id: number }[]).map((r) => r.id) };
     } catch (error) {
       // The server's verdict on the value (invalid input, bad encoding), without our wording around it.
@@ -80,7 +113,12 @@ describe('hostile filter values on the PostgreSQL COPY path', () => {
         expect(statement).not.toBeNull();
         const shape = (text: string) => text.replace(/fetcher\.p\d+/g, 'fetcher.pN');
         // Only the operators and the column decide the SQL; what the values are never does.
-        const blank = Object.fromEntries(Object.entries(filters).map(([c, condition]) => [c, Object.fromEntries(Object.entries(condition).map(([op, list]) => [op, list!.map((v) => (v === null ? null : 'v'))]))]));
+        const blank = Object.fromEntries(
+          Object.entries(filters).map(([c, condition]) => [
+            c,
+            Object.fromEntries(Object.entries(condition).map(([op, list]) => [op, list!.map((v) => (v === null ? null : 'v'))])),
+          ]),
+        );
         expect(shape(statement!.copy)).toBe(shape(buildCopy({ table, columns: table.columns, filters: blank })!.copy));
       }),
       { seed: 20261201, numRuns: 400 },

@@ -22,9 +22,12 @@ describe('COPY over a TLS connection', () => {
       INSERT INTO items SELECT g, 'item "' || g || E'"\\t', repeat(md5(g::text), 1 + g % 40) FROM generate_series(1, 30000) g;`);
     const certs = createTestCertificates();
     proxy = await startPgTlsProxy({ host: db.host, port: db.port }, { cert: certs.serverCert, key: certs.serverKey });
-    tlsSession = await new PostgresConnector('copy').open(resolvedDatasource({ ...db, port: proxy.port }, { ssl: { mode: 'verify-full', ca: certs.ca } }), {
-      connectTimeoutMs: 5_000,
-    });
+    tlsSession = await new PostgresConnector('copy').open(
+      resolvedDatasource({ ...db, port: proxy.port }, { ssl: { mode: 'verify-full', ca: certs.ca } }),
+      {
+        connectTimeoutMs: 5_000,
+      },
+    );
     plainSession = await new PostgresConnector('copy').open(resolvedDatasource(db), { connectTimeoutMs: 5_000 });
   });
 
@@ -39,7 +42,10 @@ describe('COPY over a TLS connection', () => {
     const table = (await session.discover(['public'], new AbortController().signal)).tables.get('items') as TableInfo;
     const parts: Buffer[] = [];
     let rows = 0;
-    for await (const batch of session.readRows({ table, columns: table.columns }, new AbortController().signal) as AsyncIterable<RowBatch>) {
+    for await (const batch of session.readRows(
+      { table, columns: table.columns },
+      new AbortController().signal,
+    ) as AsyncIterable<RowBatch>) {
       parts.push(Buffer.from(batch.json), Buffer.from(','));
       rows += batch.rowCount;
       batch.release?.();

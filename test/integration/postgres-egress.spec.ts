@@ -20,10 +20,14 @@ const NAMES: Record<string, string[]> = {
 };
 const PASSWORD = `pw-${run}`;
 
-const sessions = (allowPlaintextPassword: boolean, lookups: string[] = []) => guardedSessions(new PostgresConnector(), NAMES, allowPlaintextPassword, lookups);
+const sessions = (allowPlaintextPassword: boolean, lookups: string[] = []) =>
+  guardedSessions(new PostgresConnector(), NAMES, allowPlaintextPassword, lookups);
 
 const fakeRecord = (port: number, overrides: Partial<ResolvedDatasource> = {}): ResolvedDatasource =>
-  resolvedDatasource({ name: 'd', host: '127.0.0.1', port, user: 'someone', password: PASSWORD }, { configName: 'pg_egress', ...overrides });
+  resolvedDatasource(
+    { name: 'd', host: '127.0.0.1', port, user: 'someone', password: PASSWORD },
+    { configName: 'pg_egress', ...overrides },
+  );
 
 const failure = (opening: Promise<ConnectorSession>) => connectFailure(opening, PASSWORD);
 
@@ -34,7 +38,9 @@ describe('PostgreSQL egress: the checked address is dialled, the name is verifie
 
   beforeAll(async () => {
     db = await createTempDatabase('pg_egress');
-    await db.query(`CREATE VIEW slow AS SELECT 1 AS n, pg_sleep(30)::text AS z; CREATE TABLE small (id int PRIMARY KEY); INSERT INTO small VALUES (1), (2);`);
+    await db.query(
+      `CREATE VIEW slow AS SELECT 1 AS n, pg_sleep(30)::text AS z; CREATE TABLE small (id int PRIMARY KEY); INSERT INTO small VALUES (1), (2);`,
+    );
     certs = createTestCertificates();
     tlsServer = await startFakePgAuthServer({ cert: certs.serverCert, key: certs.serverKey });
   });
@@ -45,7 +51,9 @@ describe('PostgreSQL egress: the checked address is dialled, the name is verifie
 
   it('connects to a name only the guard resolves, resolving it once', async () => {
     const lookups: string[] = [];
-    const session = await sessions(true, lookups).open(resolvedDatasource(db, { host: `pg-${run}.fetcher-egress.test` }), { connectTimeoutMs: 5_000 });
+    const session = await sessions(true, lookups).open(resolvedDatasource(db, { host: `pg-${run}.fetcher-egress.test` }), {
+      connectTimeoutMs: 5_000,
+    });
     try {
       expect((await session.discover(['public'], new AbortController().signal)).tables.has('small')).toBe(true);
     } finally {
@@ -55,7 +63,9 @@ describe('PostgreSQL egress: the checked address is dialled, the name is verifie
   });
 
   it('cancels a running statement through the checked address too (the session survives the abort)', async () => {
-    const session = await sessions(true).open(resolvedDatasource(db, { host: `pg-${run}.fetcher-egress.test` }), { connectTimeoutMs: 5_000 });
+    const session = await sessions(true).open(resolvedDatasource(db, { host: `pg-${run}.fetcher-egress.test` }), {
+      connectTimeoutMs: 5_000,
+    });
     try {
       await expectAbortKeepsSession(session, ['public']);
     } finally {
@@ -66,7 +76,9 @@ describe('PostgreSQL egress: the checked address is dialled, the name is verifie
   it('verify-full dialling 127.0.0.1 checks the certificate against the name: localhost (in the certificate) passes', async () => {
     const before = tlsServer.passwords.length;
     const error = await failure(
-      sessions(false).open(fakeRecord(tlsServer.port, { host: 'localhost', ssl: { mode: 'verify-full', ca: certs.ca } }), { connectTimeoutMs: 5_000 }),
+      sessions(false).open(fakeRecord(tlsServer.port, { host: 'localhost', ssl: { mode: 'verify-full', ca: certs.ca } }), {
+        connectTimeoutMs: 5_000,
+      }),
     );
     // The handshake passed: the (fake) server then refused the password it received over TLS.
     expect(error.reason).toBe('auth_failed');
@@ -76,9 +88,12 @@ describe('PostgreSQL egress: the checked address is dialled, the name is verifie
   it('verify-full fails for a name the certificate does not carry, although it carries the dialled IP', async () => {
     const before = tlsServer.passwords.length;
     const error = await failure(
-      sessions(true).open(fakeRecord(tlsServer.port, { host: `pg-tls-${run}.fetcher-egress.test`, ssl: { mode: 'verify-full', ca: certs.ca } }), {
-        connectTimeoutMs: 5_000,
-      }),
+      sessions(true).open(
+        fakeRecord(tlsServer.port, { host: `pg-tls-${run}.fetcher-egress.test`, ssl: { mode: 'verify-full', ca: certs.ca } }),
+        {
+          connectTimeoutMs: 5_000,
+        },
+      ),
     );
     expect(error.reason).toBe('tls');
     expect(tlsServer.passwords.length).toBe(before);
@@ -108,7 +123,9 @@ describe('PostgreSQL and cleartext password requests', () => {
 
   it('refuses it for internal datasources too', async () => {
     const before = plain.passwords.length;
-    const error = await failure(sessions(false).open(fakeRecord(plain.port, { internal: true, productName: null }), { connectTimeoutMs: 5_000 }));
+    const error = await failure(
+      sessions(false).open(fakeRecord(plain.port, { internal: true, productName: null }), { connectTimeoutMs: 5_000 }),
+    );
     expect(error.reason).toBe('plaintext_password_refused');
     expect(plain.passwords.length).toBe(before);
   });

@@ -35,7 +35,8 @@ describe.each(PG_READ_PATHS)('PostgresConnector filters against PostgreSQL (%s p
   const ids = async (filters: Record<string, FilterCondition>): Promise<number[]> => {
     const id = items.columns.find((c) => c.name === 'id')!;
     const parts: string[] = [];
-    for await (const batch of session.readRows({ table: items, columns: [id], filters }, new AbortController().signal)) parts.push(batch.json.toString('utf8'));
+    for await (const batch of session.readRows({ table: items, columns: [id], filters }, new AbortController().signal))
+      parts.push(batch.json.toString('utf8'));
     return (JSON.parse('[' + parts.join(',') + ']') as { id: number }[]).map((r) => r.id);
   };
 

@@ -16,7 +16,11 @@ const WIDE_BYTES = 32 * WIDE_REPEAT;
 const HUGE_BYTES = 64 * MIB;
 
 const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
-const budget = (batchBytes: number, remainingBytes = Number.MAX_SAFE_INTEGER): ReadBudget => ({ batchBytes, batchRows: 2_000, remainingBytes: () => remainingBytes });
+const budget = (batchBytes: number, remainingBytes = Number.MAX_SAFE_INTEGER): ReadBudget => ({
+  batchBytes,
+  batchRows: 2_000,
+  remainingBytes: () => remainingBytes,
+});
 
 /** The tables both read paths are tried on: 2 MB rows, many small rows, one 64 MiB value. */
 async function budgetFixture(prefix: string, wideRows: number, connector: PostgresConnector) {
@@ -34,7 +38,8 @@ async function budgetFixture(prefix: string, wideRows: number, connector: Postgr
   const readAll = async (s: ConnectorSession, key: string, b?: ReadBudget): Promise<RowBatch[]> => {
     const table = tables.get(key)!;
     const batches: RowBatch[] = [];
-    for await (const batch of s.readRows({ table, columns: table.columns, ...(b ? { budget: b } : {}) }, new AbortController().signal)) batches.push(batch);
+    for await (const batch of s.readRows({ table, columns: table.columns, ...(b ? { budget: b } : {}) }, new AbortController().signal))
+      batches.push(batch);
     return batches;
   };
   return { db, session, readAll };
@@ -152,7 +157,11 @@ describe('PostgresConnector read budget (COPY path)', () => {
   });
 
   it('caps the rows of a batch at batchRows', async () => {
-    const batches = await readAll(session, 'narrow', { batchBytes: 4 * MIB, batchRows: 300, remainingBytes: () => Number.MAX_SAFE_INTEGER });
+    const batches = await readAll(session, 'narrow', {
+      batchBytes: 4 * MIB,
+      batchRows: 300,
+      remainingBytes: () => Number.MAX_SAFE_INTEGER,
+    });
     expect(batches.reduce((n, b) => n + b.rowCount, 0)).toBe(10_000);
     for (const batch of batches) expect(batch.rowCount).toBeLessThanOrEqual(300);
   });

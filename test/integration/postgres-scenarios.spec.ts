@@ -11,7 +11,16 @@ for (const readPath of PG_READ_PATHS) {
         id int PRIMARY KEY, name varchar(64) NOT NULL, amount numeric(12,2) NOT NULL, qty int NOT NULL,
         active boolean NOT NULL, day date NOT NULL, at timestamp(3) NOT NULL, note text)`);
       for (const row of SCENARIO_ROWS) {
-        await db.query('INSERT INTO scenario_items VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [row.id, row.name, row.amount, row.qty, row.active, row.day, row.at, row.note]);
+        await db.query('INSERT INTO scenario_items VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [
+          row.id,
+          row.name,
+          row.amount,
+          row.qty,
+          row.active,
+          row.day,
+          row.at,
+          row.note,
+        ]);
       }
       return {
         harness: {

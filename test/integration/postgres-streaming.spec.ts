@@ -135,7 +135,10 @@ describe.each(PG_READ_PATHS)('PostgresConnector streaming and abort (%s path)', 
     controller.abort();
     await expect(reading).rejects.toMatchObject({ name: 'AbortError' });
     expect(Date.now() - abortedAt).toBeLessThan(2_000);
-    const gone = await waitUntil(async () => (await runningStatements('pg_sleep')) === 0 && (await runningStatements('"slow"')) === 0, 1_000);
+    const gone = await waitUntil(
+      async () => (await runningStatements('pg_sleep')) === 0 && (await runningStatements('"slow"')) === 0,
+      1_000,
+    );
     expect(gone).toBeLessThan(1_000);
     // The cancel hit only that statement: the session goes on.
     expect(await readSmall()).toBe(2);
@@ -161,8 +164,8 @@ describe.each(PG_READ_PATHS)('PostgresConnector streaming and abort (%s path)', 
     controller.abort();
     const iterator = session.readRows({ table: big, columns: big.columns }, controller.signal)[Symbol.asyncIterator]();
     await expect(iterator.next()).rejects.toMatchObject({ name: 'AbortError' });
-    await expect(
-      connector.open(resolvedDatasource(db), { connectTimeoutMs: 5_000, signal: controller.signal }),
-    ).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(connector.open(resolvedDatasource(db), { connectTimeoutMs: 5_000, signal: controller.signal })).rejects.toMatchObject({
+      name: 'AbortError',
+    });
   });
 });

@@ -45,10 +45,25 @@ describe('rotate-credentials CLI (npm run rotate-credentials)', () => {
       for (const password of passwords) {
         const now = new Date();
         await dataSource.getRepository<ConnectionRecord>(CONNECTION_ENTITY).insert({
-          id: uuidv7(), productName: 'reporter', configName: `pg_${randomBytes(3).toString('hex')}`, type: 'POSTGRESQL', host: 'db.example.com', port: 5432,
-          databaseName: 'x', schemaName: null, userName: 'u', passwordEncrypted: cipher.encrypt(password), sslMode: null, sslCaEncrypted: null,
-          sslCertEncrypted: null, sslKeyEncrypted: cipher.encryptOptional('-----BEGIN PRIVATE KEY-----secret'), encryptionKeyVersion: version,
-          metadata: null, createdAt: now, updatedAt: now, deletedAt: null,
+          id: uuidv7(),
+          productName: 'reporter',
+          configName: `pg_${randomBytes(3).toString('hex')}`,
+          type: 'POSTGRESQL',
+          host: 'db.example.com',
+          port: 5432,
+          databaseName: 'x',
+          schemaName: null,
+          userName: 'u',
+          passwordEncrypted: cipher.encrypt(password),
+          sslMode: null,
+          sslCaEncrypted: null,
+          sslCertEncrypted: null,
+          sslKeyEncrypted: cipher.encryptOptional('-----BEGIN PRIVATE KEY-----secret'),
+          encryptionKeyVersion: version,
+          metadata: null,
+          createdAt: now,
+          updatedAt: now,
+          deletedAt: null,
         } as QueryDeepPartialEntity<ConnectionRecord>);
       }
     } finally {
@@ -85,7 +100,9 @@ describe('rotate-credentials CLI (npm run rotate-credentials)', () => {
     expect(dry.code).toBe(0);
 
     const first = await rotate([], env);
-    expect(first.stdout).toMatch(/rewritten: 2\nalready current: 0\nskipped \(changed concurrently\): 0\nfailed \(key version not configured or not matching\): 0\nstill under an older version: 0/);
+    expect(first.stdout).toMatch(
+      /rewritten: 2\nalready current: 0\nskipped \(changed concurrently\): 0\nfailed \(key version not configured or not matching\): 0\nstill under an older version: 0/,
+    );
     expect(first.code).toBe(0);
 
     const second = await rotate([], env);

@@ -20,7 +20,8 @@ function capture(): { stream: PassThrough; bytes: () => Buffer } {
 }
 
 /** Independent of src/: HKDF-SHA256 of the master key, no salt, 32 bytes. */
-const derive = (masterBase64: string, info: string) => Buffer.from(hkdfSync('sha256', Buffer.from(masterBase64, 'base64'), Buffer.alloc(0), info, 32));
+const derive = (masterBase64: string, info: string) =>
+  Buffer.from(hkdfSync('sha256', Buffer.from(masterBase64, 'base64'), Buffer.alloc(0), info, 32));
 const hmacKeyOf = (master: string) => derive(master, 'fetcher-external-hmac-v1');
 const encryptionKeyOf = (master: string) => derive(master, 'fetcher-storage-encryption-v1');
 
@@ -47,7 +48,12 @@ describe('show-result CLI: keyring and derived keys', () => {
     file = join(dir, 'downloaded.json');
     await writeFile(file, await new LocalObjectStore(resultsDir).read(stored.path));
 
-    const job = { status: 'completed', resultPath: stored.path, resultHmac: stored.hmac, result: { sizeBytes: stored.sizeBytes, rowCount: 1, sha256: stored.sha256 } };
+    const job = {
+      status: 'completed',
+      resultPath: stored.path,
+      resultHmac: stored.hmac,
+      result: { sizeBytes: stored.sizeBytes, rowCount: 1, sha256: stored.sha256 },
+    };
     const jobs: Record<string, unknown> = { 'job-v1': { ...job, resultKeyVersion: '1' }, 'job-legacy': job };
     api = createServer((req, res) => {
       const found = jobs[decodeURIComponent(req.url?.replace('/v1/fetcher/', '') ?? '')];
@@ -67,14 +73,24 @@ describe('show-result CLI: keyring and derived keys', () => {
   async function run(argv: string[], env: NodeJS.ProcessEnv = {}) {
     const out = capture();
     const err = capture();
-    const code = await runShowResult(argv, { env: { DATA_DIR: dir, RESULTS_DIR: resultsDir, FETCHER_URL: apiUrl, ...env }, stdout: out.stream, stderr: err.stream });
+    const code = await runShowResult(argv, {
+      env: { DATA_DIR: dir, RESULTS_DIR: resultsDir, FETCHER_URL: apiUrl, ...env },
+      stdout: out.stream,
+      stderr: err.stream,
+    });
     return { code, stdout: out.bytes(), stderr: err.bytes().toString() };
   }
 
   const noKeyFile = () => expect(readdirSync(dir).filter((name) => name.includes('app-enc-key'))).toEqual([]);
 
   it('opens and verifies a job with only the two derived keys (base64 flags), reading or writing no master key', async () => {
-    const { code, stdout, stderr } = await run(['job-v1', '--hmac-key', hmacKeyOf(KEY_1).toString('base64'), '--encryption-key', encryptionKeyOf(KEY_1).toString('base64')]);
+    const { code, stdout, stderr } = await run([
+      'job-v1',
+      '--hmac-key',
+      hmacKeyOf(KEY_1).toString('base64'),
+      '--encryption-key',
+      encryptionKeyOf(KEY_1).toString('base64'),
+    ]);
     expect(stdout.toString()).toBe(plaintext);
     expect(stderr).toContain(`HMAC: verified (${stored.hmac})`);
     expect(code).toBe(0);
@@ -82,7 +98,10 @@ describe('show-result CLI: keyring and derived keys', () => {
   });
 
   it('takes the derived keys as hex from FETCHER_RESULT_HMAC_KEY / FETCHER_RESULT_ENCRYPTION_KEY for a downloaded file', async () => {
-    const env = { FETCHER_RESULT_HMAC_KEY: hmacKeyOf(KEY_1).toString('hex'), FETCHER_RESULT_ENCRYPTION_KEY: encryptionKeyOf(KEY_1).toString('hex') };
+    const env = {
+      FETCHER_RESULT_HMAC_KEY: hmacKeyOf(KEY_1).toString('hex'),
+      FETCHER_RESULT_ENCRYPTION_KEY: encryptionKeyOf(KEY_1).toString('hex'),
+    };
     const { code, stdout, stderr } = await run(['--file', file, '--hmac', stored.hmac], env);
     expect(stdout.toString()).toBe(plaintext);
     expect(stderr).toContain('HMAC: verified');
@@ -91,7 +110,13 @@ describe('show-result CLI: keyring and derived keys', () => {
   });
 
   it('refuses derived keys of another version, saying which version sealed the job', async () => {
-    const { code, stdout, stderr } = await run(['job-v1', '--hmac-key', hmacKeyOf(KEY_2).toString('hex'), '--encryption-key', encryptionKeyOf(KEY_2).toString('hex')]);
+    const { code, stdout, stderr } = await run([
+      'job-v1',
+      '--hmac-key',
+      hmacKeyOf(KEY_2).toString('hex'),
+      '--encryption-key',
+      encryptionKeyOf(KEY_2).toString('hex'),
+    ]);
     expect(stderr).toMatch(/failed authentication.*sealed with key version 1/);
     expect(stdout.length).toBe(0);
     expect(code).toBe(1);
@@ -101,7 +126,13 @@ describe('show-result CLI: keyring and derived keys', () => {
     const half = await run(['job-v1', '--hmac-key', hmacKeyOf(KEY_1).toString('hex')]);
     expect(half.stderr).toMatch(/give both derived keys/);
     expect(half.code).toBe(1);
-    const short = await run(['job-v1', '--hmac-key', 'c2VjcmV0LXRvby1zaG9ydA==', '--encryption-key', encryptionKeyOf(KEY_1).toString('hex')]);
+    const short = await run([
+      'job-v1',
+      '--hmac-key',
+      'c2VjcmV0LXRvby1zaG9ydA==',
+      '--encryption-key',
+      encryptionKeyOf(KEY_1).toString('hex'),
+    ]);
     expect(short.stderr).toMatch(/--hmac-key: must be a 32-byte key/);
     expect(short.stderr).not.toContain('c2VjcmV0LXRvby1zaG9ydA==');
     expect(short.code).toBe(1);
@@ -147,7 +178,13 @@ describe('show-result CLI: keyring and derived keys', () => {
     expect(current.code).toBe(0);
 
     const old = await run(['--derive-keys', '--key-version', '1'], keyring);
-    const printed = Object.fromEntries(old.stdout.toString().trim().split('\n').map((line) => line.split(/=(.*)/s).slice(0, 2) as [string, string]));
+    const printed = Object.fromEntries(
+      old.stdout
+        .toString()
+        .trim()
+        .split('\n')
+        .map((line) => line.split(/=(.*)/s).slice(0, 2) as [string, string]),
+    );
     expect(Buffer.from(printed.FETCHER_RESULT_HMAC_KEY as string, 'base64')).toEqual(hmacKeyOf(KEY_1));
     for (const output of [current.stdout.toString(), current.stderr, old.stdout.toString(), old.stderr]) {
       expect(output).not.toContain(KEY_1);

@@ -20,7 +20,9 @@ describeWithSqlServer('SqlServerConnector against SQL Server: connect failures',
   beforeAll(async () => {
     db = await createTempSqlServerDatabase(target, 'connect');
     // A login without a user in the test database: SQL Server refuses it with 4060.
-    await withSqlServerAdmin(target, (admin) => admin.request().query(`CREATE LOGIN [${login}] WITH PASSWORD = N'${password}', CHECK_POLICY = OFF`));
+    await withSqlServerAdmin(target, (admin) =>
+      admin.request().query(`CREATE LOGIN [${login}] WITH PASSWORD = N'${password}', CHECK_POLICY = OFF`),
+    );
   }, 120_000);
 
   afterAll(async () => {

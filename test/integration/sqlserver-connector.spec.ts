@@ -55,11 +55,45 @@ INSERT INTO dbo.fidelity (id) VALUES (3);`;
 
 /** Every column but the rowversion, whose value the server chooses. */
 const COLUMNS = [
-  'id', 'b', 'ti', 'si', 'i', 'bi', 'dec', 'num', 'm', 'sm', 'f', 'r', 'd', 'dt2', 'dt2ms', 'dt', 'sdt', 'dto', 't', 't0', 'u',
-  'vb', 'bin', 'img', 'vc', 'nvc', 'ch', 'nch', 'txt', 'ntxt', 'x', 'v', 'g', 'gm', 'h',
+  'id',
+  'b',
+  'ti',
+  'si',
+  'i',
+  'bi',
+  'dec',
+  'num',
+  'm',
+  'sm',
+  'f',
+  'r',
+  'd',
+  'dt2',
+  'dt2ms',
+  'dt',
+  'sdt',
+  'dto',
+  't',
+  't0',
+  'u',
+  'vb',
+  'bin',
+  'img',
+  'vc',
+  'nvc',
+  'ch',
+  'nch',
+  'txt',
+  'ntxt',
+  'x',
+  'v',
+  'g',
+  'gm',
+  'h',
 ];
 /** The expected JSON text of a row where every column not given is NULL. */
-const sparse = (given: Record<string, string>): string => '{' + COLUMNS.map((c) => JSON.stringify(c) + ':' + (given[c] ?? 'null')).join(',') + '}';
+const sparse = (given: Record<string, string>): string =>
+  '{' + COLUMNS.map((c) => JSON.stringify(c) + ':' + (given[c] ?? 'null')).join(',') + '}';
 
 describeWithSqlServer('SqlServerConnector against SQL Server: values, filters, discovery', (target) => {
   const connector = new SqlServerConnector();
@@ -101,7 +135,8 @@ describeWithSqlServer('SqlServerConnector against SQL Server: values, filters, d
     if (info === undefined) throw new Error(`table ${key} not discovered`);
     return info;
   };
-  const read = async (info: TableInfo, columns = info.columns) => collect(session.readRows({ table: info, columns }, new AbortController().signal));
+  const read = async (info: TableInfo, columns = info.columns) =>
+    collect(session.readRows({ table: info, columns }, new AbortController().signal));
 
   const readSmall = async (s: ConnectorSession = session) => {
     const unordered = await table('unordered');
@@ -116,18 +151,52 @@ describeWithSqlServer('SqlServerConnector against SQL Server: values, filters, d
     expect(rowCount).toBe(3);
     const expected = [
       sparse({
-        id: '1', b: 'true', ti: '255', si: '-32768', i: '-2147483648', bi: '9223372036854775807',
-        dec: '"1234567890123456789012345678.0123456789"', num: '"100.50"', m: '"922337203685477.5807"', sm: '"-214748.3648"',
-        f: '0.1', r: '0.1',
-        d: '"2024-02-29"', dt2: '"2024-01-15T10:20:30.1234567"', dt2ms: '"2024-01-15T10:20:30.000"', dt: '"2024-01-15T10:20:30.997"',
-        sdt: '"2024-01-15T10:21:00"', dto: '"2024-01-15T10:20:30.1234567+05:30"', t: '"23:59:59.9999999"', t0: '"08:00:00"',
-        u: '"123e4567-e89b-12d3-a456-426655440000"', vb: '"AP8Q"', bin: '"AQAAAA=="', img: '"/w=="',
-        vc: '"plain"', nvc: JSON.stringify(TEXT), ch: '"ab   "', nch: '"ç  "', txt: '"old text"', ntxt: '"old ntext ção"', x: '"<a b=\\"1\\">x</a>"',
-        v: '"2024-01-15 10:20:30.1234567"', g: '"POINT (-122.34 47.65)"', gm: '"LINESTRING (0 0, 1 1)"', h: '"/1/2/"',
+        id: '1',
+        b: 'true',
+        ti: '255',
+        si: '-32768',
+        i: '-2147483648',
+        bi: '9223372036854775807',
+        dec: '"1234567890123456789012345678.0123456789"',
+        num: '"100.50"',
+        m: '"922337203685477.5807"',
+        sm: '"-214748.3648"',
+        f: '0.1',
+        r: '0.1',
+        d: '"2024-02-29"',
+        dt2: '"2024-01-15T10:20:30.1234567"',
+        dt2ms: '"2024-01-15T10:20:30.000"',
+        dt: '"2024-01-15T10:20:30.997"',
+        sdt: '"2024-01-15T10:21:00"',
+        dto: '"2024-01-15T10:20:30.1234567+05:30"',
+        t: '"23:59:59.9999999"',
+        t0: '"08:00:00"',
+        u: '"123e4567-e89b-12d3-a456-426655440000"',
+        vb: '"AP8Q"',
+        bin: '"AQAAAA=="',
+        img: '"/w=="',
+        vc: '"plain"',
+        nvc: JSON.stringify(TEXT),
+        ch: '"ab   "',
+        nch: '"ç  "',
+        txt: '"old text"',
+        ntxt: '"old ntext ção"',
+        x: '"<a b=\\"1\\">x</a>"',
+        v: '"2024-01-15 10:20:30.1234567"',
+        g: '"POINT (-122.34 47.65)"',
+        gm: '"LINESTRING (0 0, 1 1)"',
+        h: '"/1/2/"',
       }),
       sparse({
-        id: '2', bi: '-9223372036854775808', num: '"-0.05"', f: '1e+300', r: '3.40282e+38', d: '"0001-01-01"',
-        dt2: '"9999-12-31T23:59:59.9999999"', dto: '"0001-01-01T00:00:00.0000000-14:00"', v: '"12.5000"',
+        id: '2',
+        bi: '-9223372036854775808',
+        num: '"-0.05"',
+        f: '1e+300',
+        r: '3.40282e+38',
+        d: '"0001-01-01"',
+        dt2: '"9999-12-31T23:59:59.9999999"',
+        dto: '"0001-01-01T00:00:00.0000000-14:00"',
+        v: '"12.5000"',
       }),
       sparse({ id: '3' }),
     ];
@@ -144,7 +213,9 @@ describeWithSqlServer('SqlServerConnector against SQL Server: values, filters, d
   it('filters with the column types: dates as dates, decimals exactly, bits, guids, binaries as base64', async () => {
     const fidelity = await table('fidelity');
     const ids = async (filters: Record<string, FilterCondition>) => {
-      const { json } = await collect(session.readRows({ table: fidelity, columns: [fidelity.columns[0]], filters }, new AbortController().signal));
+      const { json } = await collect(
+        session.readRows({ table: fidelity, columns: [fidelity.columns[0]], filters }, new AbortController().signal),
+      );
       return (JSON.parse('[' + json + ']') as { id: number }[]).map((r) => r.id);
     };
     expect(await ids({ dt2: { gte: ['2024-01-15'] } })).toEqual([1, 2]);
@@ -167,9 +238,16 @@ describeWithSqlServer('SqlServerConnector against SQL Server: values, filters, d
     );
     const order = both.tables.get('Sales Dept.Order')!;
     expect(order).toMatchObject({ schema: 'Sales Dept', name: 'Order', primaryKey: ['Line No', 'select'] });
-    expect(order.columns.map((c) => [c.name, c.dataType])).toEqual([['select', 'int'], ['Line No', 'int'], ['From', 'nvarchar(10)']]);
+    expect(order.columns.map((c) => [c.name, c.dataType])).toEqual([
+      ['select', 'int'],
+      ['Line No', 'int'],
+      ['From', 'nvarchar(10)'],
+    ]);
     expect(both.tables.get('Sales Dept.OrderView')!.primaryKey).toEqual([]);
-    expect(both.tables.get('db_users')!.columns.map((c) => [c.dataType, (c.engineType as { typeName: string }).typeName])).toEqual([['int', 'int'], ['Phone', 'varchar']]);
+    expect(both.tables.get('db_users')!.columns.map((c) => [c.dataType, (c.engineType as { typeName: string }).typeName])).toEqual([
+      ['int', 'int'],
+      ['Phone', 'varchar'],
+    ]);
 
     const sales = await session.discover(['Sales Dept'], new AbortController().signal);
     expect([...sales.tables.keys()].sort()).toEqual(['Sales Dept.Order', 'Sales Dept.OrderView']);
@@ -199,9 +277,13 @@ describeWithSqlServer('SqlServerConnector against SQL Server: values, filters, d
     ]);
     const weird = await table('weird]name');
     expect((await read(weird)).json).toBe('{"a.b":1,"Mixed Case":"one","q?x":"?"},{"a.b":2,"Mixed Case":"two","q?x":"x?"}');
-    expect((await collect(session.readRows({ table: weird, columns: weird.columns, filters: { 'q?x': { eq: ['x?'] } } }, new AbortController().signal))).json).toBe(
-      '{"a.b":2,"Mixed Case":"two","q?x":"x?"}',
-    );
+    expect(
+      (
+        await collect(
+          session.readRows({ table: weird, columns: weird.columns, filters: { 'q?x': { eq: ['x?'] } } }, new AbortController().signal),
+        )
+      ).json,
+    ).toBe('{"a.b":2,"Mixed Case":"two","q?x":"x?"}');
     expect((await read(await table('unordered'))).json).toBe('{"k":"a","v":0},{"k":"c","v":1},{"k":"m","v":2},{"k":"z","v":3}');
     // Ordered by the decimal key itself, not by its text projection ("10.00" < "100.00" < "9.00").
     expect((await read(await table('dec_key'))).json).toBe('{"k":"9.00"},{"k":"10.00"},{"k":"100.00"}');
@@ -225,8 +307,13 @@ describeWithSqlServer('SqlServerConnector against SQL Server: values, filters, d
     const doomed = (await connector.open(resolvedSqlServerDatasource(db), { connectTimeoutMs: 15_000 })) as SqlServerSession;
     await withSqlServerAdmin(target, (admin) => admin.request().query(`KILL ${Number(doomed.spid)}`));
     const heap = await table('heap');
-    await expect(collect(doomed.readRows({ table: heap, columns: heap.columns }, new AbortController().signal))).rejects.toMatchObject({ name: 'DatasourceQueryError' });
-    await expect(doomed.discover(null, new AbortController().signal)).rejects.toMatchObject({ name: 'DatasourceQueryError', message: expect.stringMatching(/^Connection lost/) });
+    await expect(collect(doomed.readRows({ table: heap, columns: heap.columns }, new AbortController().signal))).rejects.toMatchObject({
+      name: 'DatasourceQueryError',
+    });
+    await expect(doomed.discover(null, new AbortController().signal)).rejects.toMatchObject({
+      name: 'DatasourceQueryError',
+      message: expect.stringMatching(/^Connection lost/),
+    });
     await expect(doomed.close()).resolves.toBeUndefined();
     await expect(doomed.close()).resolves.toBeUndefined();
   });

@@ -23,7 +23,10 @@ describeWithSqlServer('SqlServerConnector against SQL Server: streaming, early s
   /** Requests of our session still running on the server. */
   const running = async (): Promise<number> =>
     withSqlServerAdmin(target, async (admin) => {
-      const result = await admin.request().input('spid', session.spid).query<{ n: number }>('SELECT COUNT(*) AS n FROM sys.dm_exec_requests WHERE session_id = @spid');
+      const result = await admin
+        .request()
+        .input('spid', session.spid)
+        .query<{ n: number }>('SELECT COUNT(*) AS n FROM sys.dm_exec_requests WHERE session_id = @spid');
       return result.recordset[0].n;
     });
 
@@ -146,8 +149,15 @@ describeWithSqlServer('SqlServerConnector against SQL Server: streaming, early s
     const started = Date.now();
     await other.close();
     expect(Date.now() - started).toBeLessThan(3_000);
-    const left = await withSqlServerAdmin(target, async (admin) =>
-      (await admin.request().input('spid', other.spid).query<{ n: number }>('SELECT COUNT(*) AS n FROM sys.dm_exec_requests WHERE session_id = @spid')).recordset[0].n,
+    const left = await withSqlServerAdmin(
+      target,
+      async (admin) =>
+        (
+          await admin
+            .request()
+            .input('spid', other.spid)
+            .query<{ n: number }>('SELECT COUNT(*) AS n FROM sys.dm_exec_requests WHERE session_id = @spid')
+        ).recordset[0].n,
     );
     expect(left).toBe(0);
     await expect(iterator.next()).rejects.toMatchObject({ name: 'DatasourceQueryError' });

@@ -80,7 +80,16 @@ describe('sealing memory stays flat', () => {
   it('grows RSS by a few parts at most through the S3 upload (8 MiB parts, discarding client)', async () => {
     const fake = discardingS3();
     const store = new S3ObjectStore(
-      { endPoint: 'unused', useSSL: false, accessKey: 'a', secretKey: 'b', bucket: 'b', region: 'r', keyPrefix: '', partSizeBytes: 8 * MiB },
+      {
+        endPoint: 'unused',
+        useSSL: false,
+        accessKey: 'a',
+        secretKey: 'b',
+        bucket: 'b',
+        region: 'r',
+        keyPrefix: '',
+        partSizeBytes: 8 * MiB,
+      },
       { client: fake.client },
     );
     const growth = await peakRssGrowth(await store.beginUpload('external-data/mem.json'));

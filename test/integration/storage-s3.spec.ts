@@ -72,7 +72,15 @@ describe('result storage on S3 (s3rver)', () => {
     await moduleRef.init();
     service = moduleRef.get(ResultStorageService);
     store = moduleRef.get<ObjectStore>(OBJECT_STORE);
-    raw = new Client({ endPoint: s3.endPoint, port: s3.port, useSSL: false, accessKey: s3.accessKey, secretKey: s3.secretKey, region: 'us-east-1', pathStyle: true });
+    raw = new Client({
+      endPoint: s3.endPoint,
+      port: s3.port,
+      useSSL: false,
+      accessKey: s3.accessKey,
+      secretKey: s3.secretKey,
+      region: 'us-east-1',
+      pathStyle: true,
+    });
   });
 
   afterEach(() => {
@@ -163,7 +171,9 @@ describe('result storage on S3 (s3rver)', () => {
     expect(Buffer.concat(out).equals(plaintext)).toBe(true);
 
     await expect(store.readStream('external-data/job-never-stored.json')).rejects.toMatchObject({ code: FetCode.NotFound });
-    await expect(service.openStream(stored.path, stored, 'v-unknown')).rejects.toThrow(/key version v-unknown, which is not configured: set APP_ENC_KEY_v-unknown/);
+    await expect(service.openStream(stored.path, stored, 'v-unknown')).rejects.toThrow(
+      /key version v-unknown, which is not configured: set APP_ENC_KEY_v-unknown/,
+    );
   });
 
   it('leaves no object after aborting a multipart upload (s3rver has no AbortMultipartUpload)', async () => {

@@ -39,24 +39,63 @@ describe('show-result CLI (npm run result)', () => {
     sealedObject = await new LocalObjectStore(join(dir, 'results')).read(stored.path);
 
     const jobs: Record<string, unknown> = {
-      'job-ok': { status: 'completed', resultPath: stored.path, resultHmac: stored.hmac, result: { sizeBytes: stored.sizeBytes, rowCount: 1, sha256: stored.sha256 } },
-      'job-forged': { status: 'completed', resultPath: stored.path, resultHmac: 'ab'.repeat(32), result: { sizeBytes: stored.sizeBytes, rowCount: 1, sha256: stored.sha256 } },
+      'job-ok': {
+        status: 'completed',
+        resultPath: stored.path,
+        resultHmac: stored.hmac,
+        result: { sizeBytes: stored.sizeBytes, rowCount: 1, sha256: stored.sha256 },
+      },
+      'job-forged': {
+        status: 'completed',
+        resultPath: stored.path,
+        resultHmac: 'ab'.repeat(32),
+        result: { sizeBytes: stored.sizeBytes, rowCount: 1, sha256: stored.sha256 },
+      },
       'job-running': { status: 'processing' },
-      'job-api': { status: 'completed', resultPath: stored.path, resultHmac: stored.hmac, resultKeyVersion: '1', result: { sizeBytes: stored.sizeBytes, rowCount: 1, sha256: stored.sha256 } },
-      'job-bad-etag': { status: 'completed', resultPath: stored.path, resultHmac: stored.hmac, result: { sizeBytes: stored.sizeBytes, rowCount: 1, sha256: stored.sha256 } },
-      'job-cut': { status: 'completed', resultPath: stored.path, resultHmac: stored.hmac, result: { sizeBytes: stored.sizeBytes, rowCount: 1, sha256: stored.sha256 } },
-      'job-gone': { status: 'completed', resultPath: stored.path, resultHmac: stored.hmac, result: { sizeBytes: stored.sizeBytes, rowCount: 1, sha256: stored.sha256 } },
+      'job-api': {
+        status: 'completed',
+        resultPath: stored.path,
+        resultHmac: stored.hmac,
+        resultKeyVersion: '1',
+        result: { sizeBytes: stored.sizeBytes, rowCount: 1, sha256: stored.sha256 },
+      },
+      'job-bad-etag': {
+        status: 'completed',
+        resultPath: stored.path,
+        resultHmac: stored.hmac,
+        result: { sizeBytes: stored.sizeBytes, rowCount: 1, sha256: stored.sha256 },
+      },
+      'job-cut': {
+        status: 'completed',
+        resultPath: stored.path,
+        resultHmac: stored.hmac,
+        result: { sizeBytes: stored.sizeBytes, rowCount: 1, sha256: stored.sha256 },
+      },
+      'job-gone': {
+        status: 'completed',
+        resultPath: stored.path,
+        resultHmac: stored.hmac,
+        result: { sizeBytes: stored.sizeBytes, rowCount: 1, sha256: stored.sha256 },
+      },
       'job-failed': { status: 'failed', error: { code: 'FET-1101', message: 'extraction result exceeds the size limit' } },
     };
     // GET …/result as a Fetcher with the route answers it; the other jobs get the 404 of an older one.
     const results: Record<string, (raw: boolean, res: ServerResponse) => void> = {
       'job-api': (raw, res) => {
         const body = raw ? sealedObject : Buffer.from(plaintext);
-        res.writeHead(200, { 'content-type': raw ? 'application/octet-stream' : 'application/json', 'content-length': body.length, ...(raw ? {} : { etag: `"${stored.sha256}"` }) });
+        res.writeHead(200, {
+          'content-type': raw ? 'application/octet-stream' : 'application/json',
+          'content-length': body.length,
+          ...(raw ? {} : { etag: `"${stored.sha256}"` }),
+        });
         res.end(body);
       },
       'job-bad-etag': (_, res) => {
-        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(plaintext), etag: `"${'0'.repeat(64)}"` });
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(plaintext),
+          etag: `"${'0'.repeat(64)}"`,
+        });
         res.end(plaintext);
       },
       'job-cut': (raw, res) => {
@@ -186,7 +225,10 @@ describe('show-result CLI (npm run result)', () => {
       expect(code).toBe(1);
     });
 
-    it.each([['with the key', noStore], ['without a key', keyless]])('refuses a body cut short of its Content-Length (%s), printing nothing', async (_, env) => {
+    it.each([
+      ['with the key', noStore],
+      ['without a key', keyless],
+    ])('refuses a body cut short of its Content-Length (%s), printing nothing', async (_, env) => {
       const { code, stdout, stderr } = await run(['job-cut'], await env());
       expect(stderr).toMatch(/the download of job job-cut's result was cut short \(10 of \d+ bytes\)/);
       expect(stdout.length).toBe(0);

@@ -31,7 +31,12 @@ describe('ApiKeyAuthenticator', () => {
   it('makes an operator of any AUTH_ADMIN_KEYS key, without looking in the store', async () => {
     const { repository, lookups } = storeWith([]);
     const authenticator = new ApiKeyAuthenticator(ADMIN, repository);
-    await expect(authenticator.authenticate(ADMIN[1])).resolves.toEqual({ id: 'admin-key:2', method: 'apikey', operator: true, products: [] });
+    await expect(authenticator.authenticate(ADMIN[1])).resolves.toEqual({
+      id: 'admin-key:2',
+      method: 'apikey',
+      operator: true,
+      products: [],
+    });
     expect(lookups).toEqual([]);
   });
 

@@ -20,7 +20,10 @@ export class ApiKeyRepository {
     return this.keys.findOneBy({ keyHash, revokedAt: IsNull() });
   }
 
-  async listActive(productName: string | undefined, window: { skip: number; take: number }): Promise<{ items: ApiKeyRecord[]; total: number }> {
+  async listActive(
+    productName: string | undefined,
+    window: { skip: number; take: number },
+  ): Promise<{ items: ApiKeyRecord[]; total: number }> {
     const [items, total] = await this.keys.findAndCount({
       where: { revokedAt: IsNull(), ...(productName === undefined ? {} : { productName }) },
       order: { createdAt: 'DESC', id: 'DESC' },
@@ -32,7 +35,12 @@ export class ApiKeyRepository {
 
   /** True when an active key was revoked now; false when there was none (unknown or already revoked). */
   async revoke(id: string, at: Date): Promise<boolean> {
-    const result = await this.keys.createQueryBuilder().update().set({ revokedAt: at }).where('id = :id AND revoked_at IS NULL', { id }).execute();
+    const result = await this.keys
+      .createQueryBuilder()
+      .update()
+      .set({ revokedAt: at })
+      .where('id = :id AND revoked_at IS NULL', { id })
+      .execute();
     return (result.affected ?? 0) === 1;
   }
 }

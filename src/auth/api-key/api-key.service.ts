@@ -40,7 +40,9 @@ export class ApiKeyService {
     const { page, limit } = parsePageRequest(query);
     const productName = query.productName?.trim().toLowerCase();
     if (productName !== undefined && !/^[a-z0-9_-]{1,100}$/.test(productName)) {
-      throw new RequestValidationError(FetCode.InvalidQuery, 'productName must be 1-100 characters of [A-Za-z0-9_-]', { fields: { productName: 'invalid product name' } });
+      throw new RequestValidationError(FetCode.InvalidQuery, 'productName must be 1-100 characters of [A-Za-z0-9_-]', {
+        fields: { productName: 'invalid product name' },
+      });
     }
     const { items, total } = await this.keys.listActive(productName, { skip: (page - 1) * limit, take: limit });
     return { items: items.map((record) => ApiKeyDto.from(record)), page, limit, total };

@@ -7,7 +7,9 @@ import { expectInvalidToken, jwtConfig } from './testing/jwt-expectations.js';
 describe('JwtVerifier reading products and roles', () => {
   let key: SigningKey;
   const verify = async (claims: Record<string, unknown>, config: Partial<JwtAuthConfig> = {}) =>
-    new JwtVerifier(jwtConfig({ publicKeyPem: key.publicKeyPem, issuer: 'https://issuer.test', ...config })).verify(await signToken(key, { claims }));
+    new JwtVerifier(jwtConfig({ publicKeyPem: key.publicKeyPem, issuer: 'https://issuer.test', ...config })).verify(
+      await signToken(key, { claims }),
+    );
 
   beforeAll(async () => {
     key = await generateSigningKey('ES256');

@@ -1,6 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ServiceUnavailableError } from '../../common/errors/fetcher.error.js';
-import { generateSigningKey, signToken, startJwksServer, type JwksFailure, type JwksServer, type SigningKey } from '../../../test/helpers/jwks-server.js';
+import {
+  generateSigningKey,
+  signToken,
+  startJwksServer,
+  type JwksFailure,
+  type JwksServer,
+  type SigningKey,
+} from '../../../test/helpers/jwks-server.js';
 import { JwtVerifier, type JwtVerifierOptions } from './jwt-verifier.js';
 import { expectInvalidToken, jwtConfig } from './testing/jwt-expectations.js';
 
@@ -23,7 +30,9 @@ describe('JwtVerifier and the JWKS endpoint', () => {
   it('fetches the key set once for many tokens, concurrent first ones included', async () => {
     const verifier = verifierFor();
     const before = server.fetches;
-    const tokens = await Promise.all(Array.from({ length: 10 }, (_, i) => server.sign({ sub: `user-${i}`, kid: i % 2 ? 'ec-1' : 'rsa-1' })));
+    const tokens = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => server.sign({ sub: `user-${i}`, kid: i % 2 ? 'ec-1' : 'rsa-1' })),
+    );
     await Promise.all(tokens.map((token) => verifier.verify(token)));
     await verifier.verify(tokens[0]);
     expect(server.fetches - before).toBe(1);
@@ -89,7 +98,9 @@ describe('JwtVerifier and the JWKS endpoint', () => {
     const verifier = verifierFor();
     await verifier.verify(await server.sign());
     server.fail('error');
-    await expect(verifier.verify(await server.sign({ kid: 'ec-1', sub: 'cached' }))).resolves.toMatchObject({ id: 'jwt:https://issuer.test|cached' });
+    await expect(verifier.verify(await server.sign({ kid: 'ec-1', sub: 'cached' }))).resolves.toMatchObject({
+      id: 'jwt:https://issuer.test|cached',
+    });
   });
 
   it('answers 503, not 401, for an unknown kid when the refetch it triggers fails', async () => {
@@ -106,7 +117,10 @@ describe('JwtVerifier and the JWKS endpoint', () => {
     const verifier = verifierFor();
     const principal = await verifier.verify(await server.sign({ kid: second.kid, sub: 'no-kid', header: { kid: undefined } }));
     expect(principal.id).toBe('jwt:https://issuer.test|no-kid');
-    await expectInvalidToken(verifier.verify(await signToken(stray, { iss: server.issuer, header: { kid: undefined } })), 'token signature is invalid');
+    await expectInvalidToken(
+      verifier.verify(await signToken(stray, { iss: server.issuer, header: { kid: undefined } })),
+      'token signature is invalid',
+    );
     server.removeKey(second.kid);
   });
 });

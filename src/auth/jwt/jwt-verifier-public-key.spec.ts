@@ -1,6 +1,12 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { generateSigningKey, hmacTokenWithPublicKey, signToken, unsecuredToken, type SigningKey } from '../../../test/helpers/jwks-server.js';
+import {
+  generateSigningKey,
+  hmacTokenWithPublicKey,
+  signToken,
+  unsecuredToken,
+  type SigningKey,
+} from '../../../test/helpers/jwks-server.js';
 import { JwtVerifier } from './jwt-verifier.js';
 import { expectInvalidToken, jwtConfig } from './testing/jwt-expectations.js';
 

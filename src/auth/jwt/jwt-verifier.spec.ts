@@ -58,7 +58,9 @@ describe('JwtVerifier against a JWKS', () => {
 
   it('checks expiry against the injected clock', async () => {
     const token = await server.sign({ expiresIn: 300 });
-    const later = new JwtVerifier(jwtConfig({ jwksUrl: server.url, issuer: server.issuer }), { now: () => new Date(Date.now() + 3_600_000) });
+    const later = new JwtVerifier(jwtConfig({ jwksUrl: server.url, issuer: server.issuer }), {
+      now: () => new Date(Date.now() + 3_600_000),
+    });
     await expectInvalidToken(later.verify(token), 'token expired');
   });
 
@@ -73,7 +75,10 @@ describe('JwtVerifier against a JWKS', () => {
   });
 
   it('refuses an unsigned (alg none) token', async () => {
-    await expectInvalidToken(verifier.verify(server.unsecuredToken({ claims: { roles: ['fetcher:admin'] } })), 'token algorithm is not accepted');
+    await expectInvalidToken(
+      verifier.verify(server.unsecuredToken({ claims: { roles: ['fetcher:admin'] } })),
+      'token algorithm is not accepted',
+    );
   });
 
   it('refuses HS256 keyed with the public key, a token a naive verifier would accept', async () => {

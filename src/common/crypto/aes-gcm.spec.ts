@@ -29,7 +29,9 @@ describe('AES-256-GCM sealing', () => {
     // Independent computation: PRK = HMAC(zero-salt, IKM); OKM = HMAC(PRK, info || 0x01).
     const master = Buffer.from('00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff', 'hex');
     const prk = createHmac('sha256', Buffer.alloc(32)).update(master).digest();
-    const okm = createHmac('sha256', prk).update(Buffer.concat([Buffer.from('fetcher-external-hmac-v1'), Buffer.from([1])])).digest();
+    const okm = createHmac('sha256', prk)
+      .update(Buffer.concat([Buffer.from('fetcher-external-hmac-v1'), Buffer.from([1])]))
+      .digest();
     expect(deriveKey(master, KeyPurpose.ResultHmac)).toEqual(okm);
   });
 });

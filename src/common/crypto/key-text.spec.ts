@@ -14,7 +14,9 @@ describe('decodeDerivedKey', () => {
 
   it('refuses another length or anything else, naming the source and never the value', () => {
     const short = randomBytes(16).toString('base64');
-    expect(() => decodeDerivedKey(short, 'FETCHER_RESULT_HMAC_KEY')).toThrow(/^FETCHER_RESULT_HMAC_KEY: must be a 32-byte key \(got 16 bytes/);
+    expect(() => decodeDerivedKey(short, 'FETCHER_RESULT_HMAC_KEY')).toThrow(
+      /^FETCHER_RESULT_HMAC_KEY: must be a 32-byte key \(got 16 bytes/,
+    );
     for (const bad of [short, 'not a key!', `${key.toString('hex')}00`]) {
       let message = '';
       try {

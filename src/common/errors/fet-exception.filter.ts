@@ -68,7 +68,8 @@ export class FetExceptionFilter implements ExceptionFilter {
       }
       if (status === HttpStatus.PAYLOAD_TOO_LARGE) return envelope(FetCode.PayloadTooLarge, 'request body exceeds 1 MiB');
       // Express refuses a path parameter that is not valid percent-encoding (`/v1/fetcher/%ZZ`).
-      if (status === HttpStatus.BAD_REQUEST && exception.cause instanceof URIError) return envelope(FetCode.InvalidPathId, 'invalid path parameter encoding');
+      if (status === HttpStatus.BAD_REQUEST && exception.cause instanceof URIError)
+        return envelope(FetCode.InvalidPathId, 'invalid path parameter encoding');
       if (status === HttpStatus.BAD_REQUEST) return envelope(FetCode.BadRequest, 'unable to parse request body');
       if (status < 500) {
         // The HTTP reason phrase (`Unsupported Media Type`), not the class name of the framework error.
@@ -78,10 +79,7 @@ export class FetExceptionFilter implements ExceptionFilter {
     if (isStoreUnavailable(exception)) {
       return envelope(FetCode.ServiceUnavailable, 'the job store is unavailable right now; please retry shortly');
     }
-    return envelope(
-      FetCode.Internal,
-      'The server encountered an unexpected error. Please try again later or contact support.',
-    );
+    return envelope(FetCode.Internal, 'The server encountered an unexpected error. Please try again later or contact support.');
   }
 }
 

@@ -8,7 +8,9 @@ import { ErrorEnvelopeDto } from './error-envelope.dto.js';
  * give under it (Swagger shows them as named examples).
  */
 export function ApiErrorResponse(status: number, cases: ErrorCases): MethodDecorator & ClassDecorator {
-  return applyDecorators(ApiResponse({ status, type: ErrorEnvelopeDto, description: errorDescription(cases), examples: errorExamples(cases) }));
+  return applyDecorators(
+    ApiResponse({ status, type: ErrorEnvelopeDto, description: errorDescription(cases), examples: errorExamples(cases) }),
+  );
 }
 
 export type ErrorCases = ReadonlyArray<readonly [FetCode, string]>;
@@ -19,8 +21,13 @@ export function errorDescription(cases: ErrorCases): string {
 }
 
 /** Swagger's named examples: one envelope per code. */
-export function errorExamples(cases: ErrorCases): Record<string, { summary: string; value: { code: FetCode; title: string; message: string } }> {
+export function errorExamples(
+  cases: ErrorCases,
+): Record<string, { summary: string; value: { code: FetCode; title: string; message: string } }> {
   return Object.fromEntries(
-    cases.map(([code, message]) => [code, { summary: `${code} ${FET_CATALOGUE[code].title}`, value: { code, title: FET_CATALOGUE[code].title, message } }]),
+    cases.map(([code, message]) => [
+      code,
+      { summary: `${code} ${FET_CATALOGUE[code].title}`, value: { code, title: FET_CATALOGUE[code].title, message } },
+    ]),
   );
 }

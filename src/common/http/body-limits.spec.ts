@@ -20,7 +20,10 @@ describe('assertBodyWithinLimits', () => {
   it('accepts no body, an empty object and a realistic job', () => {
     expect(() => assertBodyWithinLimits(undefined)).not.toThrow();
     expect(() => assertBodyWithinLimits({})).not.toThrow();
-    const job = { metadata: { source: 'reporter' }, dataRequest: { mappedFields: { pg: { t: ['id'] } }, filters: { pg: { t: { id: { in: [1, 2] } } } } } };
+    const job = {
+      metadata: { source: 'reporter' },
+      dataRequest: { mappedFields: { pg: { t: ['id'] } }, filters: { pg: { t: { id: { in: [1, 2] } } } } },
+    };
     expect(() => assertBodyWithinLimits(job)).not.toThrow();
   });
 
@@ -60,7 +63,9 @@ describe('assertBodyWithinLimits', () => {
 
   it('accepts 50,000 members in all and refuses more', () => {
     const spread = (total: number) =>
-      Object.fromEntries(Array.from({ length: total / 500 }, (_, i) => [`o${i}`, Object.fromEntries(Array.from({ length: 499 }, (_, j) => [`k${j}`, j]))]));
+      Object.fromEntries(
+        Array.from({ length: total / 500 }, (_, i) => [`o${i}`, Object.fromEntries(Array.from({ length: 499 }, (_, j) => [`k${j}`, j]))]),
+      );
     expect(() => assertBodyWithinLimits(spread(50_000))).not.toThrow();
     expect(refusal(spread(50_500)).fields).toEqual({ body: 'the request body has more than 50000 object members in all' });
   });

@@ -36,7 +36,8 @@ export function flatQuery(raw: Record<string, unknown>, prefix = ''): Record<str
   for (const [key, value] of Object.entries(raw)) {
     const name = prefix + key;
     if (typeof value === 'string') out[name] = value;
-    else if (value && typeof value === 'object' && !Array.isArray(value)) Object.assign(out, flatQuery(value as Record<string, unknown>, `${name}.`));
+    else if (value && typeof value === 'object' && !Array.isArray(value))
+      Object.assign(out, flatQuery(value as Record<string, unknown>, `${name}.`));
     else throw invalidQuery(FetCode.InvalidQuery, `query parameter ${name} must be given once`, [name]);
   }
   return out;
@@ -49,12 +50,14 @@ export function parseDay(value: string | undefined, name: string): Date | undefi
   if (value === undefined || value === '') return undefined;
   const match = DATE.exec(value);
   const date = match ? new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]))) : undefined;
-  if (!date || date.toISOString().slice(0, 10) !== value) throw invalidQuery(FetCode.InvalidDate, `${name} must be a date as YYYY-MM-DD`, [name]);
+  if (!date || date.toISOString().slice(0, 10) !== value)
+    throw invalidQuery(FetCode.InvalidDate, `${name} must be a date as YYYY-MM-DD`, [name]);
   return date;
 }
 
 function positiveInt(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined || value === '') return fallback;
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw invalidQuery(FetCode.InvalidQuery, `${name} must be an integer greater than 0`, [name]);
+  if (!/^\d+$/.test(value) || Number(value) < 1)
+    throw invalidQuery(FetCode.InvalidQuery, `${name} must be an integer greater than 0`, [name]);
   return Number(value);
 }

@@ -14,9 +14,7 @@ export function parseProductName(raw: string | undefined, required: boolean): st
   const value = raw.trim().toLowerCase();
   if (value === '') {
     throw invalid(
-      required
-        ? 'X-Product-Name header is required and must not be empty'
-        : 'X-Product-Name header must not be empty or whitespace-only',
+      required ? 'X-Product-Name header is required and must not be empty' : 'X-Product-Name header must not be empty or whitespace-only',
     );
   }
   if (value.length > 100) throw invalid('X-Product-Name must not exceed 100 characters');

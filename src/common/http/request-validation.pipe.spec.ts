@@ -47,8 +47,16 @@ describe('RequestValidationPipe', () => {
 
   it.each([
     ['at the top', '{"constructor":1,"metadata":{"source":"r"},"dataRequest":{"mappedFields":{"pg":{"t":["id"]}}}}', 'constructor'],
-    ['in dataRequest', '{"metadata":{"source":"r"},"dataRequest":{"constructor":{},"mappedFields":{"pg":{"t":["id"]}}}}', 'dataRequest.constructor'],
-    ['in limits', '{"metadata":{"source":"r"},"dataRequest":{"mappedFields":{"pg":{"t":["id"]}},"limits":{"constructor":1}}}', 'dataRequest.limits.constructor'],
+    [
+      'in dataRequest',
+      '{"metadata":{"source":"r"},"dataRequest":{"constructor":{},"mappedFields":{"pg":{"t":["id"]}}}}',
+      'dataRequest.constructor',
+    ],
+    [
+      'in limits',
+      '{"metadata":{"source":"r"},"dataRequest":{"mappedFields":{"pg":{"t":["id"]}},"limits":{"constructor":1}}}',
+      'dataRequest.limits.constructor',
+    ],
   ])('refuses constructor %s as an unknown field instead of dropping it', async (_where, text, path) => {
     const error = await refusal(JSON.parse(text), CreateJobDto);
     expect(error.code).toBe(FetCode.BadRequest);
@@ -56,7 +64,16 @@ describe('RequestValidationPipe', () => {
   });
 
   it('refuses prototype in a nested DTO as an unknown field', async () => {
-    const body = { configName: 'abc', type: 'POSTGRESQL', host: 'h', port: 1, databaseName: 'd', userName: 'u', password: 'p', ssl: JSON.parse('{"prototype":{}}') };
+    const body = {
+      configName: 'abc',
+      type: 'POSTGRESQL',
+      host: 'h',
+      port: 1,
+      databaseName: 'd',
+      userName: 'u',
+      password: 'p',
+      ssl: JSON.parse('{"prototype":{}}'),
+    };
     expect((await refusal(body, CreateConnectionDto)).fields).toHaveProperty(['ssl.prototype']);
   });
 
@@ -65,7 +82,10 @@ describe('RequestValidationPipe', () => {
       const error = await refusal({ metadata: { source: 'r' }, dataRequest }, CreateJobDto);
       expect(error.fields).toEqual({ dataRequest: 'dataRequest must be an object' });
     }
-    const limits = await refusal({ metadata: { source: 'r' }, dataRequest: { mappedFields: { pg: { t: ['id'] } }, limits: [[]] } }, CreateJobDto);
+    const limits = await refusal(
+      { metadata: { source: 'r' }, dataRequest: { mappedFields: { pg: { t: ['id'] } }, limits: [[]] } },
+      CreateJobDto,
+    );
     expect(limits.fields).toEqual({ 'dataRequest.limits': 'dataRequest.limits must be an object' });
   });
 });

@@ -61,7 +61,10 @@ export class RedisRateLimiter implements RateLimiter {
   async consume(key: string, limit: number, windowMs: number): Promise<RateLimitDecision> {
     const now = Date.now();
     const member = `${now}:${randomUUID()}`;
-    const [allowed, oldest] = (await this.redis.eval(SLIDING_WINDOW, 1, this.prefix + key, now, windowMs, limit, member)) as [number, number];
+    const [allowed, oldest] = (await this.redis.eval(SLIDING_WINDOW, 1, this.prefix + key, now, windowMs, limit, member)) as [
+      number,
+      number,
+    ];
     return decision(allowed === 1, oldest + windowMs - now);
   }
 }

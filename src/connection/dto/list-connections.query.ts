@@ -29,7 +29,8 @@ export function parseListQuery(raw: Record<string, unknown>): ListConnectionsQue
 
   const { page, limit } = parsePageRequest(flat);
   const sortOrder = (flat.sortOrder ?? 'desc').toLowerCase();
-  if (sortOrder !== 'asc' && sortOrder !== 'desc') throw invalid(FetCode.InvalidSortOrder, "sortOrder must be 'asc' or 'desc'", ['sortOrder']);
+  if (sortOrder !== 'asc' && sortOrder !== 'desc')
+    throw invalid(FetCode.InvalidSortOrder, "sortOrder must be 'asc' or 'desc'", ['sortOrder']);
   const type = flat.type;
   if (type !== undefined && !DATASOURCE_TYPES.includes(type as DatasourceType)) {
     throw invalid(FetCode.InvalidQuery, `type must be one of ${DATASOURCE_TYPES.join(', ')}`, ['type']);
@@ -37,7 +38,8 @@ export function parseListQuery(raw: Record<string, unknown>): ListConnectionsQue
   const createdFrom = parseDay(flat.startDate, 'startDate');
   const endDay = parseDay(flat.endDate, 'endDate');
   const createdBefore = endDay && new Date(endDay.getTime() + DAY_MS);
-  if (createdFrom && endDay && endDay < createdFrom) throw invalid(FetCode.InvalidDateRange, 'endDate cannot be earlier than startDate', ['endDate']);
+  if (createdFrom && endDay && endDay < createdFrom)
+    throw invalid(FetCode.InvalidDateRange, 'endDate cannot be earlier than startDate', ['endDate']);
 
   const metadata: Record<string, string> = {};
   for (const [key, value] of Object.entries(flat)) {

@@ -27,7 +27,9 @@ export class ConnectionTestResultDto {
 
 export class ValidateSchemaDto {
   @ApiProperty({ example: { pg_main: { accounts: ['id', 'email'], 'accounting.invoices': ['*'] } } })
-  @IsDefined() @IsObject() @RawJson()
+  @IsDefined()
+  @IsObject()
+  @RawJson()
   mappedFields!: MappedFields;
 }
 

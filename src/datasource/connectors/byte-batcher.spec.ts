@@ -3,7 +3,11 @@ import { FetCode } from '../../common/errors/fet-code.js';
 import { ByteBatcher, rawValueBytes } from './byte-batcher.js';
 import { type ReadBudget, ValueTooLargeError } from './read-budget.js';
 
-const budget = (batchBytes: number, batchRows = 2_000, remaining = Number.MAX_SAFE_INTEGER): ReadBudget => ({ batchBytes, batchRows, remainingBytes: () => remaining });
+const budget = (batchBytes: number, batchRows = 2_000, remaining = Number.MAX_SAFE_INTEGER): ReadBudget => ({
+  batchBytes,
+  batchRows,
+  remainingBytes: () => remaining,
+});
 
 describe('rawValueBytes', () => {
   it('counts string length, buffer length, nothing for null and 8 for other values', () => {

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { FetchSizer } from './fetch-sizer.js';
 import { FIRST_FETCH_ROWS, type ReadBudget } from './read-budget.js';
 
-const budget = (batchBytes: number, batchRows = 2_000): ReadBudget => ({ batchBytes, batchRows, remainingBytes: () => Number.MAX_SAFE_INTEGER });
+const budget = (batchBytes: number, batchRows = 2_000): ReadBudget => ({
+  batchBytes,
+  batchRows,
+  remainingBytes: () => Number.MAX_SAFE_INTEGER,
+});
 
 describe('FetchSizer', () => {
   it('grows small rows from FIRST_FETCH_ROWS to batchRows, fourfold at most per fetch', () => {

@@ -3,7 +3,12 @@ import type { FilterScalar } from '../../request/data-request.js';
 export type PresentScalar = Exclude<FilterScalar, null>;
 
 /** `subject IN (…)` / `NOT IN (…)` with one placeholder per value. */
-export function inList(subject: string, values: readonly PresentScalar[], negated: boolean, bind: (value: PresentScalar) => string): string {
+export function inList(
+  subject: string,
+  values: readonly PresentScalar[],
+  negated: boolean,
+  bind: (value: PresentScalar) => string,
+): string {
   return `${subject} ${negated ? 'NOT IN' : 'IN'} (${values.map(bind).join(', ')})`;
 }
 

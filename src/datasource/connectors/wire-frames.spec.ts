@@ -16,14 +16,24 @@ const feed = (stream: PassThrough, bytes: Buffer, size: number): void => {
 };
 
 describe('FrameWatcher', () => {
-  const stream = Buffer.concat([pgMessage('T', Buffer.alloc(10)), pgMessage('D', Buffer.alloc(3)), pgMessage('D', Buffer.alloc(70_000)), pgMessage('C', Buffer.alloc(0))]);
+  const stream = Buffer.concat([
+    pgMessage('T', Buffer.alloc(10)),
+    pgMessage('D', Buffer.alloc(3)),
+    pgMessage('D', Buffer.alloc(70_000)),
+    pgMessage('C', Buffer.alloc(0)),
+  ]);
 
   it.each([1, 2, 4, 5, 7, 4096, stream.length])('sees every header in order whatever the chunking (%i bytes)', (size) => {
     const seen: [string, number][] = [];
     const socket = new PassThrough();
     new FrameWatcher(socket, PG, (bytes, offset, body) => seen.push([String.fromCharCode(bytes[offset]), body]));
     feed(socket, stream, size);
-    expect(seen).toEqual([['T', 10], ['D', 3], ['D', 70_000], ['C', 0]]);
+    expect(seen).toEqual([
+      ['T', 10],
+      ['D', 3],
+      ['D', 70_000],
+      ['C', 0],
+    ]);
   });
 
   it('runs before the listeners already on the stream, and sees nothing once detached', () => {

@@ -46,7 +46,11 @@ describe('matchRequestedTables', () => {
   };
 
   it('builds read requests with the projection in request order, or every column for *', () => {
-    const { tables, details } = matchRequestedTables('pg', collectRequestedTables({ accounts: ['balance', 'id'], 'accounting.invoices': ['*'] }, undefined, 'public'), snapshot);
+    const { tables, details } = matchRequestedTables(
+      'pg',
+      collectRequestedTables({ accounts: ['balance', 'id'], 'accounting.invoices': ['*'] }, undefined, 'public'),
+      snapshot,
+    );
     expect(details).toEqual([]);
     expect(tables.map((t) => [t.table.key, t.columns.map((c) => c.name)])).toEqual([
       ['accounting.invoices', ['id', 'amount']],

@@ -24,7 +24,10 @@ export function collectRequestedTables(
   defaultSchema: string | null,
   canonical: (name: string) => string = (name) => name,
 ): RequestedTable[] {
-  const tables = new Map<string, { schema: string | null; name: string; key: string; fields: string[]; filters: Record<string, FilterCondition> }>();
+  const tables = new Map<
+    string,
+    { schema: string | null; name: string; key: string; fields: string[]; filters: Record<string, FilterCondition> }
+  >();
   const fold = (names: readonly string[]) => names.map((name) => (name === WILDCARD ? name : canonical(name)));
   for (const [requestedName, requestedFields] of Object.entries(mapped)) {
     const ref = parseTableReference(requestedName, defaultSchema, canonical);
@@ -80,7 +83,8 @@ export function matchRequestedTables(
       }
     }
     for (const field of Object.keys(table.filters)) {
-      if (!byName.has(field)) details.push({ type: 'invalid_filter', datasource, table: table.key, field, message: `no column '${field}' to filter on` });
+      if (!byName.has(field))
+        details.push({ type: 'invalid_filter', datasource, table: table.key, field, message: `no column '${field}' to filter on` });
     }
     const filters = Object.keys(table.filters).length > 0 ? table.filters : undefined;
     tables.push({ table: info, columns, filters });

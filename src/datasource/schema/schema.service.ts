@@ -29,7 +29,10 @@ export class SchemaService {
     const deadline = AbortSignal.timeout(Math.max(Math.floor(deadlineMs / 2), deadlineMs - ABORT_BUDGET_MS));
     let session: ConnectorSession | undefined;
     try {
-      session = await this.sessions.open(datasource, { connectTimeoutMs: Math.min(DISCOVERY_CONNECT_TIMEOUT_MS, deadlineMs), signal: deadline });
+      session = await this.sessions.open(datasource, {
+        connectTimeoutMs: Math.min(DISCOVERY_CONNECT_TIMEOUT_MS, deadlineMs),
+        signal: deadline,
+      });
       return await session.discover(schemas, deadline);
     } catch (error) {
       if (!deadline.aborted) throw error;

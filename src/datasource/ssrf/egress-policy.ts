@@ -25,7 +25,11 @@ export interface EgressPolicy {
 
 /** Lower case, no brackets, no trailing dot: `DB.Example.COM.` and `db.example.com` are one host. */
 export function normalizeHost(host: string): string {
-  return host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  return host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
 }
 
 /** The checks HostGuard offers, as the per-open policy needs them. */

@@ -62,7 +62,10 @@ describe('egress scope', () => {
 
   it('resolves a name through the policy: a name that leads to a refused address is not dialled', async () => {
     const [bad, good] = await runInEgressScope(egress(), async () =>
-      Promise.all([outcome(connect(refused.port, 'redirect-loopback.example.test')), outcome(connect(allowed.port, 'redirect-allowed.example.test'))]),
+      Promise.all([
+        outcome(connect(refused.port, 'redirect-loopback.example.test')),
+        outcome(connect(allowed.port, 'redirect-allowed.example.test')),
+      ]),
     );
     expect(bad).toMatchObject({ code: 'FET-0414' });
     expect(good).toBeUndefined();

@@ -49,12 +49,19 @@ describe('HostGuard.assertAllowed (create and PATCH)', () => {
     await expect(guard(false).assertAllowed(host)).rejects.toMatchObject({ code: 'FET-0414', status: 400 });
   });
 
-  it.each(['169.254.169.254', '169.254.1.1', 'metadata.google.internal', 'fe80::1', '::ffff:169.254.169.254', 'fd00:ec2::254', 'metadata-behind.example.com', '224.0.0.1', '192.0.2.1'])(
-    'refuses %s even when private hosts are allowed',
-    async (host) => {
-      await expect(guard(true).assertAllowed(host)).rejects.toMatchObject({ code: 'FET-0414' });
-    },
-  );
+  it.each([
+    '169.254.169.254',
+    '169.254.1.1',
+    'metadata.google.internal',
+    'fe80::1',
+    '::ffff:169.254.169.254',
+    'fd00:ec2::254',
+    'metadata-behind.example.com',
+    '224.0.0.1',
+    '192.0.2.1',
+  ])('refuses %s even when private hosts are allowed', async (host) => {
+    await expect(guard(true).assertAllowed(host)).rejects.toMatchObject({ code: 'FET-0414' });
+  });
 
   it.each(['db.example.com', '93.184.216.34', 'v6.example.com', 'does-not-resolve.example'])('allows %s', async (host) => {
     await expect(guard(false).assertAllowed(host)).resolves.toBeUndefined();
@@ -75,19 +82,31 @@ describe('HostGuard.resolveTarget (right before a connect)', () => {
   it('resolves once and pins the first address, keeping the name for TLS', async () => {
     const { calls, resolve } = counting({ 'db.example.com': ['93.184.216.34', '2606:4700::1'] });
     const subject = new HostGuard({ allowPrivateHosts: false }, resolve);
-    await expect(subject.resolveTarget('DB.Example.com.', 'ds')).resolves.toEqual({ host: 'db.example.com', address: '93.184.216.34', family: 4 });
+    await expect(subject.resolveTarget('DB.Example.com.', 'ds')).resolves.toEqual({
+      host: 'db.example.com',
+      address: '93.184.216.34',
+      family: 4,
+    });
     expect(calls).toEqual(['db.example.com']);
   });
 
   it('does not resolve an IP literal', async () => {
     const { calls, resolve } = counting({});
     const subject = new HostGuard({ allowPrivateHosts: false }, resolve);
-    await expect(subject.resolveTarget('[2606:4700::1]', 'ds')).resolves.toEqual({ host: '2606:4700::1', address: '2606:4700::1', family: 6 });
+    await expect(subject.resolveTarget('[2606:4700::1]', 'ds')).resolves.toEqual({
+      host: '2606:4700::1',
+      address: '2606:4700::1',
+      family: 6,
+    });
     expect(calls).toEqual([]);
   });
 
   it('refuses a name whose answers mix public and refused addresses, whichever comes first', async () => {
-    for (const answer of [['93.184.216.34', '127.0.0.1'], ['127.0.0.1', '93.184.216.34'], ['93.184.216.34', '169.254.169.254']]) {
+    for (const answer of [
+      ['93.184.216.34', '127.0.0.1'],
+      ['127.0.0.1', '93.184.216.34'],
+      ['93.184.216.34', '169.254.169.254'],
+    ]) {
       const subject = new HostGuard({ allowPrivateHosts: false }, async () => answer);
       const error = (await subject.resolveTarget('mixed.example.com', 'ds').catch((e: unknown) => e)) as Error;
       expect(error).toMatchObject({ code: 'FET-0414' });
@@ -100,15 +119,22 @@ describe('HostGuard.resolveTarget (right before a connect)', () => {
     await expect(subject.resolveTarget('mixed.example.com', 'ds')).rejects.toMatchObject({ code: 'FET-0414' });
   });
 
-  it.each(['does-not-resolve.example', 'empty.example.com'])('answers unreachable for %s instead of letting the driver resolve it', async (host) => {
-    const error = await guard(true).resolveTarget(host, 'billing').catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(DatasourceConnectError);
-    expect(error).toMatchObject({ configName: 'billing', reason: 'unreachable' });
-    expect((error as Error).message).toMatch(/^Cannot connect to datasource "billing": its host name does not resolve/);
-  });
+  it.each(['does-not-resolve.example', 'empty.example.com'])(
+    'answers unreachable for %s instead of letting the driver resolve it',
+    async (host) => {
+      const error = await guard(true)
+        .resolveTarget(host, 'billing')
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DatasourceConnectError);
+      expect(error).toMatchObject({ configName: 'billing', reason: 'unreachable' });
+      expect((error as Error).message).toMatch(/^Cannot connect to datasource "billing": its host name does not resolve/);
+    },
+  );
 
   it('names the DNS failure code when there is one', async () => {
-    await expect(guard(true).resolveTarget('does-not-resolve.example', 'billing')).rejects.toThrow('does not resolve to any address (ENOTFOUND)');
+    await expect(guard(true).resolveTarget('does-not-resolve.example', 'billing')).rejects.toThrow(
+      'does not resolve to any address (ENOTFOUND)',
+    );
   });
 });
 

@@ -21,31 +21,44 @@ export class DataRequestDto {
     example: { pg_main: { 'public.accounts': ['id', 'email'], 'accounting.invoices': ['*'] } },
     description: 'mappedFields[configName][table] = [field, …]; ["*"] selects every column.',
   })
-  @IsDefined() @IsObject() @RawJson()
+  @IsDefined()
+  @IsObject()
+  @RawJson()
   mappedFields!: MappedFields;
 
   @ApiPropertyOptional({
     example: { pg_main: { 'public.accounts': { created_at: { gte: ['2026-01-01'] } } } },
-    description: 'filters[configName][table][field] = {operator: [values…]} with eq, gt, gte, lt, lte, between, in, nin, ne, like; at most 10,000 values per operator.',
+    description:
+      'filters[configName][table][field] = {operator: [values…]} with eq, gt, gte, lt, lte, between, in, nin, ne, like; at most 10,000 values per operator.',
   })
-  @IsOptional() @IsObject() @RawJson()
+  @IsOptional()
+  @IsObject()
+  @RawJson()
   filters?: Filters;
 
   @ApiPropertyOptional({ type: LimitsDto, description: 'Lower any engine limit for this job.' })
   // IsObject: ValidateNested alone lets an array through, validating each element.
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => LimitsDto)
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => LimitsDto)
   limits?: LimitsDto;
 }
 
 export class CreateJobDto {
   @ApiProperty({ type: DataRequestDto })
-  @IsDefined() @IsObject() @ValidateNested() @Type(() => DataRequestDto)
+  @IsDefined()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => DataRequestDto)
   dataRequest!: DataRequestDto;
 
   @ApiProperty({
     example: { source: 'reporter', correlationId: 'settlement-2026-07-13' },
     description: 'Free-form, with a required `source`: the product that owns the job.',
   })
-  @IsDefined() @IsObject() @RawJson()
+  @IsDefined()
+  @IsObject()
+  @RawJson()
   metadata!: Record<string, unknown>;
 }

@@ -62,13 +62,19 @@ export class JobResponseDto {
   @ApiPropertyOptional({ format: 'date-time' }) completedAt?: string;
   @ApiPropertyOptional({ example: 'external-data/0190f3c2-0000-7000-8000-000000000000.json' }) resultPath?: string;
   @ApiPropertyOptional({ description: 'HMAC-SHA256 (hex) of the plaintext result.' }) resultHmac?: string;
-  @ApiPropertyOptional({ example: '1', description: 'APP_ENC_KEY_VERSION of the master key the result was sealed with: open it with that version\'s derived keys.' })
+  @ApiPropertyOptional({
+    example: '1',
+    description: "APP_ENC_KEY_VERSION of the master key the result was sealed with: open it with that version's derived keys.",
+  })
   resultKeyVersion?: string;
   @ApiPropertyOptional({ type: JobResultSummaryDto }) result?: JobResultSummaryDto;
   @ApiPropertyOptional({ type: JobErrorDto }) error?: JobErrorDto;
   @ApiPropertyOptional({ type: JobProgressDto, description: 'While processing, and on a completed job (its final per-table counts).' })
   progress?: JobProgressDto;
-  @ApiPropertyOptional({ format: 'date-time', description: 'When the result was deleted (DELETE …/result or retention); GET …/result answers 410.' })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'When the result was deleted (DELETE …/result or retention); GET …/result answers 410.',
+  })
   resultDeletedAt?: string;
 
   static from(job: JobRecord): JobResponseDto {

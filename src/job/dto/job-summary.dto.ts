@@ -31,7 +31,10 @@ export class JobRequestCountsDto {
 export class JobSummaryResultDto {
   @ApiProperty({ example: 5123, description: 'Plaintext JSON bytes.' }) sizeBytes!: number;
   @ApiProperty({ example: 42 }) rowCount!: number;
-  @ApiProperty({ example: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08', description: 'SHA-256 (hex) of the plaintext.' })
+  @ApiProperty({
+    example: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+    description: 'SHA-256 (hex) of the plaintext.',
+  })
   sha256!: string;
 }
 
@@ -50,18 +53,27 @@ export class JobSummaryProgressDto {
 export class JobSummaryDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ enum: JobStatus, example: JobStatus.Completed }) status!: JobStatus;
-  @ApiPropertyOptional({ example: 'reporter', description: 'metadata.source, lower-cased: the product that owns the job.' }) source?: string;
+  @ApiPropertyOptional({ example: 'reporter', description: 'metadata.source, lower-cased: the product that owns the job.' })
+  source?: string;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiPropertyOptional({ format: 'date-time' }) startedAt?: string;
   @ApiPropertyOptional({ format: 'date-time' }) completedAt?: string;
   @ApiProperty({ type: JobRequestCountsDto, description: 'Size of mappedFields.' }) counts!: JobRequestCountsDto;
   @ApiPropertyOptional({ type: JobSummaryResultDto, description: 'Completed jobs.' }) result?: JobSummaryResultDto;
-  @ApiPropertyOptional({ type: JobSummaryErrorDto, description: 'Failed jobs; the details are on GET /v1/fetcher/{id}.' }) error?: JobSummaryErrorDto;
-  @ApiPropertyOptional({ example: true, description: 'Present when the result was deleted or its deletion was asked for.' }) resultDeleted?: true;
-  @ApiPropertyOptional({ type: JobSummaryProgressDto, description: 'Processing jobs, once the worker reported.' }) progress?: JobSummaryProgressDto;
+  @ApiPropertyOptional({ type: JobSummaryErrorDto, description: 'Failed jobs; the details are on GET /v1/fetcher/{id}.' })
+  error?: JobSummaryErrorDto;
+  @ApiPropertyOptional({ example: true, description: 'Present when the result was deleted or its deletion was asked for.' })
+  resultDeleted?: true;
+  @ApiPropertyOptional({ type: JobSummaryProgressDto, description: 'Processing jobs, once the worker reported.' })
+  progress?: JobSummaryProgressDto;
 
   static from(job: JobSummarySource): JobSummaryDto {
-    const dto: JobSummaryDto = { id: job.id, status: job.status, createdAt: job.createdAt.toISOString(), counts: countsOf(job.mappedFields) };
+    const dto: JobSummaryDto = {
+      id: job.id,
+      status: job.status,
+      createdAt: job.createdAt.toISOString(),
+      counts: countsOf(job.mappedFields),
+    };
     if (job.productName) dto.source = job.productName;
     if (job.startedAt) dto.startedAt = job.startedAt.toISOString();
     if (job.completedAt) dto.completedAt = job.completedAt.toISOString();
@@ -72,7 +84,12 @@ export class JobSummaryDto {
     if (job.resultDeleteRequestedAt || job.resultDeletedAt) dto.resultDeleted = true;
     const progress = job.progress;
     // The worker writes progress as it goes; a row from before progress existed has none.
-    if (job.status === JobStatus.Processing && progress && typeof progress.rowsRead === 'number' && typeof progress.bytesWritten === 'number') {
+    if (
+      job.status === JobStatus.Processing &&
+      progress &&
+      typeof progress.rowsRead === 'number' &&
+      typeof progress.bytesWritten === 'number'
+    ) {
       dto.progress = { rowsRead: progress.rowsRead, bytesWritten: progress.bytesWritten, updatedAt: progress.updatedAt };
     }
     return dto;

@@ -36,12 +36,14 @@ describe('parseListJobsQuery', () => {
   it('sorts asc or desc in any case, and refuses anything else with FET-0407', () => {
     expect(parseListJobsQuery({ sortOrder: 'asc' }).order).toBe('ASC');
     expect(parseListJobsQuery({ sortOrder: 'DESC' }).order).toBe('DESC');
-    for (const sortOrder of ['up', '', 'ascending']) expect(refusal({ sortOrder })).toEqual({ code: 'FET-0407', status: 400, fields: ['sortOrder'] });
+    for (const sortOrder of ['up', '', 'ascending'])
+      expect(refusal({ sortOrder })).toEqual({ code: 'FET-0407', status: 400, fields: ['sortOrder'] });
   });
 
   it('filters on each status and refuses another value with FET-0405', () => {
     for (const status of Object.values(JobStatus)) expect(parseListJobsQuery({ status }).status).toBe(status);
-    for (const status of ['done', 'COMPLETED', '']) expect(refusal({ status })).toEqual({ code: 'FET-0405', status: 400, fields: ['status'] });
+    for (const status of ['done', 'COMPLETED', ''])
+      expect(refusal({ status })).toEqual({ code: 'FET-0405', status: 400, fields: ['status'] });
   });
 
   it('trims and lower-cases source as jobs store it', () => {
@@ -50,7 +52,8 @@ describe('parseListJobsQuery', () => {
   });
 
   it('refuses an empty, blank or over-long source with FET-0405: it would otherwise list every product', () => {
-    for (const source of ['', '   ', 'x'.repeat(101)]) expect(refusal({ source })).toEqual({ code: 'FET-0405', status: 400, fields: ['source'] });
+    for (const source of ['', '   ', 'x'.repeat(101)])
+      expect(refusal({ source })).toEqual({ code: 'FET-0405', status: 400, fields: ['source'] });
     expect(parseListJobsQuery({ source: 'x'.repeat(100) }).source).toHaveLength(100);
   });
 
@@ -58,8 +61,13 @@ describe('parseListJobsQuery', () => {
     const query = parseListJobsQuery({ startDate: '2026-02-27', endDate: '2026-03-01' });
     expect(query.createdFrom).toEqual(new Date('2026-02-27T00:00:00.000Z'));
     expect(query.createdBefore).toEqual(new Date('2026-03-02T00:00:00.000Z'));
-    expect(parseListJobsQuery({ startDate: '2026-01-05', endDate: '2026-01-05' }).createdBefore).toEqual(new Date('2026-01-06T00:00:00.000Z'));
-    expect(parseListJobsQuery({ endDate: '2024-12-31' })).toMatchObject({ createdFrom: undefined, createdBefore: new Date('2025-01-01T00:00:00.000Z') });
+    expect(parseListJobsQuery({ startDate: '2026-01-05', endDate: '2026-01-05' }).createdBefore).toEqual(
+      new Date('2026-01-06T00:00:00.000Z'),
+    );
+    expect(parseListJobsQuery({ endDate: '2024-12-31' })).toMatchObject({
+      createdFrom: undefined,
+      createdBefore: new Date('2025-01-01T00:00:00.000Z'),
+    });
     expect(parseListJobsQuery({ startDate: '', endDate: '' })).toMatchObject({ createdFrom: undefined, createdBefore: undefined });
   });
 
@@ -76,7 +84,11 @@ describe('parseListJobsQuery', () => {
   });
 
   it('refuses unknown parameters with FET-0405 naming every one of them', () => {
-    expect(refusal({ sourse: 'x', productName: 'y', status: 'pending' })).toEqual({ code: 'FET-0405', status: 400, fields: ['sourse', 'productName'] });
+    expect(refusal({ sourse: 'x', productName: 'y', status: 'pending' })).toEqual({
+      code: 'FET-0405',
+      status: 400,
+      fields: ['sourse', 'productName'],
+    });
     expect(refusal({ status: { eq: 'pending' } })).toEqual({ code: 'FET-0405', status: 400, fields: ['status.eq'] });
     expect(refusal(Object.fromEntries([['__proto__', 'x']]))).toEqual({ code: 'FET-0405', status: 400, fields: ['__proto__'] });
   });
@@ -88,7 +100,17 @@ describe('parseListJobsQuery', () => {
   });
 
   it('combines every filter', () => {
-    expect(parseListJobsQuery({ page: '2', limit: '5', sortOrder: 'asc', status: 'failed', source: 'Alpha', startDate: '2026-01-01', endDate: '2026-01-31' })).toEqual({
+    expect(
+      parseListJobsQuery({
+        page: '2',
+        limit: '5',
+        sortOrder: 'asc',
+        status: 'failed',
+        source: 'Alpha',
+        startDate: '2026-01-01',
+        endDate: '2026-01-31',
+      }),
+    ).toEqual({
       page: 2,
       limit: 5,
       order: 'ASC',

@@ -36,12 +36,15 @@ export function parseListJobsQuery(raw: Record<string, unknown>): ListJobsQuery 
 
   const { page, limit } = parsePageRequest(flat);
   const sortOrder = (flat.sortOrder ?? 'desc').toLowerCase();
-  if (sortOrder !== 'asc' && sortOrder !== 'desc') throw invalid(FetCode.InvalidSortOrder, "sortOrder must be 'asc' or 'desc'", ['sortOrder']);
+  if (sortOrder !== 'asc' && sortOrder !== 'desc')
+    throw invalid(FetCode.InvalidSortOrder, "sortOrder must be 'asc' or 'desc'", ['sortOrder']);
   const status = flat.status;
-  if (status !== undefined && !STATUSES.includes(status)) throw invalid(FetCode.InvalidQuery, `status must be one of ${STATUSES.join(', ')}`, ['status']);
+  if (status !== undefined && !STATUSES.includes(status))
+    throw invalid(FetCode.InvalidQuery, `status must be one of ${STATUSES.join(', ')}`, ['status']);
   const createdFrom = parseDay(flat.startDate, 'startDate');
   const endDay = parseDay(flat.endDate, 'endDate');
-  if (createdFrom && endDay && endDay < createdFrom) throw invalid(FetCode.InvalidDateRange, 'endDate cannot be earlier than startDate', ['endDate']);
+  if (createdFrom && endDay && endDay < createdFrom)
+    throw invalid(FetCode.InvalidDateRange, 'endDate cannot be earlier than startDate', ['endDate']);
 
   return {
     page,
@@ -59,6 +62,7 @@ function source(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   const name = value.trim().toLowerCase();
   if (name === '') throw invalid(FetCode.InvalidQuery, 'source must be a non-empty product name', ['source']);
-  if (name.length > MAX_SOURCE_LENGTH) throw invalid(FetCode.InvalidQuery, `source must not exceed ${MAX_SOURCE_LENGTH} characters`, ['source']);
+  if (name.length > MAX_SOURCE_LENGTH)
+    throw invalid(FetCode.InvalidQuery, `source must not exceed ${MAX_SOURCE_LENGTH} characters`, ['source']);
   return name;
 }

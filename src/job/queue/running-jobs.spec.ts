@@ -14,7 +14,10 @@ describe('RunningJobs.drain', () => {
   it('aborts handlers still running after the grace period and waits for them to settle', async () => {
     const running = new RunningJobs();
     let reason: unknown;
-    void running.run('a', (signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => ((reason = signal.reason), resolve()))));
+    void running.run(
+      'a',
+      (signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => ((reason = signal.reason), resolve()))),
+    );
     expect(await running.drain(50, 1_000)).toEqual([]);
     expect(String(reason)).toContain('shutting down');
   });

@@ -34,16 +34,28 @@ export function ApiResultDownload(): MethodDecorator {
         'AES-256-GCM ciphertext ‖ tag) for a consumer that holds the derived keys and verifies it itself.',
     }),
     ApiProduces('application/json', RAW_RESULT_CONTENT_TYPE),
-    ApiQuery({ name: 'raw', required: false, enum: ['true', 'false'], description: `true: the sealed object as stored (${RAW_RESULT_CONTENT_TYPE}). Default false.` }),
+    ApiQuery({
+      name: 'raw',
+      required: false,
+      enum: ['true', 'false'],
+      description: `true: the sealed object as stored (${RAW_RESULT_CONTENT_TYPE}). Default false.`,
+    }),
     ApiResponse({
       status: 200,
-      description: 'The plaintext JSON (Content-Length = result.sizeBytes), or with raw=true the sealed object (Content-Length = its stored size, no ETag)',
+      description:
+        'The plaintext JSON (Content-Length = result.sizeBytes), or with raw=true the sealed object (Content-Length = its stored size, no ETag)',
       headers: {
         'Content-Length': { description: 'Bytes of the body', schema: { type: 'integer' } },
         ETag: { description: 'Plaintext only: "<sha256>" of the plaintext', schema: { type: 'string', example: `"${SHA256}"` } },
-        [RESULT_HEADERS.sha256]: { description: 'SHA-256 of the plaintext, hex (the job’s result.sha256)', schema: { type: 'string', example: SHA256 } },
+        [RESULT_HEADERS.sha256]: {
+          description: 'SHA-256 of the plaintext, hex (the job’s result.sha256)',
+          schema: { type: 'string', example: SHA256 },
+        },
         [RESULT_HEADERS.hmac]: { description: 'HMAC-SHA256 of the plaintext, hex (the job’s resultHmac)', schema: { type: 'string' } },
-        [RESULT_HEADERS.keyVersion]: { description: 'Master-key version that sealed the result (the job’s resultKeyVersion)', schema: { type: 'string', example: '1' } },
+        [RESULT_HEADERS.keyVersion]: {
+          description: 'Master-key version that sealed the result (the job’s resultKeyVersion)',
+          schema: { type: 'string', example: '1' },
+        },
       },
       content: {
         'application/json': { schema: { type: 'object', example: { pg_source: { accounts: [{ id: 1, email: 'a@example.com' }] } } } },
@@ -54,13 +66,26 @@ export function ApiResultDownload(): MethodDecorator {
       [FetCode.InvalidPathId, 'invalid job id'],
       [FetCode.InvalidQuery, "raw must be 'true' or 'false'"],
     ]),
-    jsonError(404, [[FetCode.NotFound, 'It was not possible to find the job entity during the requested flow. Please review the data provided in the request.']]),
+    jsonError(404, [
+      [
+        FetCode.NotFound,
+        'It was not possible to find the job entity during the requested flow. Please review the data provided in the request.',
+      ],
+    ]),
     jsonError(409, [[FetCode.JobNotCompleted, `job ${EXAMPLE_ID} is processing: its result is not ready yet`]]),
     jsonError(410, [[FetCode.ResultDeleted, `the result of job ${EXAMPLE_ID} was deleted (on request, or at the end of its retention)`]]),
-    jsonError(500, [[FetCode.Internal, 'the result was sealed with key version 1, which is not configured: set APP_ENC_KEY_1 to the master key of that version']]),
-    jsonError(502, [
-      [FetCode.StorageFailed, `the result object of job ${EXAMPLE_ID} is missing from the store`],
+    jsonError(500, [
+      [
+        FetCode.Internal,
+        'the result was sealed with key version 1, which is not configured: set APP_ENC_KEY_1 to the master key of that version',
+      ],
     ]),
-    jsonError(503, [[FetCode.ServiceUnavailable, `S3 read failed for fetcher-results/external-data/${EXAMPLE_ID}.json: connect ECONNREFUSED 10.0.0.5:9000`]]),
+    jsonError(502, [[FetCode.StorageFailed, `the result object of job ${EXAMPLE_ID} is missing from the store`]]),
+    jsonError(503, [
+      [
+        FetCode.ServiceUnavailable,
+        `S3 read failed for fetcher-results/external-data/${EXAMPLE_ID}.json: connect ECONNREFUSED 10.0.0.5:9000`,
+      ],
+    ]),
   );
 }

@@ -7,7 +7,11 @@ import { FetExceptionFilter } from '../../common/errors/fet-exception.filter.js'
 import { FetcherError } from '../../common/errors/fetcher.error.js';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { notFound } from '../../datasource/datasource.error.js';
-import { ResultVerificationError, type ExpectedPlaintext, type ResultStreamOpener } from '../../storage/result-codec/result-stream-opener.js';
+import {
+  ResultVerificationError,
+  type ExpectedPlaintext,
+  type ResultStreamOpener,
+} from '../../storage/result-codec/result-stream-opener.js';
 import { ResultStorageService } from '../../storage/result-storage.service.js';
 import { StorageError } from '../../storage/storage.error.js';
 import type { JobRecord } from '../job.entity.js';
@@ -108,7 +112,8 @@ export class JobResultService {
         this.logger.error(`result of job ${id}: the stored object is missing`);
         throw new StorageError(FetCode.StorageFailed, `the result object of job ${id} is missing from the store`);
       }
-      if (error instanceof ResultVerificationError) this.logger.error(`result of job ${id}: verification failed (${error.check}): ${error.message}`);
+      if (error instanceof ResultVerificationError)
+        this.logger.error(`result of job ${id}: verification failed (${error.check}): ${error.message}`);
       throw error;
     }
   }
@@ -125,7 +130,10 @@ export class JobResultService {
    * whole one (Content-Length is already on the wire, and the opener never releases its last bytes).
    */
   private failMidway(id: string, error: Error, response: Response, length: number, opener?: ResultStreamOpener): void {
-    const what = error instanceof ResultVerificationError ? `verification failed (${error.check}): ${error.message}` : `reading the stored object failed: ${describe(error)}`;
+    const what =
+      error instanceof ResultVerificationError
+        ? `verification failed (${error.check}): ${error.message}`
+        : `reading the stored object failed: ${describe(error)}`;
     if (response.headersSent || response.destroyed) {
       const sent = opener ? ` after ${opener.releasedBytes} of ${length} bytes` : '';
       this.logger.error(`result of job ${id}: ${what}; the response was cut off${sent}`);
@@ -133,7 +141,10 @@ export class JobResultService {
       return;
     }
     this.logger.error(`result of job ${id}: ${what}; answered with an error before sending any byte`);
-    const failure = error instanceof FetcherError ? error : new StorageError(FetCode.StorageFailed, `the result object of job ${id} could not be read from the store`);
+    const failure =
+      error instanceof FetcherError
+        ? error
+        : new StorageError(FetCode.StorageFailed, `the result object of job ${id} could not be read from the store`);
     for (const name of SUCCESS_ONLY_HEADERS) response.removeHeader(name);
     const { status, body } = this.envelopes.render(failure);
     response.status(status).json(body);

@@ -14,6 +14,7 @@ export function parseResultDownloadQuery(query: Record<string, unknown>): Result
   const unknown = Object.keys(flat).filter((name) => !KNOWN.has(name));
   if (unknown.length > 0) throw invalidQuery(FetCode.InvalidQuery, `unknown query parameter(s): ${unknown.join(', ')}`, unknown);
   const raw = flat.raw;
-  if (raw !== undefined && raw !== 'true' && raw !== 'false') throw invalidQuery(FetCode.InvalidQuery, "raw must be 'true' or 'false'", ['raw']);
+  if (raw !== undefined && raw !== 'true' && raw !== 'false')
+    throw invalidQuery(FetCode.InvalidQuery, "raw must be 'true' or 'false'", ['raw']);
   return { raw: raw === 'true' };
 }

@@ -24,10 +24,20 @@ export class ResultDeletionController {
   })
   @ApiResponse({ status: 204, description: 'The result is deleted (or already was)' })
   @ApiErrorResponse(400, [[FetCode.InvalidPathId, 'invalid job id']])
-  @ApiErrorResponse(404, [[FetCode.NotFound, 'It was not possible to find the job entity during the requested flow. Please review the data provided in the request.']])
-  @ApiErrorResponse(409, [[FetCode.JobNotCompleted, 'job 0190f3c2-0000-7000-8000-000000000000 is processing: only a completed job has a result to delete']])
+  @ApiErrorResponse(404, [
+    [
+      FetCode.NotFound,
+      'It was not possible to find the job entity during the requested flow. Please review the data provided in the request.',
+    ],
+  ])
+  @ApiErrorResponse(409, [
+    [FetCode.JobNotCompleted, 'job 0190f3c2-0000-7000-8000-000000000000 is processing: only a completed job has a result to delete'],
+  ])
   @ApiErrorResponse(503, [
-    [FetCode.ServiceUnavailable, 'the result is marked deleted, but the store could not remove it now; the retention sweep will finish it, and retrying is safe'],
+    [
+      FetCode.ServiceUnavailable,
+      'the result is marked deleted, but the store could not remove it now; the retention sweep will finish it, and retrying is safe',
+    ],
   ])
   delete(@Param('id', new ParseIdPipe('job')) id: string, @CurrentPrincipal() principal: Principal): Promise<void> {
     return this.deletion.deleteForPrincipal(id, principal);

@@ -38,7 +38,9 @@ export class ResultDeletionService {
     } catch (error) {
       if (error instanceof JobError) throw error;
       this.logger.warn(`deletion of the result of job ${id} is recorded but not finished: ${String(error)}`);
-      throw new ServiceUnavailableError('the result is marked deleted, but the store could not remove it now; the retention sweep will finish it, and retrying is safe');
+      throw new ServiceUnavailableError(
+        'the result is marked deleted, but the store could not remove it now; the retention sweep will finish it, and retrying is safe',
+      );
     }
   }
 

@@ -6,5 +6,10 @@ import { ResultDeletionService } from './result-deletion.service.js';
 import { ResultRetentionSweep } from './result-retention.sweep.js';
 
 /** Result deletion (the DELETE route's service) and the retention sweep; manager role. */
-@Module({ imports: [JobModule, StorageModule], controllers: [ResultDeletionController], providers: [ResultDeletionService, ResultRetentionSweep], exports: [ResultDeletionService, ResultRetentionSweep] })
+@Module({
+  imports: [JobModule, StorageModule],
+  controllers: [ResultDeletionController],
+  providers: [ResultDeletionService, ResultRetentionSweep],
+  exports: [ResultDeletionService, ResultRetentionSweep],
+})
 export class ResultRetentionModule {}

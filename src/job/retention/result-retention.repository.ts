@@ -53,5 +53,4 @@ export class ResultRetentionRepository {
     if (completedBefore) where.push({ ...pending, completedAt: LessThan(completedBefore) });
     return this.jobs.find({ where, order: { completedAt: 'ASC' }, take: limit });
   }
-
 }

@@ -35,9 +35,7 @@ export class InitialSchema1764489600000 implements MigrationInterface {
       updated_at ${ts} NOT NULL,
       deleted_at ${ts}
     )`);
-    await queryRunner.query(
-      `CREATE UNIQUE INDEX uniq_connections_live_config_name ON connections (config_name) WHERE deleted_at IS NULL`,
-    );
+    await queryRunner.query(`CREATE UNIQUE INDEX uniq_connections_live_config_name ON connections (config_name) WHERE deleted_at IS NULL`);
     await queryRunner.query(`CREATE INDEX idx_connections_created_at ON connections (created_at)`);
 
     await queryRunner.query(`CREATE TABLE jobs (

@@ -4,4 +4,9 @@ import { PrincipalsAndKeyVersions1764662400000 } from './1764662400000-principal
 import { ConsumerRoutes1764748800000 } from './1764748800000-consumer-routes.js';
 
 /** Every migration, in order. Listed explicitly so the compiled app needs no file globbing. */
-export const MIGRATIONS = [InitialSchema1764489600000, LeasesAndRelay1764576000000, PrincipalsAndKeyVersions1764662400000, ConsumerRoutes1764748800000];
+export const MIGRATIONS = [
+  InitialSchema1764489600000,
+  LeasesAndRelay1764576000000,
+  PrincipalsAndKeyVersions1764662400000,
+  ConsumerRoutes1764748800000,
+];

@@ -51,7 +51,10 @@ describe('LocalObjectStore', () => {
   });
 
   it('keeps streaming the object it opened when a move replaces it meanwhile', async () => {
-    for (const [target, body] of [[key, 'old object'], ['external-data/.attempts/job-1/2-w.json', 'new']]) {
+    for (const [target, body] of [
+      [key, 'old object'],
+      ['external-data/.attempts/job-1/2-w.json', 'new'],
+    ]) {
       const upload = await store.beginUpload(target);
       await upload.write(Buffer.from(body));
       await upload.complete();
@@ -83,7 +86,10 @@ describe('LocalObjectStore', () => {
   });
 
   it('moves an object over another atomically and removes the source; delete is idempotent', async () => {
-    for (const [target, body] of [['external-data/.attempts/job-1/1-w.json', 'new'], [key, 'old']]) {
+    for (const [target, body] of [
+      ['external-data/.attempts/job-1/1-w.json', 'new'],
+      [key, 'old'],
+    ]) {
       const upload = await store.beginUpload(target);
       await upload.write(Buffer.from(body));
       await upload.complete();

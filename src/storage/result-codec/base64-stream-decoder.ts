@@ -44,7 +44,8 @@ export class Base64StreamDecoder {
   /** The last group's bytes; throws when the text ended inside a group or was padded wrongly. */
   end(): Buffer {
     const rest = this.carry;
-    const complete = (rest.length === 0 && this.padding === 0) || (rest.length === 2 && this.padding === 2) || (rest.length === 3 && this.padding === 1);
+    const complete =
+      (rest.length === 0 && this.padding === 0) || (rest.length === 2 && this.padding === 2) || (rest.length === 3 && this.padding === 1);
     if (!complete) throw new MalformedBase64Error();
     this.carry = '';
     return rest.length === 0 ? EMPTY : Buffer.from(`${rest}${'='.repeat(this.padding)}`, 'base64');

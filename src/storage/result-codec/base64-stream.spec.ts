@@ -13,11 +13,16 @@ function streamed(prefix: Buffer, chunks: readonly Buffer[], last: Buffer): stri
 describe('Base64StreamEncoder', () => {
   it('gives the base64 of the whole stream however it is cut, with padding only at the end', () => {
     fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 16 }), fc.array(fc.uint8Array({ maxLength: 200 }), { maxLength: 12 }), fc.uint8Array({ maxLength: 5 }), (prefix, chunks, last) => {
-        const parts = chunks.map((c) => Buffer.from(c));
-        const whole = Buffer.concat([Buffer.from(prefix), ...parts, Buffer.from(last)]);
-        expect(streamed(Buffer.from(prefix), parts, Buffer.from(last))).toBe(whole.toString('base64'));
-      }),
+      fc.property(
+        fc.uint8Array({ maxLength: 16 }),
+        fc.array(fc.uint8Array({ maxLength: 200 }), { maxLength: 12 }),
+        fc.uint8Array({ maxLength: 5 }),
+        (prefix, chunks, last) => {
+          const parts = chunks.map((c) => Buffer.from(c));
+          const whole = Buffer.concat([Buffer.from(prefix), ...parts, Buffer.from(last)]);
+          expect(streamed(Buffer.from(prefix), parts, Buffer.from(last))).toBe(whole.toString('base64'));
+        },
+      ),
       { seed: 20261201, numRuns: 500 },
     );
   });

@@ -5,7 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { deriveResultKeys, type ResultKeys } from '../../common/crypto/key-derivation.js';
 import { MemoryUpload } from '../testing/memory-upload.js';
 import { ResultSealer } from './result-sealer.js';
-import { ResultStreamOpener, ResultVerificationError, sealedObjectBytes, type ExpectedPlaintext, type VerificationCheck } from './result-stream-opener.js';
+import {
+  ResultStreamOpener,
+  ResultVerificationError,
+  sealedObjectBytes,
+  type ExpectedPlaintext,
+  type VerificationCheck,
+} from './result-stream-opener.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -126,16 +132,72 @@ describe('ResultStreamOpener', () => {
 
   describe('refuses a result that does not match, never releasing its final bytes', () => {
     const size = 300 * KiB + 11;
-    const cases: ReadonlyArray<readonly [string, VerificationCheck | readonly VerificationCheck[], (sealed: Sealed) => { stored?: Buffer; expected?: ExpectedPlaintext; keys?: ResultKeys }]> = [
-      ['a changed nonce byte', 'authentication', (s) => ({ stored: withDecoded(s.stored, flip(() => 3)) })],
-      ['a changed ciphertext byte', 'authentication', (s) => ({ stored: withDecoded(s.stored, flip((raw) => Math.floor(raw.length / 2))) })],
-      ['a changed first ciphertext byte', 'authentication', (s) => ({ stored: withDecoded(s.stored, flip(() => 12)) })],
-      ['a changed tag byte', 'authentication', (s) => ({ stored: withDecoded(s.stored, flip((raw) => raw.length - 1)) })],
-      ['a foreign character in the text', 'base64', (s) => ({ stored: Buffer.concat([s.stored.subarray(0, 5000), Buffer.from('*'), s.stored.subarray(5001)]) })],
-      ['a URL-safe character near the end', 'base64', (s) => ({ stored: Buffer.concat([s.stored.subarray(0, s.stored.length - 10), Buffer.from('-'), s.stored.subarray(s.stored.length - 9)]) })],
+    const cases: ReadonlyArray<
+      readonly [
+        string,
+        VerificationCheck | readonly VerificationCheck[],
+        (sealed: Sealed) => { stored?: Buffer; expected?: ExpectedPlaintext; keys?: ResultKeys },
+      ]
+    > = [
+      [
+        'a changed nonce byte',
+        'authentication',
+        (s) => ({
+          stored: withDecoded(
+            s.stored,
+            flip(() => 3),
+          ),
+        }),
+      ],
+      [
+        'a changed ciphertext byte',
+        'authentication',
+        (s) => ({
+          stored: withDecoded(
+            s.stored,
+            flip((raw) => Math.floor(raw.length / 2)),
+          ),
+        }),
+      ],
+      [
+        'a changed first ciphertext byte',
+        'authentication',
+        (s) => ({
+          stored: withDecoded(
+            s.stored,
+            flip(() => 12),
+          ),
+        }),
+      ],
+      [
+        'a changed tag byte',
+        'authentication',
+        (s) => ({
+          stored: withDecoded(
+            s.stored,
+            flip((raw) => raw.length - 1),
+          ),
+        }),
+      ],
+      [
+        'a foreign character in the text',
+        'base64',
+        (s) => ({ stored: Buffer.concat([s.stored.subarray(0, 5000), Buffer.from('*'), s.stored.subarray(5001)]) }),
+      ],
+      [
+        'a URL-safe character near the end',
+        'base64',
+        (s) => ({
+          stored: Buffer.concat([s.stored.subarray(0, s.stored.length - 10), Buffer.from('-'), s.stored.subarray(s.stored.length - 9)]),
+        }),
+      ],
       ['a truncated object (whole groups)', 'authentication', (s) => ({ stored: s.stored.subarray(0, s.stored.length - 8) })],
       ['a truncated object (inside a group)', 'base64', (s) => ({ stored: s.stored.subarray(0, s.stored.length - 1) })],
-      ['extra bytes after the tag', ['size', 'authentication'], (s) => ({ stored: withDecoded(s.stored, (raw) => Buffer.concat([raw, Buffer.from('xyz')])) })],
+      [
+        'extra bytes after the tag',
+        ['size', 'authentication'],
+        (s) => ({ stored: withDecoded(s.stored, (raw) => Buffer.concat([raw, Buffer.from('xyz')])) }),
+      ],
       ['extra text after the end', ['base64', 'size'], (s) => ({ stored: Buffer.concat([s.stored, Buffer.from('AAAA')]) })],
       ['the wrong key', 'authentication', () => ({ keys: deriveResultKeys(randomBytes(32)) })],
       ['the wrong expected HMAC', 'hmac', (s) => ({ expected: { ...s.expected, hmac: 'ab'.repeat(32) } })],
@@ -148,7 +210,11 @@ describe('ResultStreamOpener', () => {
       const sealed = await seal(plaintextOf(size));
       const change = tamper(sealed);
       for (const chunkSize of [16 * KiB, 64 * KiB, 1 * MiB]) {
-        const { out, error } = await open(chunked(change.stored ?? sealed.stored, chunkSize), change.expected ?? sealed.expected, change.keys ?? keys);
+        const { out, error } = await open(
+          chunked(change.stored ?? sealed.stored, chunkSize),
+          change.expected ?? sealed.expected,
+          change.keys ?? keys,
+        );
         expect(error, `${chunkSize}-byte chunks`).toBeInstanceOf(ResultVerificationError);
         expect([check].flat(), (error as Error).message).toContain((error as ResultVerificationError).check);
         // Whatever came out before the failure, the end of the result never did.
@@ -159,7 +225,15 @@ describe('ResultStreamOpener', () => {
 
     it('fails a tiny tampered result without releasing a single byte', async () => {
       const sealed = await seal(Buffer.from('{"a":1}'));
-      const { out, error } = await open([withDecoded(sealed.stored, flip((raw) => raw.length - 1))], sealed.expected);
+      const { out, error } = await open(
+        [
+          withDecoded(
+            sealed.stored,
+            flip((raw) => raw.length - 1),
+          ),
+        ],
+        sealed.expected,
+      );
       expect((error as ResultVerificationError).check).toBe('authentication');
       expect(out.length).toBe(0);
     });

@@ -149,7 +149,10 @@ export class ResultStreamOpener extends Transform {
     this.plaintextBytes += plain.length;
     // Known to be wrong already; failing now spares reading the rest of a bloated object.
     if (this.plaintextBytes > this.expected.sizeBytes) {
-      throw new ResultVerificationError('size', `result object holds more than the ${this.expected.sizeBytes} plaintext bytes its job recorded`);
+      throw new ResultVerificationError(
+        'size',
+        `result object holds more than the ${this.expected.sizeBytes} plaintext bytes its job recorded`,
+      );
     }
     this.hmac.update(plain);
     this.sha256.update(plain);
@@ -177,10 +180,16 @@ export class ResultStreamOpener extends Transform {
       // GCM returns no bytes here; only the tag check.
       decipher.final();
     } catch {
-      throw new ResultVerificationError('authentication', 'result object failed authentication: it was modified, or it was sealed with another key');
+      throw new ResultVerificationError(
+        'authentication',
+        'result object failed authentication: it was modified, or it was sealed with another key',
+      );
     }
     if (this.plaintextBytes !== this.expected.sizeBytes) {
-      throw new ResultVerificationError('size', `result plaintext is ${this.plaintextBytes} bytes, its job recorded ${this.expected.sizeBytes}`);
+      throw new ResultVerificationError(
+        'size',
+        `result plaintext is ${this.plaintextBytes} bytes, its job recorded ${this.expected.sizeBytes}`,
+      );
     }
     // hmacMatches is a constant-time comparison of two 64-digit hex values: right for both digests.
     if (!hmacMatches(this.hmac.digest('hex'), this.expected.hmac)) {

@@ -12,7 +12,8 @@ export function describeS3Failure(action: string, bucket: string, objectName: st
   const code = stringField(error, 'code');
   let message = error instanceof Error ? error.message : String(error);
   // Connection failures to a name with several addresses arrive as an AggregateError without a message.
-  if (!message && error instanceof AggregateError) message = error.errors.map((inner: unknown) => (inner instanceof Error ? inner.message : String(inner))).join('; ');
+  if (!message && error instanceof AggregateError)
+    message = error.errors.map((inner: unknown) => (inner instanceof Error ? inner.message : String(inner))).join('; ');
   if (!message) message = 'no details';
   const prefix = code && !message.includes(code) ? `${code}: ` : '';
   const target = objectName ? `${bucket}/${objectName}` : bucket;
@@ -26,8 +27,18 @@ export function isS3NotFound(error: unknown): boolean {
 
 /** Network-level failures and S3's own "try again" answers: the store is down, not the request wrong. */
 const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND', 'EPIPE',
-  'ServiceUnavailable', 'SlowDown', 'InternalError', 'RequestTimeout',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+  'EPIPE',
+  'ServiceUnavailable',
+  'SlowDown',
+  'InternalError',
+  'RequestTimeout',
 ]);
 
 /** Whether the failure means the S3 server cannot be reached or used right now (a retry may work). */

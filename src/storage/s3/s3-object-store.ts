@@ -11,7 +11,8 @@ import { describeS3Failure, isS3NotFound, isS3Unavailable, type S3Secrets } from
 import { S3Upload, type S3UploadClient } from './s3-upload.js';
 
 /** The part of the minio client the store uses; tests substitute a fake. */
-export type S3Client = S3UploadClient & Pick<Client, 'bucketExists' | 'makeBucket' | 'getObject' | 'statObject' | 'copyObject' | 'removeObject'>;
+export type S3Client = S3UploadClient &
+  Pick<Client, 'bucketExists' | 'makeBucket' | 'getObject' | 'statObject' | 'copyObject' | 'removeObject'>;
 
 /** S3 refuses smaller parts except the last one. */
 export const S3_MIN_PART_BYTES = 5 * 1024 * 1024;
@@ -123,7 +124,10 @@ export class S3ObjectStore implements ObjectStore {
     const length = Number((stream as Partial<IncomingMessage>).headers?.['content-length']);
     if (Number.isSafeInteger(length) && length !== sizeBytes) {
       stream.destroy();
-      throw new StorageError(FetCode.StorageFailed, `S3 object ${this.config.bucket}/${objectName} changed while it was opened (${sizeBytes} bytes, then ${length}); retry`);
+      throw new StorageError(
+        FetCode.StorageFailed,
+        `S3 object ${this.config.bucket}/${objectName} changed while it was opened (${sizeBytes} bytes, then ${length}); retry`,
+      );
     }
     return { stream, sizeBytes };
   }

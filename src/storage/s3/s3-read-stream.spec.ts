@@ -24,14 +24,22 @@ function response(body: string, contentLength = Buffer.byteLength(body)): Readab
 
 describe('S3ObjectStore.readStream', () => {
   it('answers the GET stream with the size HEAD gave', async () => {
-    const { stream, sizeBytes } = await storeWith(async () => ({ size: 5 }), async () => response('hello')).readStream('k.json');
+    const { stream, sizeBytes } = await storeWith(
+      async () => ({ size: 5 }),
+      async () => response('hello'),
+    ).readStream('k.json');
     expect(sizeBytes).toBe(5);
     expect((await stream.toArray()).join('')).toBe('hello');
   });
 
   it('refuses an object replaced between HEAD and GET, releasing the GET', async () => {
     const body = response('a longer body', 13);
-    const error = await storeWith(async () => ({ size: 5 }), async () => body).readStream('k.json').catch((e: unknown) => e);
+    const error = await storeWith(
+      async () => ({ size: 5 }),
+      async () => body,
+    )
+      .readStream('k.json')
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: FetCode.StorageFailed, message: expect.stringMatching(/changed while it was opened/) });
     expect(body.destroyed).toBe(true);
   });
@@ -46,7 +54,9 @@ describe('S3ObjectStore.readStream', () => {
     const fail = async () => {
       throw Object.assign(new Error(failure.message ?? ''), failure);
     };
-    const error = (await storeWith(fail, async () => response('x')).readStream('k.json').catch((e: unknown) => e)) as StorageError;
+    const error = (await storeWith(fail, async () => response('x'))
+      .readStream('k.json')
+      .catch((e: unknown) => e)) as StorageError;
     expect(error).toBeInstanceOf(StorageError);
     expect(error.code).toBe(code);
     expect(error.message).not.toContain(SECRETS.accessKey);

@@ -159,7 +159,17 @@ describe('S3 upload', () => {
 
   it('refuses part sizes S3 would reject', () => {
     expect(
-      () => new S3ObjectStore({ endPoint: 'x', useSSL: false, accessKey: '', secretKey: '', bucket: 'b', region: 'r', keyPrefix: '', partSizeBytes: 1024 }),
+      () =>
+        new S3ObjectStore({
+          endPoint: 'x',
+          useSSL: false,
+          accessKey: '',
+          secretKey: '',
+          bucket: 'b',
+          region: 'r',
+          keyPrefix: '',
+          partSizeBytes: 1024,
+        }),
     ).toThrow(/at least/);
   });
 });

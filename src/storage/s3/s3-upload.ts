@@ -104,7 +104,12 @@ export class S3Upload implements ObjectUpload {
     const uploadId = this.uploadId ?? (await this.initiate());
     this.assertOpen();
     if (this.partsSent === S3_MAX_PARTS) {
-      throw this.fail(new StorageError(FetCode.StorageFailed, `S3 upload of ${this.target.objectName} needs more than ${S3_MAX_PARTS} parts; raise S3_PART_SIZE_MB`));
+      throw this.fail(
+        new StorageError(
+          FetCode.StorageFailed,
+          `S3 upload of ${this.target.objectName} needs more than ${S3_MAX_PARTS} parts; raise S3_PART_SIZE_MB`,
+        ),
+      );
     }
     const partNumber = ++this.partsSent;
     const { bucket, objectName } = this.target;

@@ -21,7 +21,10 @@ export class ApiKeyDto {
 }
 
 export class CreatedApiKeyDto extends ApiKeyDto {
-  @ApiProperty({ example: 'fet_3q2-7wE…', description: 'Shown once, here; only its hash is stored. Send it as Authorization: Bearer <key>.' })
+  @ApiProperty({
+    example: 'fet_3q2-7wE…',
+    description: 'Shown once, here; only its hash is stored. Send it as Authorization: Bearer <key>.',
+  })
   key!: string;
 }
 

@@ -45,7 +45,10 @@ describe('MongoDB client options', () => {
   });
 
   it('is read by the driver as intended: credentials intact, no database or options taken from the URI', () => {
-    const { url, options } = mongoClientSettings(ds({ metadata: { authSource: 'users_db', directConnection: 'true' }, ssl: { mode: 'true', ca: 'CA' } }), 4_000);
+    const { url, options } = mongoClientSettings(
+      ds({ metadata: { authSource: 'users_db', directConnection: 'true' }, ssl: { mode: 'true', ca: 'CA' } }),
+      4_000,
+    );
     const parsed = new MongoClient(url, options).options;
     expect(parsed.hosts.map(String)).toEqual(['mongo.internal.example:27018']);
     expect(parsed.credentials).toMatchObject({ username: 'svc@fetch', password: 'p@ss:w/rd?&%20+ ', source: 'users_db' });
@@ -64,7 +67,11 @@ describe('MongoDB client options', () => {
   it('answers the pinned address for the record host through lookup, and only with an egress policy', async () => {
     expect(mongoClientSettings(DS, 1_000).options.lookup).toBeUndefined();
     const target = { host: 'mongo.internal.example', address: '93.184.216.34', family: 4 as const };
-    const egress = { target, checkAddress: () => undefined, resolve: async (host: string) => (host === target.host ? target : Promise.reject(new Error('refused'))) };
+    const egress = {
+      target,
+      checkAddress: () => undefined,
+      resolve: async (host: string) => (host === target.host ? target : Promise.reject(new Error('refused'))),
+    };
     const { options } = mongoClientSettings(DS, 1_000, egress);
     const lookup = options.lookup as unknown as (host: string, options: object, cb: (...args: unknown[]) => void) => void;
     const one = await new Promise<unknown[]>((resolve) => lookup('mongo.internal.example', {}, (...args) => resolve(args)));
@@ -94,7 +101,10 @@ describe('MongoDB client options', () => {
   });
 
   it('maps the SSL mode', () => {
-    expect(mongoClientSettings(ds({ ssl: { mode: 'insecure' } }), 1).options).toMatchObject({ tls: true, tlsAllowInvalidCertificates: true });
+    expect(mongoClientSettings(ds({ ssl: { mode: 'insecure' } }), 1).options).toMatchObject({
+      tls: true,
+      tlsAllowInvalidCertificates: true,
+    });
     expect(() => mongoClientSettings(ds({ ssl: { mode: 'require' } }), 1)).toThrow('unsupported MongoDB SSL mode');
   });
 

@@ -78,7 +78,8 @@ describe('MongoDbSession deadlines', () => {
     holding = false;
     const items = (await session.discover(null, new AbortController().signal)).tables.get('items')!;
     let rows = 0;
-    for await (const batch of session.readRows({ table: items, columns: items.columns }, new AbortController().signal)) rows += batch.rowCount;
+    for await (const batch of session.readRows({ table: items, columns: items.columns }, new AbortController().signal))
+      rows += batch.rowCount;
     expect(rows).toBe(ITEMS.length);
   });
 });

@@ -20,14 +20,43 @@ const typesOf = (collector: FieldCollector) => Object.fromEntries(collector.colu
 describe('MongoDB field discovery by sampling', () => {
   it('lists nested paths in first-seen order with _id first, arrays of documents included', () => {
     const collector = new FieldCollector();
-    collector.add(asDriverReturns({ name: 'Ana', _id: new ObjectId(), address: { city: 'Lisbon', geo: { lat: 1.5 } }, items: [{ sku: 'A' }, { sku: 'B', qty: new Int32(1) }] }));
+    collector.add(
+      asDriverReturns({
+        name: 'Ana',
+        _id: new ObjectId(),
+        address: { city: 'Lisbon', geo: { lat: 1.5 } },
+        items: [{ sku: 'A' }, { sku: 'B', qty: new Int32(1) }],
+      }),
+    );
     collector.add(asDriverReturns({ _id: new ObjectId(), extra: true, address: { zip: '1000' } }));
-    expect(names(collector)).toEqual(['_id', 'name', 'address', 'address.city', 'address.geo', 'address.geo.lat', 'address.zip', 'items', 'items.sku', 'items.qty', 'extra']);
+    expect(names(collector)).toEqual([
+      '_id',
+      'name',
+      'address',
+      'address.city',
+      'address.geo',
+      'address.geo.lat',
+      'address.zip',
+      'items',
+      'items.sku',
+      'items.qty',
+      'extra',
+    ]);
   });
 
   it('records every BSON type seen at a path, array elements included', () => {
     const collector = new FieldCollector();
-    collector.add(asDriverReturns({ _id: new Int32(1), at: new Date(), amount: Decimal128.fromString('1.5'), n: Long.fromInt(1), tags: ['a', 'b'], u: new UUID(), note: null }));
+    collector.add(
+      asDriverReturns({
+        _id: new Int32(1),
+        at: new Date(),
+        amount: Decimal128.fromString('1.5'),
+        n: Long.fromInt(1),
+        tags: ['a', 'b'],
+        u: new UUID(),
+        note: null,
+      }),
+    );
     collector.add(asDriverReturns({ _id: new Int32(2), at: '2026-01-01', amount: new Int32(3), tags: [new Int32(1)], note: 'x' }));
     expect(typesOf(collector)).toEqual({
       _id: 'int',
@@ -63,7 +92,13 @@ describe('MongoDB field discovery by sampling', () => {
 
   it('an empty collection is discovered with _id only, as primary key', () => {
     const table = toTableInfo({ name: 'empty', type: 'collection' }, new FieldCollector());
-    expect(table).toEqual({ schema: null, name: 'empty', key: 'empty', columns: [{ name: '_id', dataType: 'unknown', engineType: { bsonTypes: [] } }], primaryKey: ['_id'] });
+    expect(table).toEqual({
+      schema: null,
+      name: 'empty',
+      key: 'empty',
+      columns: [{ name: '_id', dataType: 'unknown', engineType: { bsonTypes: [] } }],
+      primaryKey: ['_id'],
+    });
   });
 
   it('a view whose documents have no _id has no _id column and no primary key', () => {
@@ -112,7 +147,8 @@ function fakeDb(collections: { name: string; type?: string; docs: Document[]; fa
   return { db: db as unknown as Db, calls, listOptions: () => listOptions };
 }
 
-const many = (n: number, extra: (i: number) => Document = () => ({})) => Array.from({ length: n }, (_, i) => ({ _id: new Int32(i), v: 'x', ...extra(i) }));
+const many = (n: number, extra: (i: number) => Document = () => ({})) =>
+  Array.from({ length: n }, (_, i) => ({ _id: new Int32(i), v: 'x', ...extra(i) }));
 
 describe('MongoDB database discovery', () => {
   it('lists collections and views (never system.*), sorted, each with its sampled fields', async () => {
@@ -138,7 +174,9 @@ describe('MongoDB database discovery', () => {
     ]);
     const snapshot = await discoverDatabase(db);
     const common = { maxTimeMS: DISCOVERY_MAX_TIME_MS, batchSize: 200, ...BSON_READ_OPTIONS };
-    expect(calls.filter((c) => c.collection === 'small')).toEqual([{ collection: 'small', kind: 'find', arg: {}, options: { ...common, sort: { _id: 1 }, limit: HEAD_DOCS } }]);
+    expect(calls.filter((c) => c.collection === 'small')).toEqual([
+      { collection: 'small', kind: 'find', arg: {}, options: { ...common, sort: { _id: 1 }, limit: HEAD_DOCS } },
+    ]);
     expect(calls.filter((c) => c.collection === 'large')).toEqual([
       { collection: 'large', kind: 'find', arg: {}, options: { ...common, sort: { _id: 1 }, limit: HEAD_DOCS } },
       { collection: 'large', kind: 'aggregate', arg: [{ $sample: { size: SAMPLE_DOCS } }], options: common },
@@ -163,7 +201,11 @@ describe('MongoDB database discovery', () => {
   });
 
   it('a collection the server refuses to sample keeps _id; the others are discovered', async () => {
-    const refused = new MongoServerError({ message: 'not authorized on db to execute command { find: "secret" }', code: 13, codeName: 'Unauthorized' });
+    const refused = new MongoServerError({
+      message: 'not authorized on db to execute command { find: "secret" }',
+      code: 13,
+      codeName: 'Unauthorized',
+    });
     const { db } = fakeDb([
       { name: 'secret', docs: [], fail: refused },
       { name: 'open', docs: [{ _id: 1, a: 1 }] },

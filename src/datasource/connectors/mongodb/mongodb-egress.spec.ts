@@ -44,17 +44,30 @@ describe('MongoDB egress', () => {
     member = await startCountingListener('127.0.0.1');
     const advertised = `127.0.0.1:${member.port}`;
     seed = await startFakeMongoServer({
-      collections: { items: { docs: [{ _id: 1, sku: 'A' }, { _id: 2, sku: 'B' }] } },
+      collections: {
+        items: {
+          docs: [
+            { _id: 1, sku: 'A' },
+            { _id: 2, sku: 'B' },
+          ],
+        },
+      },
       hello: { setName: 'rs0', hosts: [advertised], primary: advertised, me: advertised, setVersion: 1 },
     });
     const resolved: string[] = [];
-    const guard = new HostGuard({ allowPrivateHosts: true }, async (host) => (resolved.push(host), host === 'mongo.fetcher-egress.test' ? ['127.0.0.1'] : []));
+    const guard = new HostGuard(
+      { allowPrivateHosts: true },
+      async (host) => (resolved.push(host), host === 'mongo.fetcher-egress.test' ? ['127.0.0.1'] : []),
+    );
     const sessions = new DatasourceSessions(new ConnectorRegistry([new MongoDbConnector()]), guard, { allowPlaintextPassword: false });
 
     session = await sessions.open(datasource(seed.port, 'mongo.fetcher-egress.test'), { connectTimeoutMs: 3_000 });
     const items = (await session.discover(null, new AbortController().signal)).tables.get('items') as TableInfo;
     const batches: string[] = [];
-    for await (const batch of session.readRows({ table: items, columns: items.columns.filter((c) => c.name === 'sku') }, new AbortController().signal)) {
+    for await (const batch of session.readRows(
+      { table: items, columns: items.columns.filter((c) => c.name === 'sku') },
+      new AbortController().signal,
+    )) {
       batches.push(batch.json.toString('utf8'));
     }
     expect(batches.join(',')).toBe('{"sku":"A"},{"sku":"B"}');

@@ -5,7 +5,11 @@ import type { ColumnInfo } from '../engine-connector.js';
 import { buildMongoFilter, likeToRegex, parseIsoDate } from './mongodb-filter.js';
 import type { BsonTypeName } from './mongodb-types.js';
 
-const field = (name: string, ...bsonTypes: BsonTypeName[]): ColumnInfo => ({ name, dataType: bsonTypes.join('|'), engineType: { bsonTypes } });
+const field = (name: string, ...bsonTypes: BsonTypeName[]): ColumnInfo => ({
+  name,
+  dataType: bsonTypes.join('|'),
+  engineType: { bsonTypes },
+});
 
 const COLUMNS = [
   field('_id', 'objectId'),

@@ -69,8 +69,7 @@ export function likeToRegex(pattern: string): string {
   return lastWasAny ? out : out + '$(?!\\n)';
 }
 
-const ISO_DATE =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:\s*(Z|[+-]\d{2}(?::?\d{2})?))?)?$/i;
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:\s*(Z|[+-]\d{2}(?::?\d{2})?))?)?$/i;
 
 /** Strict ISO-8601 (date, or date-time with optional offset; none means UTC) → Date, or null. */
 export function parseIsoDate(text: string): Date | null {

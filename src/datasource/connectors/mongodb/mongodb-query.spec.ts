@@ -1,7 +1,15 @@
 import { BSON, Decimal128, Int32, ObjectId, type Document } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import type { ColumnInfo, TableInfo, TableReadRequest } from '../engine-connector.js';
-import { BATCH_DOCS, buildFind, buildProjection, createDocumentRenderer, extractPath, isWildcardRequest, wildcardColumns } from './mongodb-query.js';
+import {
+  BATCH_DOCS,
+  buildFind,
+  buildProjection,
+  createDocumentRenderer,
+  extractPath,
+  isWildcardRequest,
+  wildcardColumns,
+} from './mongodb-query.js';
 import { BSON_READ_OPTIONS } from './mongodb-values.js';
 
 const asDriverReturns = (doc: Document): Document => BSON.deserialize(BSON.serialize(doc), BSON_READ_OPTIONS);
@@ -58,7 +66,11 @@ describe('MongoDB wildcard', () => {
 
   it('an explicit list is read as given', () => {
     expect(isWildcardRequest(request(pick('name', 'address.city')))).toBe(false);
-    expect(isWildcardRequest(request(pick('opened', '_id', 'name', 'address', 'address.city', 'address.geo', 'address.geo.lat', 'items', 'items.sku')))).toBe(false);
+    expect(
+      isWildcardRequest(
+        request(pick('opened', '_id', 'name', 'address', 'address.city', 'address.geo', 'address.geo.lat', 'items', 'items.sku')),
+      ),
+    ).toBe(false);
   });
 
   it('a table without nested paths needs no distinction', () => {

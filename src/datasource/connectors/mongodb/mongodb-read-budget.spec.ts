@@ -16,9 +16,17 @@ const datasource = fakeMongoDatasource;
 const wideValue = (i: number): string => String(i % 10).repeat(WIDE_CHARS);
 const WIDE: Document[] = Array.from({ length: 120 }, (_, i) => ({ _id: new Int32(i + 1), v: wideValue(i + 1) }));
 const NARROW: Document[] = Array.from({ length: 3_000 }, (_, i) => ({ _id: new Int32(i + 1), sku: `SKU-${i + 1}` }));
-const HUGE: Document[] = [{ _id: new Int32(1), v: 'small' }, { _id: new Int32(2), v: 'x'.repeat(4 * MIB) }, { _id: new Int32(3), v: 'after' }];
+const HUGE: Document[] = [
+  { _id: new Int32(1), v: 'small' },
+  { _id: new Int32(2), v: 'x'.repeat(4 * MIB) },
+  { _id: new Int32(3), v: 'after' },
+];
 
-const budget = (batchBytes: number, remainingBytes = Number.MAX_SAFE_INTEGER): ReadBudget => ({ batchBytes, batchRows: 2_000, remainingBytes: () => remainingBytes });
+const budget = (batchBytes: number, remainingBytes = Number.MAX_SAFE_INTEGER): ReadBudget => ({
+  batchBytes,
+  batchRows: 2_000,
+  remainingBytes: () => remainingBytes,
+});
 
 describe('MongoDbSession read budget', () => {
   let server: FakeMongoServer | undefined;
@@ -30,12 +38,17 @@ describe('MongoDbSession read budget', () => {
     session = server = undefined;
   });
 
-  const open = async (collections: Record<string, readonly Document[]>): Promise<{ server: FakeMongoServer; session: ConnectorSession }> => {
-    server = await startFakeMongoServer({ collections: Object.fromEntries(Object.entries(collections).map(([name, docs]) => [name, { docs }])) });
+  const open = async (
+    collections: Record<string, readonly Document[]>,
+  ): Promise<{ server: FakeMongoServer; session: ConnectorSession }> => {
+    server = await startFakeMongoServer({
+      collections: Object.fromEntries(Object.entries(collections).map(([name, docs]) => [name, { docs }])),
+    });
     session = await new MongoDbConnector().open(datasource(server.port), { connectTimeoutMs: 3_000 });
     return { server, session };
   };
-  const discovered = async (s: ConnectorSession, key: string): Promise<TableInfo> => (await s.discover(null, new AbortController().signal)).tables.get(key)!;
+  const discovered = async (s: ConnectorSession, key: string): Promise<TableInfo> =>
+    (await s.discover(null, new AbortController().signal)).tables.get(key)!;
   /** `_id` and `v` as discovery lists them, without sampling 2 MB documents first. */
   const WIDE_TABLE: TableInfo = {
     schema: null,
@@ -50,7 +63,8 @@ describe('MongoDbSession read budget', () => {
 
   const readAll = async (s: ConnectorSession, table: TableInfo, b?: ReadBudget): Promise<RowBatch[]> => {
     const batches: RowBatch[] = [];
-    for await (const batch of s.readRows({ table, columns: table.columns, ...(b ? { budget: b } : {}) }, new AbortController().signal)) batches.push(batch);
+    for await (const batch of s.readRows({ table, columns: table.columns, ...(b ? { budget: b } : {}) }, new AbortController().signal))
+      batches.push(batch);
     return batches;
   };
   /** The getMores on `collection` sent after the first `since` commands (discovery samples with its own). */

@@ -35,7 +35,10 @@ afterEach(async () => {
 });
 
 async function open(options: FakeMongoOptions = {}): Promise<{ server: FakeMongoServer; session: ConnectorSession }> {
-  server = await startFakeMongoServer({ collections: { items: { docs: ITEMS }, empty: { docs: [] }, totals: { type: 'view', docs: [{ total: 1 }] } }, ...options });
+  server = await startFakeMongoServer({
+    collections: { items: { docs: ITEMS }, empty: { docs: [] }, totals: { type: 'view', docs: [{ total: 1 }] } },
+    ...options,
+  });
   session = await new MongoDbConnector().open(datasource(server.port), { connectTimeoutMs: 3_000 });
   return { server, session };
 }
@@ -52,7 +55,17 @@ describe('MongoDbSession through the driver', () => {
     const { session } = await open();
     const snapshot = await session.discover(null, new AbortController().signal);
     expect([...snapshot.tables.keys()]).toEqual(['empty', 'items', 'totals']);
-    expect(snapshot.tables.get('items')?.columns.map((c) => c.name)).toEqual(['_id', 'sku', 'price', 'stock', 'at', 'owner', 'owner.id', 'owner.city', 'note']);
+    expect(snapshot.tables.get('items')?.columns.map((c) => c.name)).toEqual([
+      '_id',
+      'sku',
+      'price',
+      'stock',
+      'at',
+      'owner',
+      'owner.id',
+      'owner.city',
+      'note',
+    ]);
     expect(snapshot.tables.get('items')?.columns.find((c) => c.name === 'price')?.dataType).toBe('decimal');
     expect(snapshot.tables.get('empty')?.columns.map((c) => c.name)).toEqual(['_id']);
     expect(snapshot.tables.get('totals')).toMatchObject({ columns: [{ name: 'total' }], primaryKey: [] });
@@ -83,7 +96,10 @@ describe('MongoDbSession through the driver', () => {
     const { server, session } = await open();
     const items = await table(session, 'items');
     const chunks: RowBatch[] = [];
-    for await (const chunk of session.readRows({ table: items, columns: columns(items, 'sku', '_id', 'price', 'stock', 'at', 'owner.id', 'note') }, new AbortController().signal)) {
+    for await (const chunk of session.readRows(
+      { table: items, columns: columns(items, 'sku', '_id', 'price', 'stock', 'at', 'owner.id', 'note') },
+      new AbortController().signal,
+    )) {
       chunks.push(chunk);
     }
     expect(chunks.reduce((n, c) => n + c.rowCount, 0)).toBe(ITEMS.length);
@@ -93,7 +109,15 @@ describe('MongoDbSession through the driver', () => {
       expect(chunk.json.length).toBeLessThan(RENDER_CHUNK_CHARS + 400);
     }
     const rows = JSON.parse(`[${chunks.map((c) => c.json.toString('utf8')).join(',')}]`) as Record<string, unknown>[];
-    expect(rows[1]).toEqual({ sku: 'SKU-00002', _id: 2, price: '1.50', stock: 1_000_000_007, at: '2026-01-01T00:01:00.000Z', 'owner.id': '65f0c0ffee0000000000abcd', note: 'odd' });
+    expect(rows[1]).toEqual({
+      sku: 'SKU-00002',
+      _id: 2,
+      price: '1.50',
+      stock: 1_000_000_007,
+      at: '2026-01-01T00:01:00.000Z',
+      'owner.id': '65f0c0ffee0000000000abcd',
+      note: 'odd',
+    });
     expect(Object.keys(rows[0])).toEqual(['sku', '_id', 'price', 'stock', 'at', 'owner.id', 'note']);
     expect(chunks.map((c) => c.json.toString('utf8')).join(',')).toContain('"stock":2499000017493');
     expect(rows.map((row) => row._id)).toEqual(ITEMS.map((_, i) => i + 1));
@@ -121,7 +145,8 @@ describe('MongoDbSession through the driver', () => {
   it('kills the server cursor when the consumer stops early', async () => {
     const { server, session } = await open();
     const items = await table(session, 'items');
-    for await (const _ of session.readRows({ table: items, columns: columns(items, '_id', 'sku', 'owner') }, new AbortController().signal)) break;
+    for await (const _ of session.readRows({ table: items, columns: columns(items, '_id', 'sku', 'owner') }, new AbortController().signal))
+      break;
     const find = server.commands.find((cmd) => cmd.find === 'items' && cmd.limit === undefined)!;
     expect(find).toBeDefined();
     expect(server.named('killCursors')).toHaveLength(1);
@@ -133,7 +158,8 @@ describe('MongoDbSession through the driver', () => {
     const items = await table(session, 'items');
     const controller = new AbortController();
     const read = async () => {
-      for await (const _ of session!.readRows({ table: items, columns: items.columns }, controller.signal)) controller.abort(new Error('job cancelled'));
+      for await (const _ of session!.readRows({ table: items, columns: items.columns }, controller.signal))
+        controller.abort(new Error('job cancelled'));
     };
     await expect(read()).rejects.toThrow('job cancelled');
     await expect.poll(() => server.named('killCursors').length).toBe(1);
@@ -171,14 +197,23 @@ describe('MongoDbSession through the driver', () => {
 
   it('reports a server error as a query error without the command it echoes', async () => {
     const { session } = await open({
-      failures: { find: { ok: 0, errmsg: 'not authorized on shop to execute command { find: "items", filter: { ssn: "123-45-6789" } }', code: 13, codeName: 'Unauthorized' } },
+      failures: {
+        find: {
+          ok: 0,
+          errmsg: 'not authorized on shop to execute command { find: "items", filter: { ssn: "123-45-6789" } }',
+          code: 13,
+          codeName: 'Unauthorized',
+        },
+      },
     });
     const items = await table(session, 'items');
     const error = await (async () => {
       for await (const _ of session!.readRows({ table: items, columns: items.columns }, new AbortController().signal)) break;
     })().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DatasourceQueryError);
-    expect((error as DatasourceQueryError).message).toBe('Reading collection "items" failed: not authorized on shop to execute command … (Unauthorized)');
+    expect((error as DatasourceQueryError).message).toBe(
+      'Reading collection "items" failed: not authorized on shop to execute command … (Unauthorized)',
+    );
     expect((error as DatasourceQueryError).table).toBe('items');
   });
 
@@ -197,7 +232,8 @@ describe('MongoDbSession through the driver', () => {
     const { session } = await open();
     const items = await table(session, 'items');
     const read = (async () => {
-      for await (const _ of session!.readRows({ table: items, columns: items.columns }, new AbortController().signal)) await session!.close();
+      for await (const _ of session!.readRows({ table: items, columns: items.columns }, new AbortController().signal))
+        await session!.close();
     })();
     await expect(read).rejects.toThrow('Session is closed');
   });
@@ -205,9 +241,13 @@ describe('MongoDbSession through the driver', () => {
 
 describe('MongoDB query error messages', () => {
   it('keeps message and code name, never a command echo', () => {
-    expect(describeError(Object.assign(new Error('Executor error during find command :: caused by :: Sort exceeded memory limit'), { codeName: 'QueryExceededMemoryLimitNoDiskUseAllowed' }))).toBe(
-      'Executor error during find command :: caused by :: Sort exceeded memory limit (QueryExceededMemoryLimitNoDiskUseAllowed)',
-    );
+    expect(
+      describeError(
+        Object.assign(new Error('Executor error during find command :: caused by :: Sort exceeded memory limit'), {
+          codeName: 'QueryExceededMemoryLimitNoDiskUseAllowed',
+        }),
+      ),
+    ).toBe('Executor error during find command :: caused by :: Sort exceeded memory limit (QueryExceededMemoryLimitNoDiskUseAllowed)');
     expect(describeError('boom')).toBe('unknown error');
     expect(describeError(new Error('x'.repeat(1000)))).toHaveLength(300);
   });

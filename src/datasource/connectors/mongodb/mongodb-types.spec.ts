@@ -1,4 +1,20 @@
-import { Binary, BSON, BSONRegExp, BSONSymbol, Code, DBRef, Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp, UUID } from 'mongodb';
+import {
+  Binary,
+  BSON,
+  BSONRegExp,
+  BSONSymbol,
+  Code,
+  DBRef,
+  Decimal128,
+  Double,
+  Int32,
+  Long,
+  MaxKey,
+  MinKey,
+  ObjectId,
+  Timestamp,
+  UUID,
+} from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { bsonTypeOf, isSubDocument, mongoFieldType } from './mongodb-types.js';
 import { BSON_READ_OPTIONS } from './mongodb-values.js';

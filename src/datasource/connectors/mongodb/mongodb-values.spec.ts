@@ -47,12 +47,20 @@ describe('MongoDB value mapping (SPEC §6)', () => {
     ['Double -Infinity → string', new Double(-Infinity), '"-Infinity"'],
     ['Boolean true', true, 'true'],
     ['Boolean false', false, 'false'],
-    ['String with quotes, backslash, newline, control char, non-ASCII', 'a "b" \\ c\nd\u0001 ção 😀', '"a \\"b\\" \\\\ c\\nd\\u0001 ção 😀"'],
+    [
+      'String with quotes, backslash, newline, control char, non-ASCII',
+      'a "b" \\ c\nd\u0001 ção 😀',
+      '"a \\"b\\" \\\\ c\\nd\\u0001 ção 😀"',
+    ],
     ['plain string', 'plain', '"plain"'],
     ['null', null, 'null'],
     ['Binary → base64', new Binary(Buffer.from([0, 255, 16])), '"AP8Q"'],
     ['Binary empty', new Binary(Buffer.alloc(0)), '""'],
-    ['Binary UUID (subtype 4) → canonical UUID', new UUID('123e4567-e89b-12d3-a456-426614174000'), '"123e4567-e89b-12d3-a456-426614174000"'],
+    [
+      'Binary UUID (subtype 4) → canonical UUID',
+      new UUID('123e4567-e89b-12d3-a456-426614174000'),
+      '"123e4567-e89b-12d3-a456-426614174000"',
+    ],
     ['Binary subtype 3 (legacy UUID) → base64 of the stored bytes', new Binary(Buffer.alloc(16, 1), 3), '"AQEBAQEBAQEBAQEBAQEBAQ=="'],
     ['Binary subtype 4 of another length → base64', new Binary(Buffer.from([1, 2]), 4), '"AQI="'],
     ['Timestamp → {t, i} (unsigned)', new Timestamp({ t: 4294967295, i: 7 }), '{"t":4294967295,"i":7}'],
@@ -62,14 +70,30 @@ describe('MongoDB value mapping (SPEC §6)', () => {
     ['Code → its text', new Code('function () { return "x"; }'), '"function () { return \\"x\\"; }"'],
     ['Code with scope → its text', new Code('x + 1', { x: 1 }), '"x + 1"'],
     ['Symbol → its string', new BSONSymbol('sym'), '"sym"'],
-    ['DBRef → {$ref, $id, $db}', new DBRef('users', new ObjectId('65f0c0ffee0000000000abcd'), 'other'), '{"$ref":"users","$id":"65f0c0ffee0000000000abcd","$db":"other"}'],
+    [
+      'DBRef → {$ref, $id, $db}',
+      new DBRef('users', new ObjectId('65f0c0ffee0000000000abcd'), 'other'),
+      '{"$ref":"users","$id":"65f0c0ffee0000000000abcd","$db":"other"}',
+    ],
   ])('%s', (_label, value, json) => {
     expect(rendered(value)).toBe(json);
   });
 
   it('hands over exact BSON classes with the connector options (what the mapping relies on)', () => {
-    const doc = asDriverReturns({ i: new Int32(1), d: new Double(1), l: Long.fromInt(1), b: new Binary(Buffer.from([1])), r: new BSONRegExp('a', '') });
-    expect(Object.values(doc).map((v) => (v as { _bsontype: string })._bsontype)).toEqual(['Int32', 'Double', 'Long', 'Binary', 'BSONRegExp']);
+    const doc = asDriverReturns({
+      i: new Int32(1),
+      d: new Double(1),
+      l: Long.fromInt(1),
+      b: new Binary(Buffer.from([1])),
+      r: new BSONRegExp('a', ''),
+    });
+    expect(Object.values(doc).map((v) => (v as { _bsontype: string })._bsontype)).toEqual([
+      'Int32',
+      'Double',
+      'Long',
+      'Binary',
+      'BSONRegExp',
+    ]);
   });
 
   it('renders a BSON undefined and a missing value as null', () => {
@@ -92,12 +116,19 @@ describe('MongoDB value mapping (SPEC §6)', () => {
   });
 
   it('maps arrays recursively, with mixed element types, nulls and nested arrays', () => {
-    const value = [new Int32(1), 'two', null, Long.fromString('12345678901234567890'.slice(0, 19)), [new Double(1.5), { k: true }], new UUID('00000000-0000-4000-8000-000000000001')];
+    const value = [
+      new Int32(1),
+      'two',
+      null,
+      Long.fromString('12345678901234567890'.slice(0, 19)),
+      [new Double(1.5), { k: true }],
+      new UUID('00000000-0000-4000-8000-000000000001'),
+    ];
     expect(rendered(value)).toBe('[1,"two",null,1234567890123456789,[1.5,{"k":true}],"00000000-0000-4000-8000-000000000001"]');
   });
 
   it('escapes field names of nested documents', () => {
-    expect(rendered({ 'we"ird\nkey': 1, 'ção': 2 })).toBe('{"we\\"ird\\nkey":1,"ção":2}');
+    expect(rendered({ 'we"ird\nkey': 1, ção: 2 })).toBe('{"we\\"ird\\nkey":1,"ção":2}');
   });
 
   it('produces valid JSON for a document holding every type', () => {

@@ -48,7 +48,9 @@ describe('MongoDbConnector', () => {
     const session = await connector.open(datasource(port, { userName: '', password: '' }), { connectTimeoutMs: 2_000 });
     await session.close();
     expect(named('ping')).toEqual([expect.objectContaining({ $db: 'shop' })]);
-    expect(named('listCollections')).toEqual([expect.objectContaining({ filter: { name: '' }, nameOnly: true, authorizedCollections: true, $db: 'shop' })]);
+    expect(named('listCollections')).toEqual([
+      expect.objectContaining({ filter: { name: '' }, nameOnly: true, authorizedCollections: true, $db: 'shop' }),
+    ]);
     expect(named('saslStart')).toHaveLength(0);
   });
 
@@ -64,12 +66,23 @@ describe('MongoDbConnector', () => {
     const { port, named } = await fake({ rejectAuth: true });
     const error = await failure(datasource(port, { metadata: { authSource: 'users_db' } }));
     expect(error.reason).toBe('auth_failed');
-    expect(error.message).toBe('Cannot connect to MongoDB datasource "docs_db": authentication failed: the server rejected the credentials (authSource "users_db")');
+    expect(error.message).toBe(
+      'Cannot connect to MongoDB datasource "docs_db": authentication failed: the server rejected the credentials (authSource "users_db")',
+    );
     expect(named('saslStart')[0]).toMatchObject({ $db: 'users_db' });
   });
 
   it('a login without any right on the database is auth_failed', async () => {
-    const { port } = await fake({ failures: { listCollections: { ok: 0, errmsg: 'not authorized on shop to execute command { listCollections: 1 }', code: 13, codeName: 'Unauthorized' } } });
+    const { port } = await fake({
+      failures: {
+        listCollections: {
+          ok: 0,
+          errmsg: 'not authorized on shop to execute command { listCollections: 1 }',
+          code: 13,
+          codeName: 'Unauthorized',
+        },
+      },
+    });
     const error = await failure(datasource(port, { userName: '' }));
     expect(error.reason).toBe('auth_failed');
     expect(error.message).toContain('the server requires authentication and the connection has no user name');

@@ -6,7 +6,8 @@ import { clearPasswordPlugin } from './mysql-cleartext.js';
 import { DatasourceType } from '../../datasource-type.js';
 
 const over = (encrypted: boolean) => ({ connection: { stream: { encrypted } } as unknown as Connection, command: '' });
-const answer = (refuse: boolean, encrypted: boolean) => Promise.resolve(clearPasswordPlugin('s3cret', refuse)(over(encrypted))(Buffer.alloc(0)));
+const answer = (refuse: boolean, encrypted: boolean) =>
+  Promise.resolve(clearPasswordPlugin('s3cret', refuse)(over(encrypted))(Buffer.alloc(0)));
 
 describe('mysql_clear_password', () => {
   it('refuses to answer over a socket without TLS when plaintext passwords are not allowed', async () => {
@@ -23,8 +24,19 @@ describe('mysql_clear_password', () => {
 
   it('is the plugin every connection is given', async () => {
     const ds = {
-      id: 'x', configName: 'my', type: DatasourceType.MySQL, host: 'db.example', port: 3306, databaseName: 'd', schemaName: null,
-      userName: 'u', password: 's3cret', ssl: { mode: null }, metadata: {}, productName: null, internal: false,
+      id: 'x',
+      configName: 'my',
+      type: DatasourceType.MySQL,
+      host: 'db.example',
+      port: 3306,
+      databaseName: 'd',
+      schemaName: null,
+      userName: 'u',
+      password: 's3cret',
+      ssl: { mode: null },
+      metadata: {},
+      productName: null,
+      internal: false,
     };
     const plugin = connectionOptions(ds, undefined, 1_000, { allowPlaintextPassword: false }).authPlugins?.mysql_clear_password;
     await expect(Promise.resolve(plugin!(over(false))(Buffer.alloc(0)))).rejects.toBeInstanceOf(PlaintextPasswordRefusedError);

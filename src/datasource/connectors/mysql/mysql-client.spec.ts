@@ -55,7 +55,9 @@ describe('mysql2 connection options', () => {
   });
 
   it('sets the session to UTC, long network timeouts and backslash escapes in one statement', () => {
-    expect(SESSION_SETUP_SQL).toMatch(/^SET SESSION time_zone = '\+00:00', net_write_timeout = \d{4,}, net_read_timeout = \d{3,}, sql_mode = /);
+    expect(SESSION_SETUP_SQL).toMatch(
+      /^SET SESSION time_zone = '\+00:00', net_write_timeout = \d{4,}, net_read_timeout = \d{3,}, sql_mode = /,
+    );
     expect(SESSION_SETUP_SQL).toContain("',NO_BACKSLASH_ESCAPES,'");
   });
 });

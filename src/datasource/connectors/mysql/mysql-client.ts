@@ -46,7 +46,12 @@ const KEEP_ALIVE_INITIAL_DELAY_MS = 10_000;
  * for the identity check) while the socket comes from a `stream` factory dialling the checked
  * address, so mysql2 never resolves the name. The KILL QUERY connection gets the same options.
  */
-export function connectionOptions(ds: ResolvedDatasource, ssl: MySqlSsl, connectTimeoutMs: number, transport: MySqlTransport = {}): ConnectionOptions {
+export function connectionOptions(
+  ds: ResolvedDatasource,
+  ssl: MySqlSsl,
+  connectTimeoutMs: number,
+  transport: MySqlTransport = {},
+): ConnectionOptions {
   const { egress } = transport;
   return {
     host: ds.host,
@@ -126,7 +131,13 @@ export async function connectMySql(
   try {
     // Our deadline and the abort reject at once: a destroyed socket does not always reach
     // mysql2's connect callback, nor a setup statement on a server gone silent.
-    return await raceDeadline(work, timeoutMs, signal, () => new ConnectTimeoutError('connect timeout'), () => destroyConnection(connection));
+    return await raceDeadline(
+      work,
+      timeoutMs,
+      signal,
+      () => new ConnectTimeoutError('connect timeout'),
+      () => destroyConnection(connection),
+    );
   } catch (error) {
     destroyConnection(connection);
     if (signal?.aborted) throw signal.reason;
@@ -146,7 +157,13 @@ export async function killQuery(options: ConnectionOptions, threadId: number, ti
     connected = await connectMySql({ ...options, connectAttributes: { program_name: 'fetcher-cancel' } }, timeoutMs, undefined, false);
     const connection = connected.connection;
     const kill = runQuery(connection, `KILL QUERY ${threadId}`);
-    await raceDeadline(kill, timeoutMs, undefined, () => new ConnectTimeoutError('kill timeout'), () => destroyConnection(connection));
+    await raceDeadline(
+      kill,
+      timeoutMs,
+      undefined,
+      () => new ConnectTimeoutError('kill timeout'),
+      () => destroyConnection(connection),
+    );
     return true;
   } catch {
     return false;

@@ -22,7 +22,7 @@ const KEY_ROWS: CatalogRow[] = [
 const CHECK_ROWS: CatalogRow[] = [
   ['Foo', 'json_valid(`doc`)'],
   ['foo', 'json_valid(`memo`)'],
-  ['Foo', 'json_valid(`memo`) and `memo` <> \'\''],
+  ['Foo', "json_valid(`memo`) and `memo` <> ''"],
 ];
 
 describe('MySQL discovery snapshot', () => {
@@ -119,7 +119,13 @@ describe('MySQL column kinds', () => {
 
   it('casts filter values to a DECIMAL wide enough for the column', () => {
     const cast = (precision: number, scale: number) =>
-      describeColumnType({ dataType: 'decimal', columnType: 'decimal', numericPrecision: precision, numericScale: scale, jsonChecked: false }).castType;
+      describeColumnType({
+        dataType: 'decimal',
+        columnType: 'decimal',
+        numericPrecision: precision,
+        numericScale: scale,
+        jsonChecked: false,
+      }).castType;
     expect(cast(10, 2)).toBe('DECIMAL(65,30)');
     expect(cast(65, 0)).toBe('DECIMAL(65,0)');
     expect(cast(60, 10)).toBe('DECIMAL(65,15)');

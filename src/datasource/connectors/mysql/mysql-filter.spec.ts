@@ -5,7 +5,13 @@ import { buildWhere, temporalValue } from './mysql-filter.js';
 import { SqlBuilder } from './mysql-sql.js';
 import { describeColumnType } from './mysql-types.js';
 
-const col = (name: string, dataType: string, columnType = dataType, precision: number | null = null, scale: number | null = null): ColumnInfo => ({
+const col = (
+  name: string,
+  dataType: string,
+  columnType = dataType,
+  precision: number | null = null,
+  scale: number | null = null,
+): ColumnInfo => ({
   name,
   dataType: columnType,
   engineType: describeColumnType({ dataType, columnType, numericPrecision: precision, numericScale: scale, jsonChecked: false }),
@@ -47,7 +53,12 @@ describe('MySQL filter translation', () => {
     ['gte', { n: { gte: [1] } }, ` WHERE \`n\` >= ${DEC}`, [1]],
     ['lt', { n: { lt: [1] } }, ` WHERE \`n\` < ${DEC}`, [1]],
     ['lte with a numeric string', { n: { lte: ['7'] } }, ` WHERE \`n\` <= ${DEC}`, ['7']],
-    ['between, inclusive', { day: { between: ['2024-01-01', '2024-12-31'] } }, ' WHERE `day` BETWEEN CAST(? AS DATE) AND CAST(? AS DATE)', ['2024-01-01', '2024-12-31']],
+    [
+      'between, inclusive',
+      { day: { between: ['2024-01-01', '2024-12-31'] } },
+      ' WHERE `day` BETWEEN CAST(? AS DATE) AND CAST(? AS DATE)',
+      ['2024-01-01', '2024-12-31'],
+    ],
     ['in', { name: { in: ['a', 'b'] } }, ' WHERE `name` IN (?, ?)', ['a', 'b']],
     ['in, one value', { name: { in: ['a'] } }, ' WHERE `name` = ?', ['a']],
     ['in with null', { name: { in: ['a', 'b', null] } }, ' WHERE (`name` IN (?, ?) OR `name` IS NULL)', ['a', 'b']],
@@ -59,13 +70,28 @@ describe('MySQL filter translation', () => {
     ['numbers and booleans against text are bound as text', { name: { eq: [5, true] } }, ' WHERE `name` IN (?, ?)', ['5', 'true']],
     ['TIME casts to TIME(6)', { t: { lt: ['10:00'] } }, ' WHERE `t` < CAST(? AS TIME(6))', ['10:00']],
     ['DECIMAL keeps the column scale out of the cast', { amount: { eq: ['1.501'] } }, ` WHERE \`amount\` = ${DEC}`, ['1.501']],
-    ['a DECIMAL(65,0) column keeps all its integer digits', { huge: { gt: ['1e40'] } }, ' WHERE `huge` > CAST(? AS DECIMAL(65,0))', ['1e40']],
+    [
+      'a DECIMAL(65,0) column keeps all its integer digits',
+      { huge: { gt: ['1e40'] } },
+      ' WHERE `huge` > CAST(? AS DECIMAL(65,0))',
+      ['1e40'],
+    ],
     ['BOOLEAN reads PostgreSQL boolean texts', { ok: { eq: ['false', 'T'] } }, ` WHERE \`ok\` IN (${DEC}, ${DEC})`, [false, true]],
     ['DOUBLE compares natively', { ratio: { gt: [0.5] } }, ' WHERE `ratio` > ?', [0.5]],
     ['quoted column name', { 'Mixed`Col': { eq: ['18446744073709551615'] } }, ` WHERE \`Mixed\`\`Col\` = ${DEC}`, ['18446744073709551615']],
     ['null in a comparison is bound uncast and matches nothing', { at: { gt: [null] } }, ' WHERE `at` > ?', [null]],
-    ['a zoned value for TIMESTAMP is converted to UTC', { at: { gte: ['2024-01-01T01:30:00.25+02:00'] } }, ' WHERE `at` >= CAST(? AS DATETIME(6))', ['2023-12-31 23:30:00.25']],
-    ['a zoned value for DATETIME drops the zone', { dt: { lt: ['2024-01-01T01:30:00-05:00'] } }, ' WHERE `dt` < CAST(? AS DATETIME(6))', ['2024-01-01 01:30:00']],
+    [
+      'a zoned value for TIMESTAMP is converted to UTC',
+      { at: { gte: ['2024-01-01T01:30:00.25+02:00'] } },
+      ' WHERE `at` >= CAST(? AS DATETIME(6))',
+      ['2023-12-31 23:30:00.25'],
+    ],
+    [
+      'a zoned value for DATETIME drops the zone',
+      { dt: { lt: ['2024-01-01T01:30:00-05:00'] } },
+      ' WHERE `dt` < CAST(? AS DATETIME(6))',
+      ['2024-01-01 01:30:00'],
+    ],
   ])('%s', (_label, filters, sql, values) => {
     expect(where(filters)).toEqual({ sql, values });
   });

@@ -40,21 +40,46 @@ const DATETIME = 12;
 const VAR_STRING = 253;
 const BLOB = 252;
 
-const column = (name: string, kind: MySqlValueKind): ColumnInfo => ({ name, dataType: kind, engineType: { dataType: kind, unsigned: false, kind } });
+const column = (name: string, kind: MySqlValueKind): ColumnInfo => ({
+  name,
+  dataType: kind,
+  engineType: { dataType: kind, unsigned: false, kind },
+});
 const utf8Field = (columnType: number): WireField => ({ columnType, characterSet: 45, encoding: 'utf8' });
 const binaryField = (columnType: number): WireField => ({ columnType, characterSet: 63, encoding: 'binary' });
 
-const COLUMNS = [column('id', 'integer'), column('big', 'integer'), column('amount', 'decimal'), column('at', 'datetime'), column('note', 'text'), column('raw', 'binary')];
-const FIELDS = [binaryField(LONG), binaryField(LONGLONG), binaryField(NEWDECIMAL), binaryField(DATETIME), utf8Field(VAR_STRING), binaryField(BLOB)];
+const COLUMNS = [
+  column('id', 'integer'),
+  column('big', 'integer'),
+  column('amount', 'decimal'),
+  column('at', 'datetime'),
+  column('note', 'text'),
+  column('raw', 'binary'),
+];
+const FIELDS = [
+  binaryField(LONG),
+  binaryField(LONGLONG),
+  binaryField(NEWDECIMAL),
+  binaryField(DATETIME),
+  utf8Field(VAR_STRING),
+  binaryField(BLOB),
+];
 
-const budget = (over: Partial<ReadBudget> = {}): ReadBudget => ({ batchBytes: 1 << 30, batchRows: 1_000_000, remainingBytes: () => Number.MAX_SAFE_INTEGER, ...over });
+const budget = (over: Partial<ReadBudget> = {}): ReadBudget => ({
+  batchBytes: 1 << 30,
+  batchRows: 1_000_000,
+  remainingBytes: () => Number.MAX_SAFE_INTEGER,
+  ...over,
+});
 const renderer = (b = budget()) => new RawRowRenderer(planRawColumns(COLUMNS, FIELDS), NO_SOURCE, b, 't');
 const json = (batch: RenderedRows): string => batch.chunks.map((c) => c.json.toString('utf8')).join(',');
 
 describe('RawRowRenderer', () => {
   it('renders row packets as the value encoders render mysql2 values', () => {
     const r = renderer();
-    r.render(rowPacket(['0042', '-9223372036854775808', '-0.50', '2024-01-15 10:20:30.123456', 'He said "hi" \\\n😀', Buffer.from([0, 255])]));
+    r.render(
+      rowPacket(['0042', '-9223372036854775808', '-0.50', '2024-01-15 10:20:30.123456', 'He said "hi" \\\n😀', Buffer.from([0, 255])]),
+    );
     r.render(rowPacket(['-0', null, '0.00', '0000-00-00 00:00:00', '', Buffer.alloc(0)]));
     expect(json(r.take())).toBe(
       '{"id":42,"big":-9223372036854775808,"amount":"-0.50","at":"2024-01-15T10:20:30.123456","note":"He said \\"hi\\" \\\\\\n😀","raw":"AP8="},' +
@@ -120,7 +145,8 @@ describe('RawRowRenderer', () => {
     const r = renderer();
     const big = 'x'.repeat(1_000);
     const fill = () => {
-      for (let i = 0; i < (4 * RAW_CHUNK_BYTES) / 900; i++) r.render(rowPacket(['1', '2', '3.00', '2024-01-15 10:20:30', big, Buffer.alloc(0)]));
+      for (let i = 0; i < (4 * RAW_CHUNK_BYTES) / 900; i++)
+        r.render(rowPacket(['1', '2', '3.00', '2024-01-15 10:20:30', big, Buffer.alloc(0)]));
       return r.take().chunks;
     };
     const first = fill();

@@ -299,4 +299,3 @@ export class RawRowRenderer {
     this.chunkRows = 0;
   }
 }
-

@@ -48,7 +48,21 @@ export interface WireField {
 export type WireValueClass = 'int' | 'latin1' | 'ascii' | 'utf8' | 'bytes' | 'mysql2';
 
 /** mysql2's lib/constants/types.js and the binary character set's number. */
-const T = { DECIMAL: 0, TINY: 1, SHORT: 2, LONG: 3, TIMESTAMP: 7, LONGLONG: 8, INT24: 9, DATE: 10, TIME: 11, DATETIME: 12, YEAR: 13, JSON: 245, NEWDECIMAL: 246 } as const;
+const T = {
+  DECIMAL: 0,
+  TINY: 1,
+  SHORT: 2,
+  LONG: 3,
+  TIMESTAMP: 7,
+  LONGLONG: 8,
+  INT24: 9,
+  DATE: 10,
+  TIME: 11,
+  DATETIME: 12,
+  YEAR: 13,
+  JSON: 245,
+  NEWDECIMAL: 246,
+} as const;
 const BINARY_CHARSET = 63;
 
 /** mysql2's readCodeFor, given supportBigNumbers, bigNumberStrings, dateStrings, jsonStrings and no decimalNumbers. */

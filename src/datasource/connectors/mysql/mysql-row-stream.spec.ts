@@ -19,7 +19,11 @@ class FakeConnection extends EventEmitter {
   }
 }
 
-const budget = (batchBytes: number, remaining = Number.MAX_SAFE_INTEGER): ReadBudget => ({ batchBytes, batchRows: 2_000, remainingBytes: () => remaining });
+const budget = (batchBytes: number, remaining = Number.MAX_SAFE_INTEGER): ReadBudget => ({
+  batchBytes,
+  batchRows: 2_000,
+  remainingBytes: () => remaining,
+});
 
 const start = (b: ReadBudget): { connection: FakeConnection; stream: MySqlRowStream } => {
   const connection = new FakeConnection();

@@ -96,13 +96,20 @@ describe('rendering the statement sent to the server', () => {
   it('splices escaped values at the placeholders only, never at a ? inside an identifier', () => {
     const statement = buildSelect({ table: table(), columns: [ODD], filters: { 'q?`x': { eq: ["it's ?"] }, id: { gt: [5] } } });
     expect(statement.text).toBe('SELECT `q?``x` FROM ' + FROM + ' WHERE `q?``x` = ? AND `id` > CAST(? AS DECIMAL(65,30))');
-    expect(renderSql(statement)).toBe(
-      'SELECT `q?``x` FROM ' + FROM + " WHERE `q?``x` = 'it\\'s ?' AND `id` > CAST(5 AS DECIMAL(65,30))",
-    );
+    expect(renderSql(statement)).toBe('SELECT `q?``x` FROM ' + FROM + " WHERE `q?``x` = 'it\\'s ?' AND `id` > CAST(5 AS DECIMAL(65,30))");
   });
 
   it('escapes quotes, backslashes and control characters, and writes null, booleans and numbers as literals', () => {
-    const statement = new SqlBuilder().append('SELECT ').bind("a'b\\c\n\u0000").append(', ').bind(null).append(', ').bind(true).append(', ').bind(-1.5).build();
+    const statement = new SqlBuilder()
+      .append('SELECT ')
+      .bind("a'b\\c\n\u0000")
+      .append(', ')
+      .bind(null)
+      .append(', ')
+      .bind(true)
+      .append(', ')
+      .bind(-1.5)
+      .build();
     expect(statement.fragments).toEqual(['SELECT ', ', ', ', ', ', ', '']);
     expect(renderSql(statement)).toBe("SELECT 'a\\'b\\\\c\\n\\0', NULL, true, -1.5");
   });

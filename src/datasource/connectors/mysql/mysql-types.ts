@@ -50,12 +50,17 @@ export interface MySqlColumnType {
 
 const INTEGER_TYPES = new Set(['tinyint', 'smallint', 'mediumint', 'int', 'integer', 'bigint', 'year']);
 const BINARY_TYPES = new Set(['binary', 'varbinary', 'tinyblob', 'blob', 'mediumblob', 'longblob']);
-const TEXT_TYPES = new Set([
-  'char', 'varchar', 'tinytext', 'text', 'mediumtext', 'longtext', 'enum', 'set', 'uuid', 'inet4', 'inet6',
-]);
+const TEXT_TYPES = new Set(['char', 'varchar', 'tinytext', 'text', 'mediumtext', 'longtext', 'enum', 'set', 'uuid', 'inet4', 'inet6']);
 const SPATIAL_TYPES = new Set([
-  'geometry', 'point', 'linestring', 'polygon', 'multipoint', 'multilinestring', 'multipolygon',
-  'geometrycollection', 'geomcollection',
+  'geometry',
+  'point',
+  'linestring',
+  'polygon',
+  'multipoint',
+  'multilinestring',
+  'multipolygon',
+  'geometrycollection',
+  'geomcollection',
 ]);
 
 /** Text types that can carry MariaDB's JSON alias (a json_valid check on a text column). */

@@ -43,7 +43,8 @@ export const encodeBoolean: ValueEncoder = (v) => {
 };
 
 /** DECIMAL/NUMERIC: the exact server text as a string; it needs no escaping. */
-export const encodeDecimal: ValueEncoder = (v) => (typeof v === 'string' ? quoted(v) : typeof v === 'number' ? quoted(String(v)) : encodeAny(v));
+export const encodeDecimal: ValueEncoder = (v) =>
+  typeof v === 'string' ? quoted(v) : typeof v === 'number' ? quoted(String(v)) : encodeAny(v);
 
 /**
  * DOUBLE, read as the server's text: already the shortest round-trip form (`0.1`, `1e300`,
@@ -134,7 +135,11 @@ export const encodeCheckedJson: ValueEncoder = (v) => {
 
 /** BINARY/VARBINARY/BLOB as base64. */
 export const encodeBinary: ValueEncoder = (v) =>
-  Buffer.isBuffer(v) ? quoted(v.toString('base64')) : typeof v === 'string' ? quoted(Buffer.from(v, 'utf8').toString('base64')) : encodeAny(v);
+  Buffer.isBuffer(v)
+    ? quoted(v.toString('base64'))
+    : typeof v === 'string'
+      ? quoted(Buffer.from(v, 'utf8').toString('base64'))
+      : encodeAny(v);
 
 /** Character types, ENUM, SET, UUID, INET, WKT: JSON strings (the connection is utf8mb4). */
 export const encodeText: ValueEncoder = (v) => (typeof v === 'string' ? encodeString(v) : encodeAny(v));
@@ -168,10 +173,7 @@ export function encoderFor(kind: MySqlValueKind): ValueEncoder {
  * (MariaDB's extended metadata, which also flags JSON columns seen through a view, where the
  * catalog only says `longtext`) is embedded as checked JSON.
  */
-export function kindsForResult(
-  columns: readonly ColumnInfo[],
-  fields: readonly { readonly extendedFormat?: string }[],
-): MySqlValueKind[] {
+export function kindsForResult(columns: readonly ColumnInfo[], fields: readonly { readonly extendedFormat?: string }[]): MySqlValueKind[] {
   return columns.map((column, i) => {
     const kind = kindOfColumn(column);
     return fields[i]?.extendedFormat === 'json' && (kind === 'text' || kind === 'other') ? 'json-checked' : kind;

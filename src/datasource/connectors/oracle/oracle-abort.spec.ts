@@ -44,8 +44,10 @@ describe('OracleSession deadlines (fake Oracle server that stops answering)', ()
     session = await connector.open(fakeOracleDatasource(server.port), { connectTimeoutMs: 5_000 });
     return session;
   };
-  const table = async (s: ConnectorSession, name: string): Promise<TableInfo> => (await s.discover([], new AbortController().signal)).tables.get(name)!;
-  const readSmall = async (s: ConnectorSession) => count(s.readRows({ table: await table(s, 'SMALL'), columns: (await table(s, 'SMALL')).columns }, new AbortController().signal));
+  const table = async (s: ConnectorSession, name: string): Promise<TableInfo> =>
+    (await s.discover([], new AbortController().signal)).tables.get(name)!;
+  const readSmall = async (s: ConnectorSession) =>
+    count(s.readRows({ table: await table(s, 'SMALL'), columns: (await table(s, 'SMALL')).columns }, new AbortController().signal));
 
   afterEach(async () => {
     await session?.close();
@@ -88,7 +90,10 @@ describe('OracleSession deadlines (fake Oracle server that stops answering)', ()
     discovering.catch(() => undefined);
     await new Promise((r) => setTimeout(r, 100));
     expect(await timed(s.close())).toBeLessThan(ABORT_BUDGET_MS + SLACK_MS);
-    await expect(discovering).rejects.toMatchObject({ name: 'DatasourceQueryError', message: expect.stringMatching(/^Schema discovery failed: NJS-500/) });
+    await expect(discovering).rejects.toMatchObject({
+      name: 'DatasourceQueryError',
+      message: expect.stringMatching(/^Schema discovery failed: NJS-500/),
+    });
   });
 
   it('rejects a read that stalls mid-stream and ignores its break with the signal reason, and closes promptly', async () => {

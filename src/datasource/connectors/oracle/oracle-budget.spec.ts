@@ -13,7 +13,16 @@ import { startFakeOracleServer, type FakeOracleAnswer, type FakeOracleServer, ty
  * round trip asked for.
  */
 const catalog = catalogAnswer(
-  ['DOCS', 'NOTES', 'HUGE', 'SMALL'].map((name) => ({ name, columns: name === 'SMALL' ? [['ID', 'NUMBER']] : [['ID', 'NUMBER'], ['BODY', 'CLOB']] })),
+  ['DOCS', 'NOTES', 'HUGE', 'SMALL'].map((name) => ({
+    name,
+    columns:
+      name === 'SMALL'
+        ? [['ID', 'NUMBER']]
+        : [
+            ['ID', 'NUMBER'],
+            ['BODY', 'CLOB'],
+          ],
+  })),
 );
 
 function* docs(count: number, chars: number): Generator<FakeOracleValue[]> {
@@ -26,15 +35,36 @@ function answer(sql: string): FakeOracleAnswer {
   const columns = ['ID', 'BODY'];
   if (sql.includes('"DOCS"')) return { columns, rows: docs(1_000, 20_000) };
   if (sql.includes('"NOTES"')) return { columns, rows: docs(5_000, 10) };
-  if (sql.includes('"HUGE"')) return { columns, rows: [['1', 'a'], ['2', 'h'.repeat(50_000)], ['3', 'c']] };
+  if (sql.includes('"HUGE"'))
+    return {
+      columns,
+      rows: [
+        ['1', 'a'],
+        ['2', 'h'.repeat(50_000)],
+        ['3', 'c'],
+      ],
+    };
   return { columns: ['ID'], rows: [['1'], ['2']] };
 }
 
-const budget = (batchBytes: number, remaining = Number.MAX_SAFE_INTEGER): ReadBudget => ({ batchBytes, batchRows: 2_000, remainingBytes: () => remaining });
+const budget = (batchBytes: number, remaining = Number.MAX_SAFE_INTEGER): ReadBudget => ({
+  batchBytes,
+  batchRows: 2_000,
+  remainingBytes: () => remaining,
+});
 
 describe('Oracle fetch sizes', () => {
   it('estimates a fetch from its raw values and refuses one holding a value larger than the result may still take', () => {
-    expect(fetchedBytes([['1', 'abc'], ['22', null]], budget(1_000), 'T')).toBe(1 + 3 + 2);
+    expect(
+      fetchedBytes(
+        [
+          ['1', 'abc'],
+          ['22', null],
+        ],
+        budget(1_000),
+        'T',
+      ),
+    ).toBe(1 + 3 + 2);
     expect(() => fetchedBytes([['1', 'x'.repeat(101)]], budget(1_000, 100), 'T')).toThrow(ValueTooLargeError);
   });
 });
@@ -61,7 +91,8 @@ describe('OracleSession round trips with a read budget (fake Oracle server)', ()
     const table = tables.get(name)!;
     const before = server.fetchSizes.length;
     const batches: RowBatch[] = [];
-    for await (const batch of session.readRows({ table, columns: table.columns, budget: readBudget }, new AbortController().signal)) batches.push(batch);
+    for await (const batch of session.readRows({ table, columns: table.columns, budget: readBudget }, new AbortController().signal))
+      batches.push(batch);
     return { batches, asked: server.fetchSizes.slice(before) };
   };
   const rowsOf = (batches: readonly RowBatch[]) => batches.reduce((n, b) => n + b.rowCount, 0);
@@ -84,7 +115,11 @@ describe('OracleSession round trips with a read budget (fake Oracle server)', ()
     const seen: RowBatch[] = [];
     const reading = (async () => {
       const table = tables.get('HUGE')!;
-      for await (const batch of session.readRows({ table, columns: table.columns, budget: budget(1 << 20, 20_000) }, new AbortController().signal)) seen.push(batch);
+      for await (const batch of session.readRows(
+        { table, columns: table.columns, budget: budget(1 << 20, 20_000) },
+        new AbortController().signal,
+      ))
+        seen.push(batch);
     })();
     await expect(reading).rejects.toBeInstanceOf(ValueTooLargeError);
     await expect(reading).rejects.toMatchObject({ code: FetCode.ResultTooLarge, message: expect.stringContaining("table 'HUGE'") });

@@ -39,12 +39,18 @@ describe('Oracle connect descriptor', () => {
 
   it('requires metadata.serviceName, with a clear message', () => {
     for (const metadata of [{}, { serviceName: '' }, { serviceName: '   ' }, { serviceName: null }]) {
-      expect(() => target({ metadata })).toThrow(new OracleConfigError('database_not_found', 'metadata.serviceName is required for Oracle connections'));
+      expect(() => target({ metadata })).toThrow(
+        new OracleConfigError('database_not_found', 'metadata.serviceName is required for Oracle connections'),
+      );
     }
   });
 
   it.each<[string, Partial<ResolvedDatasource>, RegExp]>([
-    ['a service name that would close the descriptor', { metadata: { serviceName: 'X)(SERVER=DEDICATED' } }, /must be an Oracle service name/],
+    [
+      'a service name that would close the descriptor',
+      { metadata: { serviceName: 'X)(SERVER=DEDICATED' } },
+      /must be an Oracle service name/,
+    ],
     ['a service name with a space', { metadata: { serviceName: 'a b' } }, /must be an Oracle service name/],
     ['a service name that is not text', { metadata: { serviceName: 42 } }, /must be an Oracle service name/],
     ['a host injecting another address', { host: 'h)(ADDRESS=(PROTOCOL=TCP)(HOST=evil)' }, /not a valid host name/],
@@ -115,7 +121,15 @@ describe('fetch types (real node-oracledb constants, thin mode)', () => {
     expect(handler(meta(driver.DB_TYPE_CLOB))).toEqual({ type: driver.STRING });
     expect(handler(meta(driver.DB_TYPE_NCLOB))).toEqual({ type: driver.STRING });
     expect(handler(meta(driver.DB_TYPE_BLOB))).toEqual({ type: driver.BUFFER });
-    for (const name of ['DB_TYPE_BINARY_DOUBLE', 'DB_TYPE_BINARY_FLOAT', 'DB_TYPE_VARCHAR', 'DB_TYPE_RAW', 'DB_TYPE_BOOLEAN', 'DB_TYPE_INTERVAL_DS', 'DB_TYPE_DATE']) {
+    for (const name of [
+      'DB_TYPE_BINARY_DOUBLE',
+      'DB_TYPE_BINARY_FLOAT',
+      'DB_TYPE_VARCHAR',
+      'DB_TYPE_RAW',
+      'DB_TYPE_BOOLEAN',
+      'DB_TYPE_INTERVAL_DS',
+      'DB_TYPE_DATE',
+    ]) {
       expect(handler(meta(types[name]))).toBeUndefined();
     }
     expect(handler({ name: 'C' })).toBeUndefined();
@@ -134,7 +148,13 @@ describe('connecting with a deadline', () => {
 
   it('runs the session setup on the new connection', async () => {
     const conn = connection();
-    await expect(connectOracle(driverWith(async () => conn), OPTIONS, 1000)).resolves.toBe(conn);
+    await expect(
+      connectOracle(
+        driverWith(async () => conn),
+        OPTIONS,
+        1000,
+      ),
+    ).resolves.toBe(conn);
     expect(conn.execute).toHaveBeenCalledWith(SESSION_SETUP_SQL);
   });
 
@@ -144,7 +164,13 @@ describe('connecting with a deadline', () => {
     const pending = new Promise<OracleConnection>((resolve) => {
       arrive = resolve;
     });
-    await expect(connectOracle(driverWith(() => pending), OPTIONS, 30)).rejects.toBeInstanceOf(ConnectTimeoutError);
+    await expect(
+      connectOracle(
+        driverWith(() => pending),
+        OPTIONS,
+        30,
+      ),
+    ).rejects.toBeInstanceOf(ConnectTimeoutError);
     arrive(conn);
     await vi.waitFor(() => expect(conn.close).toHaveBeenCalled());
     expect(conn.execute).not.toHaveBeenCalled();
@@ -152,7 +178,12 @@ describe('connecting with a deadline', () => {
 
   it('rejects with the abort reason at once', async () => {
     const controller = new AbortController();
-    const attempt = connectOracle(driverWith(() => new Promise<never>(() => undefined)), OPTIONS, 0, controller.signal);
+    const attempt = connectOracle(
+      driverWith(() => new Promise<never>(() => undefined)),
+      OPTIONS,
+      0,
+      controller.signal,
+    );
     controller.abort(new Error('job cancelled'));
     await expect(attempt).rejects.toThrow('job cancelled');
   });
@@ -162,7 +193,13 @@ describe('connecting with a deadline', () => {
     conn.execute = vi.fn(async () => {
       throw Object.assign(new Error('ORA-02248: invalid option for ALTER SESSION'), { code: 'ORA-02248', errorNum: 2248 });
     });
-    await expect(connectOracle(driverWith(async () => conn), OPTIONS, 1000)).rejects.toMatchObject({ code: 'ORA-02248' });
+    await expect(
+      connectOracle(
+        driverWith(async () => conn),
+        OPTIONS,
+        1000,
+      ),
+    ).rejects.toMatchObject({ code: 'ORA-02248' });
     expect(conn.close).toHaveBeenCalled();
   });
 });

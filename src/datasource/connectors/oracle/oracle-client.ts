@@ -49,7 +49,8 @@ export function connectTarget(ds: Pick<ResolvedDatasource, 'host' | 'port' | 'me
   const host = ds.host.trim();
   const ipv6 = IPV6.exec(host);
   if (!HOST_NAME.test(host) && ipv6 === null) throw new OracleConfigError('unreachable', 'the host is not a valid host name or IP address');
-  if (!Number.isInteger(ds.port) || ds.port < 1 || ds.port > 65535) throw new OracleConfigError('unreachable', 'the port must be an integer from 1 to 65535');
+  if (!Number.isInteger(ds.port) || ds.port < 1 || ds.port > 65535)
+    throw new OracleConfigError('unreachable', 'the port must be an integer from 1 to 65535');
   return { host: ipv6 === null ? host : ipv6[1], port: ds.port, serviceName };
 }
 

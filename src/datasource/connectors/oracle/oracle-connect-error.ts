@@ -119,7 +119,8 @@ function detail(reason: ConnectFailureReason, error: unknown, ds: ResolvedDataso
       const socket = socketError(error);
       if (socket !== undefined && socket in SOCKET_ERRORS) return `cannot reach ${where} (${SOCKET_ERRORS[socket]})`;
       if (code === 'NJS-530') return `cannot reach ${where} (host name not found)`;
-      if (code === 'NJS-500' || code === 'NJS-501') return `the server at ${where} closed the connection during the handshake (${code}); is it an Oracle listener?`;
+      if (code === 'NJS-500' || code === 'NJS-501')
+        return `the server at ${where} closed the connection during the handshake (${code}); is it an Oracle listener?`;
       // NJS-511 names the listener's refusal as `Cause: ORA-nnnnn`.
       const cause = /\b(ORA-\d{5})\b/.exec(text(error, 'message'))?.[1];
       return `cannot reach ${where}${suffix}${cause === undefined || cause === code ? '' : `: listener answered ${cause}`}`;

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { type CatalogRow, columnsStatement, discoveryOwners, primaryKeysStatement, SYSTEM_OWNERS, tableKey, toSnapshot } from './oracle-discovery.js';
+import {
+  type CatalogRow,
+  columnsStatement,
+  discoveryOwners,
+  primaryKeysStatement,
+  SYSTEM_OWNERS,
+  tableKey,
+  toSnapshot,
+} from './oracle-discovery.js';
 import { describeColumnType, displayType, type OracleValueKind } from './oracle-types.js';
 
 // Rows as columnsStatement returns them through node-oracledb (arrays; NUMBER catalog columns as JS numbers):
@@ -27,8 +35,12 @@ describe('Oracle discovery statements', () => {
   it('reads tables and views of the named owners, in COLUMN_ID order, with the type facts', () => {
     const { text, binds } = columnsStatement(['FETCHER', 'HR']);
     expect(binds).toEqual(['FETCHER', 'HR']);
-    expect(text).toMatch(/^SELECT c\.OWNER, c\.TABLE_NAME, c\.COLUMN_NAME, c\.DATA_TYPE, c\.DATA_PRECISION, c\.DATA_SCALE, c\.CHAR_LENGTH, c\.DATA_LENGTH, c\.DATA_TYPE_OWNER FROM ALL_TAB_COLUMNS c JOIN \(/);
-    expect(text).toContain("SELECT OWNER, TABLE_NAME FROM ALL_TABLES WHERE NESTED = 'NO' AND SECONDARY = 'N' AND (IOT_TYPE IS NULL OR IOT_TYPE = 'IOT') UNION ALL SELECT OWNER, VIEW_NAME FROM ALL_VIEWS");
+    expect(text).toMatch(
+      /^SELECT c\.OWNER, c\.TABLE_NAME, c\.COLUMN_NAME, c\.DATA_TYPE, c\.DATA_PRECISION, c\.DATA_SCALE, c\.CHAR_LENGTH, c\.DATA_LENGTH, c\.DATA_TYPE_OWNER FROM ALL_TAB_COLUMNS c JOIN \(/,
+    );
+    expect(text).toContain(
+      "SELECT OWNER, TABLE_NAME FROM ALL_TABLES WHERE NESTED = 'NO' AND SECONDARY = 'N' AND (IOT_TYPE IS NULL OR IOT_TYPE = 'IOT') UNION ALL SELECT OWNER, VIEW_NAME FROM ALL_VIEWS",
+    );
     expect(text).toContain(' AND c.OWNER IN (:1, :2)');
     expect(text.endsWith(' ORDER BY c.OWNER, c.TABLE_NAME, c.COLUMN_ID')).toBe(true);
   });
@@ -81,9 +93,22 @@ describe('Oracle discovery snapshot', () => {
   it('carries readable type names and the facts the value mapping needs, as plain JSON data', () => {
     const accounts = snapshot.tables.get('ACCOUNTS')!;
     expect(accounts.columns.map((c) => c.dataType)).toEqual(['NUMBER(19)', 'VARCHAR2(120)', 'NUMBER(12,2)', 'TIMESTAMP(6) WITH TIME ZONE']);
-    expect(accounts.columns[2].engineType).toEqual({ dataType: 'NUMBER', precision: 12, scale: 2, charLength: null, kind: 'decimal', national: false });
+    expect(accounts.columns[2].engineType).toEqual({
+      dataType: 'NUMBER',
+      precision: 12,
+      scale: 2,
+      charLength: null,
+      kind: 'decimal',
+      national: false,
+    });
     expect(accounts.columns[3].engineType).toEqual({
-      dataType: 'TIMESTAMP(6) WITH TIME ZONE', precision: null, scale: 6, charLength: null, kind: 'timestamp_tz', national: false, fractionDigits: 6,
+      dataType: 'TIMESTAMP(6) WITH TIME ZONE',
+      precision: null,
+      scale: 6,
+      charLength: null,
+      kind: 'timestamp_tz',
+      national: false,
+      fractionDigits: 6,
     });
     expect(snapshot.tables.get('Order Lines')!.columns.map((c) => c.dataType)).toEqual(['INTEGER', 'NUMBER(10)', 'MDSYS.SDO_GEOMETRY']);
     expect(snapshot.tables.get('HR.ACCOUNTS')!.columns[1].dataType).toBe('RAW(16)');
@@ -92,8 +117,12 @@ describe('Oracle discovery snapshot', () => {
 });
 
 describe('Oracle column kinds', () => {
-  const kind = (dataType: string, precision: number | null = null, scale: number | null = null, typeOwner: string | null = null): OracleValueKind =>
-    describeColumnType({ dataType, precision, scale, charLength: null, typeOwner }).kind;
+  const kind = (
+    dataType: string,
+    precision: number | null = null,
+    scale: number | null = null,
+    typeOwner: string | null = null,
+  ): OracleValueKind => describeColumnType({ dataType, precision, scale, charLength: null, typeOwner }).kind;
 
   it.each<[string, number | null, number | null, string | null, OracleValueKind]>([
     ['NUMBER', 10, 0, null, 'integer'],
@@ -135,7 +164,8 @@ describe('Oracle column kinds', () => {
   });
 
   it('takes the fractional precision from the type name, else the scale, else 6', () => {
-    const digits = (dataType: string, scale: number | null) => describeColumnType({ dataType, precision: null, scale, charLength: null }).fractionDigits;
+    const digits = (dataType: string, scale: number | null) =>
+      describeColumnType({ dataType, precision: null, scale, charLength: null }).fractionDigits;
     expect(digits('TIMESTAMP(3)', null)).toBe(3);
     expect(digits('TIMESTAMP(9) WITH TIME ZONE', 0)).toBe(9);
     expect(digits('TIMESTAMP', 2)).toBe(2);

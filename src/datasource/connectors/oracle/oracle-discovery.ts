@@ -8,8 +8,24 @@ import { describeColumnType, displayType } from './oracle-types.js';
  * later anyway) are excluded too: the list predates most of them (AUDSYS, LBACSYS, GSMADMIN…).
  */
 export const SYSTEM_OWNERS: readonly string[] = [
-  'SYS', 'SYSTEM', 'OUTLN', 'XDB', 'MDSYS', 'CTXSYS', 'DBSNMP', 'WMSYS', 'EXFSYS', 'ORDSYS', 'ORDDATA',
-  'ORDPLUGINS', 'SI_INFORMTN_SCHEMA', 'APEX_PUBLIC_USER', 'APEX_040000', 'APEX_030200', 'FLOWS_FILES', 'ANONYMOUS',
+  'SYS',
+  'SYSTEM',
+  'OUTLN',
+  'XDB',
+  'MDSYS',
+  'CTXSYS',
+  'DBSNMP',
+  'WMSYS',
+  'EXFSYS',
+  'ORDSYS',
+  'ORDDATA',
+  'ORDPLUGINS',
+  'SI_INFORMTN_SCHEMA',
+  'APEX_PUBLIC_USER',
+  'APEX_040000',
+  'APEX_030200',
+  'FLOWS_FILES',
+  'ANONYMOUS',
 ];
 
 /**
@@ -108,7 +124,8 @@ export function toSnapshot(columnRows: readonly CatalogRow[], keyRows: readonly 
       engineType: describeColumnType(facts),
     });
   }
-  for (const [owner, tableName, columnName] of keyRows) builders.get(tableId(text(owner), text(tableName)))?.primaryKey.push(text(columnName));
+  for (const [owner, tableName, columnName] of keyRows)
+    builders.get(tableId(text(owner), text(tableName)))?.primaryKey.push(text(columnName));
 
   const tables = new Map<string, TableInfo>();
   for (const t of builders.values()) {

@@ -31,7 +31,9 @@ const datasource = (port: number): ResolvedDatasource => ({
 });
 
 const open = (publicAddresses: string[], port: number) =>
-  new DatasourceSessions(new ConnectorRegistry([new OracleConnector()]), new PolicyOverrideGuard(publicAddresses), { allowPlaintextPassword: false })
+  new DatasourceSessions(new ConnectorRegistry([new OracleConnector()]), new PolicyOverrideGuard(publicAddresses), {
+    allowPlaintextPassword: false,
+  })
     .open(datasource(port), { connectTimeoutMs: 5_000 })
     .then(
       () => {

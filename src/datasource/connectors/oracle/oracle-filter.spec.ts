@@ -53,19 +53,59 @@ describe('Oracle filter translation', () => {
     ['gt', { QTY: { gt: [1] } }, ' WHERE "QTY" > :1', [1]],
     ['gte', { QTY: { gte: [1] } }, ' WHERE "QTY" >= :1', [1]],
     ['lt', { QTY: { lt: [1] } }, ' WHERE "QTY" < :1', [1]],
-    ['lte with a numeric string → TO_NUMBER, exact', { QTY: { lte: ['9007199254740993'] } }, ' WHERE "QTY" <= TO_NUMBER(:1)', ['9007199254740993']],
+    [
+      'lte with a numeric string → TO_NUMBER, exact',
+      { QTY: { lte: ['9007199254740993'] } },
+      ' WHERE "QTY" <= TO_NUMBER(:1)',
+      ['9007199254740993'],
+    ],
     ['decimal string against NUMBER(12,2)', { AMOUNT: { gt: ['10.50'] } }, ' WHERE "AMOUNT" > TO_NUMBER(:1)', ['10.50']],
     ['boolean against NUMBER(1) → 1/0', { QTY: { eq: [true, false] } }, ' WHERE "QTY" IN (:1, :2)', [1, 0]],
     ['between, inclusive', { QTY: { between: [10, 40] } }, ' WHERE "QTY" BETWEEN :1 AND :2', [10, 40]],
-    ['between dates given as strings', { DAY: { between: ['2026-02-28', '2026-04-30'] } }, ` WHERE "DAY" BETWEEN TO_DATE(:1, ${DATE}) AND TO_DATE(:2, ${DATE})`, ['2026-02-28 00:00:00', '2026-04-30 00:00:00']],
-    ['DATE with a fraction compares as a timestamp', { DAY: { lt: ['2026-02-28T10:00:00.5'] } }, ` WHERE "DAY" < TO_TIMESTAMP(:1, ${TS})`, ['2026-02-28 10:00:00.500000000']],
+    [
+      'between dates given as strings',
+      { DAY: { between: ['2026-02-28', '2026-04-30'] } },
+      ` WHERE "DAY" BETWEEN TO_DATE(:1, ${DATE}) AND TO_DATE(:2, ${DATE})`,
+      ['2026-02-28 00:00:00', '2026-04-30 00:00:00'],
+    ],
+    [
+      'DATE with a fraction compares as a timestamp',
+      { DAY: { lt: ['2026-02-28T10:00:00.5'] } },
+      ` WHERE "DAY" < TO_TIMESTAMP(:1, ${TS})`,
+      ['2026-02-28 10:00:00.500000000'],
+    ],
     ['DATE drops a zone', { DAY: { gte: ['2026-02-28T10:00:00+02:00'] } }, ` WHERE "DAY" >= TO_DATE(:1, ${DATE})`, ['2026-02-28 10:00:00']],
     ['TIMESTAMP from a date', { AT: { gte: ['2026-01-15'] } }, ` WHERE "AT" >= TO_TIMESTAMP(:1, ${TS})`, ['2026-01-15 00:00:00.000000000']],
-    ['TIMESTAMP with space separator and millis', { AT: { eq: ['2026-01-15 08:30:00.250'] } }, ` WHERE "AT" = TO_TIMESTAMP(:1, ${TS})`, ['2026-01-15 08:30:00.250000000']],
-    ['TIMESTAMP WITH TIME ZONE, zoned value → an instant', { AT_TZ: { lt: ['2026-01-15T10:00:00Z'] } }, ` WHERE "AT_TZ" < TO_TIMESTAMP_TZ(:1, ${TSTZ})`, ['2026-01-15 10:00:00.000000000 +00:00']],
-    ['TIMESTAMP WITH TIME ZONE, compact offset', { AT_TZ: { gt: ['2026-01-15T10:00-0530'] } }, ` WHERE "AT_TZ" > TO_TIMESTAMP_TZ(:1, ${TSTZ})`, ['2026-01-15 10:00:00.000000000 -05:30']],
-    ['TIMESTAMP WITH LOCAL TIME ZONE, hour offset', { AT_LTZ: { gt: ['2026-01-15T10:00:00+01'] } }, ` WHERE "AT_LTZ" > TO_TIMESTAMP_TZ(:1, ${TSTZ})`, ['2026-01-15 10:00:00.000000000 +01:00']],
-    ['zoned column, unzoned value → read as UTC (session)', { AT_TZ: { lt: ['2026-01-15'] } }, ` WHERE "AT_TZ" < TO_TIMESTAMP(:1, ${TS})`, ['2026-01-15 00:00:00.000000000']],
+    [
+      'TIMESTAMP with space separator and millis',
+      { AT: { eq: ['2026-01-15 08:30:00.250'] } },
+      ` WHERE "AT" = TO_TIMESTAMP(:1, ${TS})`,
+      ['2026-01-15 08:30:00.250000000'],
+    ],
+    [
+      'TIMESTAMP WITH TIME ZONE, zoned value → an instant',
+      { AT_TZ: { lt: ['2026-01-15T10:00:00Z'] } },
+      ` WHERE "AT_TZ" < TO_TIMESTAMP_TZ(:1, ${TSTZ})`,
+      ['2026-01-15 10:00:00.000000000 +00:00'],
+    ],
+    [
+      'TIMESTAMP WITH TIME ZONE, compact offset',
+      { AT_TZ: { gt: ['2026-01-15T10:00-0530'] } },
+      ` WHERE "AT_TZ" > TO_TIMESTAMP_TZ(:1, ${TSTZ})`,
+      ['2026-01-15 10:00:00.000000000 -05:30'],
+    ],
+    [
+      'TIMESTAMP WITH LOCAL TIME ZONE, hour offset',
+      { AT_LTZ: { gt: ['2026-01-15T10:00:00+01'] } },
+      ` WHERE "AT_LTZ" > TO_TIMESTAMP_TZ(:1, ${TSTZ})`,
+      ['2026-01-15 10:00:00.000000000 +01:00'],
+    ],
+    [
+      'zoned column, unzoned value → read as UTC (session)',
+      { AT_TZ: { lt: ['2026-01-15'] } },
+      ` WHERE "AT_TZ" < TO_TIMESTAMP(:1, ${TS})`,
+      ['2026-01-15 00:00:00.000000000'],
+    ],
     ['in', { NAME: { in: ['a', 'b'] } }, ' WHERE "NAME" IN (:1, :2)', ['a', 'b']],
     ['in, one value', { NAME: { in: ['a'] } }, ' WHERE "NAME" = :1', ['a']],
     ['in with null', { NAME: { in: ['a', 'b', null] } }, ' WHERE ("NAME" IN (:1, :2) OR "NAME" IS NULL)', ['a', 'b']],
@@ -76,22 +116,75 @@ describe('Oracle filter translation', () => {
     ['like on text, with ESCAPE so \\% is a literal %', { NAME: { like: ['50\\%%'] } }, ' WHERE "NAME" LIKE :1 ESCAPE \'\\\'', ['50\\%%']],
     ['like with % and _', { NAME: { like: ['%ta_'] } }, ' WHERE "NAME" LIKE :1 ESCAPE \'\\\'', ['%ta_']],
     ['like on a NUMBER matches its text', { QTY: { like: [1] } }, ' WHERE TO_CHAR("QTY") LIKE :1 ESCAPE \'\\\'', ['1']],
-    ['like on a DATE matches the rendered ISO text', { DAY: { like: ['2026-01%'] } }, ` WHERE TO_CHAR("DAY", 'YYYY-MM-DD"T"HH24:MI:SS') LIKE :1 ESCAPE '\\'`, ['2026-01%']],
-    ['like on TIMESTAMP(3)', { AT: { like: ['%.250'] } }, ` WHERE TO_CHAR("AT", 'YYYY-MM-DD"T"HH24:MI:SS.FF3') LIKE :1 ESCAPE '\\'`, ['%.250']],
+    [
+      'like on a DATE matches the rendered ISO text',
+      { DAY: { like: ['2026-01%'] } },
+      ` WHERE TO_CHAR("DAY", 'YYYY-MM-DD"T"HH24:MI:SS') LIKE :1 ESCAPE '\\'`,
+      ['2026-01%'],
+    ],
+    [
+      'like on TIMESTAMP(3)',
+      { AT: { like: ['%.250'] } },
+      ` WHERE TO_CHAR("AT", 'YYYY-MM-DD"T"HH24:MI:SS.FF3') LIKE :1 ESCAPE '\\'`,
+      ['%.250'],
+    ],
     ['like on a CLOB works on the LOB', { NOTE: { like: ['%x%'] } }, ' WHERE "NOTE" LIKE :1 ESCAPE \'\\\'', ['%x%']],
-    ['like on JSON matches its serialized text', { DOC: { like: ['%"a"%'] } }, ' WHERE JSON_SERIALIZE("DOC" RETURNING CLOB) LIKE :1 ESCAPE \'\\\'', ['%"a"%']],
+    [
+      'like on JSON matches its serialized text',
+      { DOC: { like: ['%"a"%'] } },
+      ' WHERE JSON_SERIALIZE("DOC" RETURNING CLOB) LIKE :1 ESCAPE \'\\\'',
+      ['%"a"%'],
+    ],
     ['like null matches nothing', { NAME: { like: [null] } }, ' WHERE "NAME" LIKE :1 ESCAPE \'\\\'', [null]],
     ['CHAR binds as CHAR: blank-padded comparison', { CODE: { eq: ['ab'] } }, ' WHERE "CODE" = :1', [{ charType: 'char', value: 'ab' }]],
-    ['NCHAR binds as NCHAR', { NCODE: { in: ['x', 'y'] } }, ' WHERE "NCODE" IN (:1, :2)', [{ charType: 'nchar', value: 'x' }, { charType: 'nchar', value: 'y' }]],
-    ['CLOB equality through DBMS_LOB.COMPARE', { NOTE: { eq: ['second'] } }, ' WHERE DBMS_LOB.COMPARE("NOTE", TO_CLOB(:1)) = 0', ['second']],
-    ['CLOB IN → ORed compares', { NOTE: { in: ['a', 'b', null] } }, ' WHERE (DBMS_LOB.COMPARE("NOTE", TO_CLOB(:1)) = 0 OR DBMS_LOB.COMPARE("NOTE", TO_CLOB(:2)) = 0 OR "NOTE" IS NULL)', ['a', 'b']],
-    ['CLOB NOT IN → ANDed compares', { NOTE: { nin: ['a', 'b'] } }, ' WHERE (DBMS_LOB.COMPARE("NOTE", TO_CLOB(:1)) <> 0 AND DBMS_LOB.COMPARE("NOTE", TO_CLOB(:2)) <> 0)', ['a', 'b']],
+    [
+      'NCHAR binds as NCHAR',
+      { NCODE: { in: ['x', 'y'] } },
+      ' WHERE "NCODE" IN (:1, :2)',
+      [
+        { charType: 'nchar', value: 'x' },
+        { charType: 'nchar', value: 'y' },
+      ],
+    ],
+    [
+      'CLOB equality through DBMS_LOB.COMPARE',
+      { NOTE: { eq: ['second'] } },
+      ' WHERE DBMS_LOB.COMPARE("NOTE", TO_CLOB(:1)) = 0',
+      ['second'],
+    ],
+    [
+      'CLOB IN → ORed compares',
+      { NOTE: { in: ['a', 'b', null] } },
+      ' WHERE (DBMS_LOB.COMPARE("NOTE", TO_CLOB(:1)) = 0 OR DBMS_LOB.COMPARE("NOTE", TO_CLOB(:2)) = 0 OR "NOTE" IS NULL)',
+      ['a', 'b'],
+    ],
+    [
+      'CLOB NOT IN → ANDed compares',
+      { NOTE: { nin: ['a', 'b'] } },
+      ' WHERE (DBMS_LOB.COMPARE("NOTE", TO_CLOB(:1)) <> 0 AND DBMS_LOB.COMPARE("NOTE", TO_CLOB(:2)) <> 0)',
+      ['a', 'b'],
+    ],
     ['CLOB IS NULL needs no compare', { NOTE: { eq: [null] } }, ' WHERE "NOTE" IS NULL', []],
-    ['CLOB between', { NOTE: { between: ['a', 'm'] } }, ' WHERE (DBMS_LOB.COMPARE("NOTE", TO_CLOB(:1)) >= 0 AND DBMS_LOB.COMPARE("NOTE", TO_CLOB(:2)) <= 0)', ['a', 'm']],
+    [
+      'CLOB between',
+      { NOTE: { between: ['a', 'm'] } },
+      ' WHERE (DBMS_LOB.COMPARE("NOTE", TO_CLOB(:1)) >= 0 AND DBMS_LOB.COMPARE("NOTE", TO_CLOB(:2)) <= 0)',
+      ['a', 'm'],
+    ],
     ['NCLOB compares with an NCLOB', { NNOTE: { gt: ['a'] } }, ' WHERE DBMS_LOB.COMPARE("NNOTE", TO_NCLOB(:1)) > 0', ['a']],
-    ['BINARY_DOUBLE: numbers bound, strings converted', { RATIO: { between: [0.5, '1e3'] } }, ' WHERE "RATIO" BETWEEN :1 AND TO_BINARY_DOUBLE(:2)', [0.5, '1e3']],
+    [
+      'BINARY_DOUBLE: numbers bound, strings converted',
+      { RATIO: { between: [0.5, '1e3'] } },
+      ' WHERE "RATIO" BETWEEN :1 AND TO_BINARY_DOUBLE(:2)',
+      [0.5, '1e3'],
+    ],
     ['BINARY_FLOAT string', { SINGLE: { gt: ['0.1'] } }, ' WHERE "SINGLE" > TO_BINARY_FLOAT(:1)', ['0.1']],
-    ['BOOLEAN: booleans, PostgreSQL boolean texts, numbers', { OK: { in: [true, 'f', 'YES', 0] } }, ' WHERE "OK" IN (:1, :2, :3, :4)', [true, false, true, false]],
+    [
+      'BOOLEAN: booleans, PostgreSQL boolean texts, numbers',
+      { OK: { in: [true, 'f', 'YES', 0] } },
+      ' WHERE "OK" IN (:1, :2, :3, :4)',
+      [true, false, true, false],
+    ],
     ['BOOLEAN: unknown text passed on for the server to refuse', { OK: { eq: ['maybe'] } }, ' WHERE "OK" = :1', ['maybe']],
     ['quoted column name', { 'Mixed "Col"': { eq: ['v'] } }, ' WHERE "Mixed ""Col""" = :1', ['v']],
     ['null in a comparison is bound and matches nothing', { AT: { gt: [null] } }, ' WHERE "AT" > :1', [null]],
@@ -152,7 +245,9 @@ describe('Oracle filter translation', () => {
     it('refuses, with the count, a statement still over the limit (text values are never written into the SQL)', () => {
       const names = range(70_000).map((i) => `n${i}`);
       expect(() => where({ NAME: { in: names } })).toThrow(
-        new OracleFilterError('the filters need 70000 bind values, more than the 65535 Oracle takes in one statement (only integers on numeric columns can be written into it instead)'),
+        new OracleFilterError(
+          'the filters need 70000 bind values, more than the 65535 Oracle takes in one statement (only integers on numeric columns can be written into it instead)',
+        ),
       );
       const sql = new SqlBuilder().append('SELECT 1 FROM t');
       expect(() => buildWhere({ NAME: { in: names } }, COLUMNS, sql)).toThrow(OracleFilterError);
@@ -173,7 +268,9 @@ describe('Oracle filter translation', () => {
 
   it('refuses a non-date value for a date column, naming the column and value', () => {
     expect(() => where({ DAY: { eq: ['15/01/2026'] } })).toThrow(OracleFilterError);
-    expect(() => where({ DAY: { eq: ['15/01/2026'] } })).toThrow(/filter value "15\/01\/2026" for DATE column "DAY" is not an ISO-8601 date/);
+    expect(() => where({ DAY: { eq: ['15/01/2026'] } })).toThrow(
+      /filter value "15\/01\/2026" for DATE column "DAY" is not an ISO-8601 date/,
+    );
     expect(() => where({ AT: { gt: [20260115] } })).toThrow(/filter value 20260115 for TIMESTAMP\(3\) column "AT"/);
   });
 

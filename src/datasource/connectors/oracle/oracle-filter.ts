@@ -77,7 +77,9 @@ function operand(ctx: FieldContext, value: Exclude<FilterScalar, null>): string 
     const temporal = typeof value === 'string' ? temporalOperand(type, value) : null;
     if (temporal === null) {
       const shown = typeof value === 'string' ? describeValue(value) : String(value);
-      throw new OracleFilterError(`filter value ${shown} for ${type.dataType} column "${ctx.field}" is not an ISO-8601 date (YYYY-MM-DD[THH:MM[:SS[.fff]]][zone])`);
+      throw new OracleFilterError(
+        `filter value ${shown} for ${type.dataType} column "${ctx.field}" is not an ISO-8601 date (YYYY-MM-DD[THH:MM[:SS[.fff]]][zone])`,
+      );
     }
     return temporal.sql(sql.placeholder(temporal.value));
   }
@@ -205,7 +207,12 @@ export function buildWhere(filters: Readonly<Record<string, FilterCondition>>, c
   render(filters, columns, sql, inlineIntegers);
 }
 
-function render(filters: Readonly<Record<string, FilterCondition>>, columns: readonly ColumnInfo[], sql: SqlBuilder, inlineIntegers: boolean): void {
+function render(
+  filters: Readonly<Record<string, FilterCondition>>,
+  columns: readonly ColumnInfo[],
+  sql: SqlBuilder,
+  inlineIntegers: boolean,
+): void {
   const byName = new Map(columns.map((c) => [c.name, c]));
   const predicates: string[] = [];
   for (const [field, condition] of Object.entries(filters)) {

@@ -57,7 +57,10 @@ describe('Oracle session: discovery', () => {
   it('runs the two catalog statements with the owners bound and builds the snapshot', async () => {
     const fake = fakeConnection();
     const snapshot = await session(fake.connection).discover(['fetcher', 'hr'], new AbortController().signal);
-    expect(fake.calls.map((c) => c.binds)).toEqual([['FETCHER', 'HR'], ['FETCHER', 'HR']]);
+    expect(fake.calls.map((c) => c.binds)).toEqual([
+      ['FETCHER', 'HR'],
+      ['FETCHER', 'HR'],
+    ]);
     expect(fake.calls[0].options).toMatchObject({ outFormat: driver.OUT_FORMAT_ARRAY });
     expect(snapshot.tables.get('ITEMS')).toMatchObject({ schema: 'FETCHER', primaryKey: ['ID'] });
   });
@@ -65,7 +68,10 @@ describe('Oracle session: discovery', () => {
   it('reports a failure with the first line of the server message only', async () => {
     const fake = fakeConnection();
     fake.connection.execute.mockRejectedValueOnce(
-      Object.assign(new Error('ORA-00942: table or view "SYS"."ALL_USERS" does not exist\nHelp: https://docs.oracle.com/error-help/db/ora-00942/'), { code: 'ORA-00942' }),
+      Object.assign(
+        new Error('ORA-00942: table or view "SYS"."ALL_USERS" does not exist\nHelp: https://docs.oracle.com/error-help/db/ora-00942/'),
+        { code: 'ORA-00942' },
+      ),
     );
     await expect(session(fake.connection).discover(null, new AbortController().signal)).rejects.toMatchObject({
       name: 'DatasourceQueryError',
@@ -79,14 +85,22 @@ describe('Oracle session: reading rows', () => {
   it('executes the SELECT with typed CHAR binds and exact fetch types, then fetches one batch per request', async () => {
     // The first fetch is full; the second (up to four times larger) is short.
     const fake = fakeConnection([ids(1, FIRST_FETCH_ROWS), ids(FIRST_FETCH_ROWS + 1, 3)]);
-    const rows = session(fake.connection).readRows({ table: TABLE, columns: [ID], filters: { CODE: { eq: ['ab'] } } }, new AbortController().signal);
+    const rows = session(fake.connection).readRows(
+      { table: TABLE, columns: [ID], filters: { CODE: { eq: ['ab'] } } },
+      new AbortController().signal,
+    );
     const iterator = rows[Symbol.asyncIterator]();
     const first = await iterator.next();
     expect(first.done).toBe(false);
     const [call] = fake.calls;
     expect(call.sql).toBe('SELECT "ID" FROM "FETCHER"."ITEMS" t WHERE "CODE" = :1 ORDER BY t."ID"');
     expect(call.binds).toEqual([{ val: 'ab', type: driver.DB_TYPE_CHAR }]);
-    expect(call.options).toMatchObject({ resultSet: true, outFormat: driver.OUT_FORMAT_ARRAY, fetchArraySize: FIRST_FETCH_ROWS, prefetchRows: FIRST_FETCH_ROWS });
+    expect(call.options).toMatchObject({
+      resultSet: true,
+      outFormat: driver.OUT_FORMAT_ARRAY,
+      fetchArraySize: FIRST_FETCH_ROWS,
+      prefetchRows: FIRST_FETCH_ROWS,
+    });
     expect(call.options?.fetchTypeHandler?.({ name: 'ID', dbType: driver.DB_TYPE_NUMBER })).toEqual({ type: driver.STRING });
     // Backpressure: the second batch is not fetched while the consumer is still on the first.
     expect(fake.resultSet.getRows).toHaveBeenCalledTimes(1);
@@ -108,7 +122,9 @@ describe('Oracle session: reading rows', () => {
 
   it('reads in small batches when a LOB is projected (LOBs are fetched inline)', async () => {
     const fake = fakeConnection([[['1', 'x']]]);
-    expect(await collect(session(fake.connection).readRows({ table: TABLE, columns: [ID, NOTE] }, new AbortController().signal))).toBe('{"ID":1,"NOTE":"x"}');
+    expect(await collect(session(fake.connection).readRows({ table: TABLE, columns: [ID, NOTE] }, new AbortController().signal))).toBe(
+      '{"ID":1,"NOTE":"x"}',
+    );
     expect(fake.resultSet.getRows).toHaveBeenCalledWith(FIRST_FETCH_ROWS);
     expect(fake.calls[0].options).toMatchObject({ fetchArraySize: FIRST_FETCH_ROWS, prefetchRows: FIRST_FETCH_ROWS });
   });
@@ -149,7 +165,10 @@ describe('Oracle session: reading rows', () => {
     const fake = fakeConnection();
     const controller = new AbortController();
     fake.connection.execute.mockImplementationOnce(
-      () => new Promise((resolve) => controller.signal.addEventListener('abort', () => setTimeout(() => resolve({ resultSet: fake.resultSet }), 5))),
+      () =>
+        new Promise((resolve) =>
+          controller.signal.addEventListener('abort', () => setTimeout(() => resolve({ resultSet: fake.resultSet }), 5)),
+        ),
     );
     const reading = collect(session(fake.connection).readRows({ table: TABLE, columns: [ID] }, controller.signal));
     await vi.waitFor(() => expect(fake.connection.execute).toHaveBeenCalled());
@@ -170,7 +189,9 @@ describe('Oracle session: reading rows', () => {
     const settled = expect(reading).rejects.toThrow('stop');
     await vi.advanceTimersByTimeAsync(2_100);
     await settled;
-    await expect(s.discover(null, new AbortController().signal)).rejects.toMatchObject({ message: 'Connection lost: statement could not be interrupted; connection closed' });
+    await expect(s.discover(null, new AbortController().signal)).rejects.toMatchObject({
+      message: 'Connection lost: statement could not be interrupted; connection closed',
+    });
   });
 
   it('does not start when the signal is already aborted', async () => {
@@ -184,9 +205,19 @@ describe('Oracle session: reading rows', () => {
   it('reports a failing statement as DatasourceQueryError naming the table, without SQL or values', async () => {
     const fake = fakeConnection();
     fake.connection.execute.mockRejectedValueOnce(
-      Object.assign(new Error('ORA-00942: table or view "FETCHER"."ITEMS" does not exist\nHelp: https://docs.oracle.com/error-help/db/ora-00942/'), { code: 'ORA-00942' }),
+      Object.assign(
+        new Error('ORA-00942: table or view "FETCHER"."ITEMS" does not exist\nHelp: https://docs.oracle.com/error-help/db/ora-00942/'),
+        { code: 'ORA-00942' },
+      ),
     );
-    await expect(collect(session(fake.connection).readRows({ table: TABLE, columns: [ID], filters: { CODE: { eq: ['secret'] } } }, new AbortController().signal))).rejects.toMatchObject({
+    await expect(
+      collect(
+        session(fake.connection).readRows(
+          { table: TABLE, columns: [ID], filters: { CODE: { eq: ['secret'] } } },
+          new AbortController().signal,
+        ),
+      ),
+    ).rejects.toMatchObject({
       name: 'DatasourceQueryError',
       table: 'ITEMS',
       message: 'Reading table "ITEMS" failed: ORA-00942: table or view "FETCHER"."ITEMS" does not exist',
@@ -196,9 +227,15 @@ describe('Oracle session: reading rows', () => {
   it('refuses a filter value the column type cannot read before sending anything', async () => {
     const fake = fakeConnection();
     const table: TableInfo = { ...TABLE, columns: [ID, col('DAY', 'DATE')] };
-    await expect(collect(session(fake.connection).readRows({ table, columns: [ID], filters: { DAY: { gt: ['yesterday'] } } }, new AbortController().signal))).rejects.toMatchObject({
+    await expect(
+      collect(
+        session(fake.connection).readRows({ table, columns: [ID], filters: { DAY: { gt: ['yesterday'] } } }, new AbortController().signal),
+      ),
+    ).rejects.toMatchObject({
       name: 'DatasourceQueryError',
-      message: expect.stringMatching(/^Reading table "ITEMS" failed: filter value "yesterday" for DATE column "DAY" is not an ISO-8601 date/),
+      message: expect.stringMatching(
+        /^Reading table "ITEMS" failed: filter value "yesterday" for DATE column "DAY" is not an ISO-8601 date/,
+      ),
     });
     expect(fake.connection.execute).not.toHaveBeenCalled();
   });
@@ -211,7 +248,10 @@ describe('Oracle session: closing and lost connections', () => {
     await s.close();
     await expect(s.close()).resolves.toBeUndefined();
     expect(fake.connection.close).toHaveBeenCalledTimes(1);
-    await expect(s.discover(null, new AbortController().signal)).rejects.toMatchObject({ name: 'DatasourceQueryError', message: 'Session is closed' });
+    await expect(s.discover(null, new AbortController().signal)).rejects.toMatchObject({
+      name: 'DatasourceQueryError',
+      message: 'Session is closed',
+    });
   });
 
   it('breaks a running fetch when closed under a consumer', async () => {
@@ -230,11 +270,15 @@ describe('Oracle session: closing and lost connections', () => {
   it('notices a dead connection through the driver health check', async () => {
     const fake = fakeConnection();
     fake.kill();
-    await expect(session(fake.connection).discover(null, new AbortController().signal)).rejects.toMatchObject({ message: 'Connection lost: connection to Oracle Database was closed or broken' });
+    await expect(session(fake.connection).discover(null, new AbortController().signal)).rejects.toMatchObject({
+      message: 'Connection lost: connection to Oracle Database was closed or broken',
+    });
   });
 
   it('describes errors by their first line only', () => {
-    expect(describeError(new Error('NJS-500: connection to Oracle Database was closed or broken\nNJS-521: (CONNECTION_ID=x)'))).toBe('NJS-500: connection to Oracle Database was closed or broken');
+    expect(describeError(new Error('NJS-500: connection to Oracle Database was closed or broken\nNJS-521: (CONNECTION_ID=x)'))).toBe(
+      'NJS-500: connection to Oracle Database was closed or broken',
+    );
     expect(describeError('boom')).toBe('unknown error');
     expect(describeError(new Error('x'.repeat(1000)))).toHaveLength(300);
   });

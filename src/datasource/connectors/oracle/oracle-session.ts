@@ -70,7 +70,8 @@ export function fetchedBytes(rows: readonly (readonly unknown[])[], budget: Read
 /** Filter values as the driver binds them: CHAR binds get their explicit type. */
 export function driverBinds(driver: OracleDriver, binds: readonly OracleBind[]): OracleBindValue[] {
   return binds.map((b) => {
-    if (b !== null && typeof b === 'object') return { val: b.value, type: b.charType === 'nchar' ? driver.DB_TYPE_NCHAR : driver.DB_TYPE_CHAR };
+    if (b !== null && typeof b === 'object')
+      return { val: b.value, type: b.charType === 'nchar' ? driver.DB_TYPE_NCHAR : driver.DB_TYPE_CHAR };
     return b;
   });
 }
@@ -124,11 +125,17 @@ export class OracleSession implements ConnectorSession {
     const render = createBatchRenderer(request.columns);
     const binds = driverBinds(this.driver, statement.binds);
     const options = readOptions(this.driver, sizer.next);
-    const failed = (error: unknown) => new DatasourceQueryError(this.ctx.configName, `Reading table "${table}" failed: ${describeError(error)}`, table);
-    const result = await this.call(() => this.connection.execute(statement.text, binds, options), signal, failed, (late) => {
-      // The statement completed just as the read was aborted: release its cursor.
-      if (late.resultSet !== undefined) void this.closeResultSet(late.resultSet);
-    });
+    const failed = (error: unknown) =>
+      new DatasourceQueryError(this.ctx.configName, `Reading table "${table}" failed: ${describeError(error)}`, table);
+    const result = await this.call(
+      () => this.connection.execute(statement.text, binds, options),
+      signal,
+      failed,
+      (late) => {
+        // The statement completed just as the read was aborted: release its cursor.
+        if (late.resultSet !== undefined) void this.closeResultSet(late.resultSet);
+      },
+    );
     const resultSet = result.resultSet;
     if (resultSet === undefined) return;
     try {
@@ -172,7 +179,8 @@ export class OracleSession implements ConnectorSession {
 
   /** node-oracledb emits no event when the socket dies; its health check notices a closed one. */
   private noteLost(): void {
-    if (this.lost === undefined && !this.connection.isHealthy()) this.lost = new Error('connection to Oracle Database was closed or broken');
+    if (this.lost === undefined && !this.connection.isHealthy())
+      this.lost = new Error('connection to Oracle Database was closed or broken');
   }
 
   private async catalog(statement: SqlStatement): Promise<unknown[][]> {
@@ -189,7 +197,12 @@ export class OracleSession implements ConnectorSession {
    * that completed anyway after the abort (e.g. a result set to close). Other failures become
    * `failed(error)`.
    */
-  private async call<T>(start: () => Promise<T>, signal: AbortSignal, failed: (error: unknown) => Error, onLate?: (value: T) => void): Promise<T> {
+  private async call<T>(
+    start: () => Promise<T>,
+    signal: AbortSignal,
+    failed: (error: unknown) => Error,
+    onLate?: (value: T) => void,
+  ): Promise<T> {
     let pending: Promise<T> | undefined;
     let settled = false;
     try {

@@ -83,9 +83,7 @@ describe('SELECT building', () => {
       columns: [ID],
       filters: { DAY: { gte: ['2026-01-01'] }, SELECT: { eq: ["x' OR 1=1"] } },
     });
-    expect(sql.text).toBe(
-      `SELECT "ID" FROM ${FROM} WHERE "DAY" >= TO_DATE(:1, 'YYYY-MM-DD HH24:MI:SS') AND "SELECT" = :2 ORDER BY t."ID"`,
-    );
+    expect(sql.text).toBe(`SELECT "ID" FROM ${FROM} WHERE "DAY" >= TO_DATE(:1, 'YYYY-MM-DD HH24:MI:SS') AND "SELECT" = :2 ORDER BY t."ID"`);
     expect(sql.binds).toEqual(['2026-01-01 00:00:00', "x' OR 1=1"]);
   });
 

@@ -19,7 +19,12 @@ describe('Oracle SSL mode → node-oracledb thin TLS', () => {
 
   it('true / enable: TCPS, chain verified against the system roots, host name not matched', () => {
     for (const mode of ['true', 'enable', 'Enable']) {
-      expect(tlsPlan({ mode })).toEqual({ mode: mode.toLowerCase(), protocol: 'TCPS', sslServerDNMatch: false, trustPresentedChain: false });
+      expect(tlsPlan({ mode })).toEqual({
+        mode: mode.toLowerCase(),
+        protocol: 'TCPS',
+        sslServerDNMatch: false,
+        trustPresentedChain: false,
+      });
     }
   });
 
@@ -32,13 +37,21 @@ describe('Oracle SSL mode → node-oracledb thin TLS', () => {
 
   it('verify: TCPS with the host name matched; an exact DN from metadata when given', () => {
     expect(tlsPlan({ mode: 'verify', ca: CA })).toMatchObject({ protocol: 'TCPS', sslServerDNMatch: true, trustPresentedChain: false });
-    expect(tlsPlan({ mode: 'verify' }, { sslServerCertDN: ' CN=db.example,O=Example ' })).toMatchObject({ sslServerDNMatch: true, sslServerCertDN: 'CN=db.example,O=Example' });
+    expect(tlsPlan({ mode: 'verify' }, { sslServerCertDN: ' CN=db.example,O=Example ' })).toMatchObject({
+      sslServerDNMatch: true,
+      sslServerCertDN: 'CN=db.example,O=Example',
+    });
     expect(tlsPlan({ mode: 'verify' }, { sslServerCertDN: '' })).not.toHaveProperty('sslServerCertDN');
     expect(tlsPlan({ mode: 'verify' }, { sslServerCertDN: 7 })).not.toHaveProperty('sslServerCertDN');
   });
 
   it('skip-verify: TCPS without host matching, trusting the chain the server presents', () => {
-    expect(tlsPlan({ mode: 'skip-verify' })).toEqual({ mode: 'skip-verify', protocol: 'TCPS', sslServerDNMatch: false, trustPresentedChain: true });
+    expect(tlsPlan({ mode: 'skip-verify' })).toEqual({
+      mode: 'skip-verify',
+      protocol: 'TCPS',
+      sslServerDNMatch: false,
+      trustPresentedChain: true,
+    });
   });
 
   it('sends the record’s client certificate and key, first in the wallet', () => {

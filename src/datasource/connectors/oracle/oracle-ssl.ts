@@ -65,7 +65,8 @@ export function walletFor(ssl: ResolvedDatasource['ssl'], extraCas: readonly str
  */
 export function tlsPlan(ssl: ResolvedDatasource['ssl'], metadata: Readonly<Record<string, unknown>> = {}): OracleTlsPlan {
   const mode = normalizeSslMode(ssl.mode);
-  if (mode === null || mode === 'disable' || mode === 'false') return { mode: mode ?? 'disable', protocol: 'TCP', trustPresentedChain: false };
+  if (mode === null || mode === 'disable' || mode === 'false')
+    return { mode: mode ?? 'disable', protocol: 'TCP', trustPresentedChain: false };
   const walletContent = walletFor(ssl);
   const wallet = walletContent === undefined ? {} : { walletContent };
   switch (mode) {
@@ -73,8 +74,18 @@ export function tlsPlan(ssl: ResolvedDatasource['ssl'], metadata: Readonly<Recor
     case 'enable':
       return { mode, protocol: 'TCPS', ...wallet, sslServerDNMatch: false, trustPresentedChain: false };
     case 'verify': {
-      const dn = typeof metadata.sslServerCertDN === 'string' && metadata.sslServerCertDN.trim() !== '' ? metadata.sslServerCertDN.trim() : undefined;
-      return { mode, protocol: 'TCPS', ...wallet, sslServerDNMatch: true, ...(dn === undefined ? {} : { sslServerCertDN: dn }), trustPresentedChain: false };
+      const dn =
+        typeof metadata.sslServerCertDN === 'string' && metadata.sslServerCertDN.trim() !== ''
+          ? metadata.sslServerCertDN.trim()
+          : undefined;
+      return {
+        mode,
+        protocol: 'TCPS',
+        ...wallet,
+        sslServerDNMatch: true,
+        ...(dn === undefined ? {} : { sslServerCertDN: dn }),
+        trustPresentedChain: false,
+      };
     }
     case 'skip-verify':
       return { mode, protocol: 'TCPS', ...wallet, sslServerDNMatch: false, trustPresentedChain: true };

@@ -76,7 +76,10 @@ export function temporalOperand(type: OracleColumnType, text: string): TemporalO
   if (parsed === null) return null;
   const zoned = type.kind === 'timestamp_tz' || type.kind === 'timestamp_ltz';
   if (zoned && parsed.zone !== null) {
-    return { sql: (p) => `TO_TIMESTAMP_TZ(${p}, '${TIMESTAMP_TZ_BIND_FORMAT}')`, value: `${parsed.seconds}.${parsed.nanos} ${parsed.zone}` };
+    return {
+      sql: (p) => `TO_TIMESTAMP_TZ(${p}, '${TIMESTAMP_TZ_BIND_FORMAT}')`,
+      value: `${parsed.seconds}.${parsed.nanos} ${parsed.zone}`,
+    };
   }
   if (type.kind === 'date' && /^0+$/.test(parsed.nanos)) {
     return { sql: (p) => `TO_DATE(${p}, '${DATE_BIND_FORMAT}')`, value: parsed.seconds };

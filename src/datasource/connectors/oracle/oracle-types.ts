@@ -155,4 +155,3 @@ export function oracleColumnType(column: ColumnInfo): OracleColumnType | null {
 export function kindOfColumn(column: ColumnInfo): OracleValueKind {
   return oracleColumnType(column)?.kind ?? 'other';
 }
-

@@ -4,7 +4,12 @@ import type { ColumnInfo } from '../engine-connector.js';
 import { describeColumnType, type OracleColumnFacts } from './oracle-types.js';
 import { columnEncoder, createBatchRenderer, encodeAny, normalizeNumberText } from './oracle-value-encoders.js';
 
-const facts = (dataType: string, precision: number | null = null, scale: number | null = null, typeOwner: string | null = null): OracleColumnFacts => ({
+const facts = (
+  dataType: string,
+  precision: number | null = null,
+  scale: number | null = null,
+  typeOwner: string | null = null,
+): OracleColumnFacts => ({
   dataType,
   precision,
   scale,
@@ -21,7 +26,12 @@ const INTEGER = facts('NUMBER', null, 0);
 describe('Oracle value encoders (driver values → JSON text)', () => {
   it.each<[string, OracleColumnFacts, unknown, string]>([
     ['NUMBER(10) as a JSON integer', facts('NUMBER', 10, 0), '42', '42'],
-    ['INTEGER (NUMBER scale 0) keeps 38 digits', INTEGER, '12345678901234567890123456789012345678', '12345678901234567890123456789012345678'],
+    [
+      'INTEGER (NUMBER scale 0) keeps 38 digits',
+      INTEGER,
+      '12345678901234567890123456789012345678',
+      '12345678901234567890123456789012345678',
+    ],
     ['NUMBER(19) beyond 2^53', facts('NUMBER', 19, 0), '-9223372036854775808', '-9223372036854775808'],
     ['NUMBER(5,-2) (negative scale) is an integer', facts('NUMBER', 5, -2), '12300', '12300'],
     ['NUMBER(1) used as a flag stays a number', facts('NUMBER', 1, 0), '1', '1'],
@@ -31,9 +41,19 @@ describe('Oracle value encoders (driver values → JSON text)', () => {
     ['NUMBER(12,2) whole value', NUMBER_12_2, '1234567890', '"1234567890.00"'],
     ['NUMBER(12,2) full scale', NUMBER_12_2, '1234567890.12', '"1234567890.12"'],
     ['NUMBER(12,2) negative below one', NUMBER_12_2, '-.05', '"-0.05"'],
-    ['NUMBER(38,10) exact digits', facts('NUMBER', 38, 10), '1234567890123456789012345678.0123456789', '"1234567890123456789012345678.0123456789"'],
+    [
+      'NUMBER(38,10) exact digits',
+      facts('NUMBER', 38, 10),
+      '1234567890123456789012345678.0123456789',
+      '"1234567890123456789012345678.0123456789"',
+    ],
     ['NUMBER(2,5) (scale above precision)', facts('NUMBER', 2, 5), '.00012', '"0.00012"'],
-    ['NUMBER without precision: exact text, no padding', facts('NUMBER'), '3.14159265358979323846264338327950288', '"3.14159265358979323846264338327950288"'],
+    [
+      'NUMBER without precision: exact text, no padding',
+      facts('NUMBER'),
+      '3.14159265358979323846264338327950288',
+      '"3.14159265358979323846264338327950288"',
+    ],
     ['NUMBER without precision, below one', facts('NUMBER'), '.1', '"0.1"'],
     ['NUMBER without precision, huge', facts('NUMBER'), '1' + '0'.repeat(125), `"1${'0'.repeat(125)}"`],
     ['NUMBER -1e126 sentinel stays text', facts('NUMBER'), '-1e126', '"-1e126"'],
@@ -50,19 +70,64 @@ describe('Oracle value encoders (driver values → JSON text)', () => {
     ['TIMESTAMP(6)', facts('TIMESTAMP(6)', null, 6), ' 2024-01-15T10:20:30.123456', '"2024-01-15T10:20:30.123456"'],
     ['TIMESTAMP(3)', facts('TIMESTAMP(3)', null, 3), ' 2026-03-01T12:00:00.250', '"2026-03-01T12:00:00.250"'],
     ['TIMESTAMP(0)', facts('TIMESTAMP(0)', null, 0), ' 2026-03-01T12:00:00', '"2026-03-01T12:00:00"'],
-    ['TIMESTAMP(9) WITH TIME ZONE keeps its offset', facts('TIMESTAMP(9) WITH TIME ZONE', null, 9), ' 2024-01-15T10:20:30.123456789+05:30', '"2024-01-15T10:20:30.123456789+05:30"'],
-    ['TIMESTAMP WITH TIME ZONE at UTC → Z', facts('TIMESTAMP(6) WITH TIME ZONE', null, 6), ' 2024-01-15T10:20:30.000000+00:00', '"2024-01-15T10:20:30.000000Z"'],
-    ['TIMESTAMP WITH TIME ZONE negative offset', facts('TIMESTAMP(0) WITH TIME ZONE', null, 0), ' 2024-01-15T10:20:30-08:00', '"2024-01-15T10:20:30-08:00"'],
-    ['TIMESTAMP WITH LOCAL TIME ZONE (UTC session) → Z', facts('TIMESTAMP(6) WITH LOCAL TIME ZONE', null, 6), ' 2024-01-15T08:20:30.500000', '"2024-01-15T08:20:30.500000Z"'],
+    [
+      'TIMESTAMP(9) WITH TIME ZONE keeps its offset',
+      facts('TIMESTAMP(9) WITH TIME ZONE', null, 9),
+      ' 2024-01-15T10:20:30.123456789+05:30',
+      '"2024-01-15T10:20:30.123456789+05:30"',
+    ],
+    [
+      'TIMESTAMP WITH TIME ZONE at UTC → Z',
+      facts('TIMESTAMP(6) WITH TIME ZONE', null, 6),
+      ' 2024-01-15T10:20:30.000000+00:00',
+      '"2024-01-15T10:20:30.000000Z"',
+    ],
+    [
+      'TIMESTAMP WITH TIME ZONE negative offset',
+      facts('TIMESTAMP(0) WITH TIME ZONE', null, 0),
+      ' 2024-01-15T10:20:30-08:00',
+      '"2024-01-15T10:20:30-08:00"',
+    ],
+    [
+      'TIMESTAMP WITH LOCAL TIME ZONE (UTC session) → Z',
+      facts('TIMESTAMP(6) WITH LOCAL TIME ZONE', null, 6),
+      ' 2024-01-15T08:20:30.500000',
+      '"2024-01-15T08:20:30.500000Z"',
+    ],
     ['INTERVAL YEAR TO MONTH', facts('INTERVAL YEAR(2) TO MONTH'), { years: 1, months: 2 }, '"P1Y2M"'],
     ['INTERVAL YEAR TO MONTH negative', facts('INTERVAL YEAR(2) TO MONTH'), { years: 0, months: -3 }, '"-P3M"'],
     ['INTERVAL YEAR TO MONTH whole years', facts('INTERVAL YEAR(2) TO MONTH'), { years: 5, months: 0 }, '"P5Y"'],
     ['INTERVAL YEAR TO MONTH zero', facts('INTERVAL YEAR(2) TO MONTH'), { years: 0, months: 0 }, '"P0M"'],
-    ['INTERVAL DAY TO SECOND', facts('INTERVAL DAY(2) TO SECOND(6)'), { days: 1, hours: 2, minutes: 3, seconds: 4, fseconds: 500_000_000 }, '"P1DT2H3M4.5S"'],
-    ['INTERVAL DAY TO SECOND microsecond, negative', facts('INTERVAL DAY(2) TO SECOND(6)'), { days: 0, hours: 0, minutes: 0, seconds: 0, fseconds: -1000 }, '"-PT0.000001S"'],
-    ['INTERVAL DAY TO SECOND days only', facts('INTERVAL DAY(2) TO SECOND(6)'), { days: -3, hours: 0, minutes: 0, seconds: 0, fseconds: 0 }, '"-P3D"'],
-    ['INTERVAL DAY TO SECOND zero', facts('INTERVAL DAY(2) TO SECOND(6)'), { days: 0, hours: 0, minutes: 0, seconds: 0, fseconds: 0 }, '"PT0S"'],
-    ['VARCHAR2 with quotes, backslash, controls, emoji, accents', facts('VARCHAR2'), 'a"b\\c\nd\te\u0001 😀 ção', JSON.stringify('a"b\\c\nd\te\u0001 😀 ção')],
+    [
+      'INTERVAL DAY TO SECOND',
+      facts('INTERVAL DAY(2) TO SECOND(6)'),
+      { days: 1, hours: 2, minutes: 3, seconds: 4, fseconds: 500_000_000 },
+      '"P1DT2H3M4.5S"',
+    ],
+    [
+      'INTERVAL DAY TO SECOND microsecond, negative',
+      facts('INTERVAL DAY(2) TO SECOND(6)'),
+      { days: 0, hours: 0, minutes: 0, seconds: 0, fseconds: -1000 },
+      '"-PT0.000001S"',
+    ],
+    [
+      'INTERVAL DAY TO SECOND days only',
+      facts('INTERVAL DAY(2) TO SECOND(6)'),
+      { days: -3, hours: 0, minutes: 0, seconds: 0, fseconds: 0 },
+      '"-P3D"',
+    ],
+    [
+      'INTERVAL DAY TO SECOND zero',
+      facts('INTERVAL DAY(2) TO SECOND(6)'),
+      { days: 0, hours: 0, minutes: 0, seconds: 0, fseconds: 0 },
+      '"PT0S"',
+    ],
+    [
+      'VARCHAR2 with quotes, backslash, controls, emoji, accents',
+      facts('VARCHAR2'),
+      'a"b\\c\nd\te\u0001 😀 ção',
+      JSON.stringify('a"b\\c\nd\te\u0001 😀 ção'),
+    ],
     ['CHAR keeps its blank padding', facts('CHAR'), 'ab   ', '"ab   "'],
     ['NVARCHAR2', facts('NVARCHAR2'), '日本語', '"日本語"'],
     ['CLOB fetched as a string', facts('CLOB'), 'x'.repeat(5) + '\u2028', JSON.stringify('xxxxx\u2028')],
@@ -75,7 +140,12 @@ describe('Oracle value encoders (driver values → JSON text)', () => {
     ['LONG RAW → base64', facts('LONG RAW'), Buffer.from([1]), '"AQ=="'],
     ['BOOLEAN true', facts('BOOLEAN'), true, 'true'],
     ['BOOLEAN false', facts('BOOLEAN'), false, 'false'],
-    ['JSON embedded, compacted, big number kept', facts('JSON'), '{"big": 12345678901234567890, "s": "a b", "n": [1, 2.50]}', '{"big":12345678901234567890,"s":"a b","n":[1,2.50]}'],
+    [
+      'JSON embedded, compacted, big number kept',
+      facts('JSON'),
+      '{"big": 12345678901234567890, "s": "a b", "n": [1, 2.50]}',
+      '{"big":12345678901234567890,"s":"a b","n":[1,2.50]}',
+    ],
     ['JSON scalar', facts('JSON'), '"x"', '"x"'],
     ['ROWID', facts('ROWID'), 'AAAR3sAAEAAAACXAAA', '"AAAR3sAAEAAAACXAAA"'],
     ['UROWID', facts('UROWID'), '*BAMAAJwCwQL+', '"*BAMAAJwCwQL+"'],
@@ -83,8 +153,18 @@ describe('Oracle value encoders (driver values → JSON text)', () => {
     ['VECTOR FLOAT32', facts('VECTOR'), new Float32Array([0.1, -2.5, 3]), '[0.1,-2.5,3]'],
     ['VECTOR FLOAT64', facts('VECTOR'), new Float64Array([0.1, 1e300]), '[0.1,1e+300]'],
     ['VECTOR INT8', facts('VECTOR'), new Int8Array([-128, 127]), '[-128,127]'],
-    ['sparse VECTOR', facts('VECTOR'), { numDimensions: 10, indices: new Uint32Array([1, 7]), values: new Float32Array([0.5, 2]) }, '{"numDimensions":10,"indices":[1,7],"values":[0.5,2]}'],
-    ['object type (DbObject.toJSON)', facts('SDO_POINT_TYPE', null, null, 'MDSYS'), { toJSON: () => ({ X: 1, Y: 2, Z: null }) }, '{"X":1,"Y":2,"Z":null}'],
+    [
+      'sparse VECTOR',
+      facts('VECTOR'),
+      { numDimensions: 10, indices: new Uint32Array([1, 7]), values: new Float32Array([0.5, 2]) },
+      '{"numDimensions":10,"indices":[1,7],"values":[0.5,2]}',
+    ],
+    [
+      'object type (DbObject.toJSON)',
+      facts('SDO_POINT_TYPE', null, null, 'MDSYS'),
+      { toJSON: () => ({ X: 1, Y: 2, Z: null }) },
+      '{"X":1,"Y":2,"Z":null}',
+    ],
   ])('%s', (_label, f, value, json) => {
     const text = encode(f, value);
     expect(text).toBe(json);

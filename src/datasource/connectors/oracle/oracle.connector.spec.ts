@@ -49,8 +49,14 @@ describe('OracleConnector', () => {
   });
 
   it('refuses an unknown SSL mode and a host that would break the descriptor', async () => {
-    await expect(connector.open({ ...DS, ssl: { mode: 'require' } }, { connectTimeoutMs: 1000 })).rejects.toMatchObject({ reason: 'tls', message: expect.stringMatching(/unsupported SSL mode$/) });
-    await expect(connector.open({ ...DS, host: 'x)(HOST=evil' }, { connectTimeoutMs: 1000 })).rejects.toMatchObject({ reason: 'unreachable', message: expect.stringMatching(/not a valid host name/) });
+    await expect(connector.open({ ...DS, ssl: { mode: 'require' } }, { connectTimeoutMs: 1000 })).rejects.toMatchObject({
+      reason: 'tls',
+      message: expect.stringMatching(/unsupported SSL mode$/),
+    });
+    await expect(connector.open({ ...DS, host: 'x)(HOST=evil' }, { connectTimeoutMs: 1000 })).rejects.toMatchObject({
+      reason: 'unreachable',
+      message: expect.stringMatching(/not a valid host name/),
+    });
   });
 
   it('does not start when the signal is already aborted', async () => {

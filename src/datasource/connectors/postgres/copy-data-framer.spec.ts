@@ -46,7 +46,15 @@ describe('CopyDataFramer', () => {
   });
 
   it('skips notices and parameter changes between rows', () => {
-    const wire = Buffer.concat([COPY_OUT_TEXT, ROWS[0], message('N', 'SNOTICE\0\0'), ROWS[1], message('S', 'TimeZone\0UTC\0'), ROWS[2], message('c', '')]);
+    const wire = Buffer.concat([
+      COPY_OUT_TEXT,
+      ROWS[0],
+      message('N', 'SNOTICE\0\0'),
+      ROWS[1],
+      message('S', 'TimeZone\0UTC\0'),
+      ROWS[2],
+      message('c', ''),
+    ]);
     for (let size = 1; size <= wire.length; size++) expect(framedIn(wire, size).rows.equals(Buffer.concat(ROWS))).toBe(true);
   });
 

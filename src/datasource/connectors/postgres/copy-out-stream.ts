@@ -5,7 +5,7 @@ const READ_AHEAD_BYTES = 256 * 1024;
 
 /** What this needs of pg's Connection: its socket and the simple-query call. */
 interface PgConnection {
-  readonly stream: Omit<NodeJS.ReadableStream, "read"> & { read(): Buffer | null };
+  readonly stream: Omit<NodeJS.ReadableStream, 'read'> & { read(): Buffer | null };
   query(text: string): void;
 }
 

@@ -6,8 +6,17 @@ import { copyColumns } from './copy-text-columns.js';
 import { CopyFormatError, CopyTextRenderer } from './copy-text-renderer.js';
 import { PgOid } from './postgres-types.js';
 
-const column = (name: string, typeOid: number, castType: string, category = 'X'): ColumnInfo => ({ name, dataType: castType, engineType: { typeOid, category, castType } });
-const COLUMNS = [column('id', PgOid.int8, 'bigint', 'N'), column('note', PgOid.text, 'text', 'S'), column('at', PgOid.timestamptz, 'timestamptz', 'D'), column('ok', PgOid.bool, 'boolean', 'B')];
+const column = (name: string, typeOid: number, castType: string, category = 'X'): ColumnInfo => ({
+  name,
+  dataType: castType,
+  engineType: { typeOid, category, castType },
+});
+const COLUMNS = [
+  column('id', PgOid.int8, 'bigint', 'N'),
+  column('note', PgOid.text, 'text', 'S'),
+  column('at', PgOid.timestamptz, 'timestamptz', 'D'),
+  column('ok', PgOid.bool, 'boolean', 'B'),
+];
 const BUDGET = { batchBytes: 4 << 20, batchRows: 2_000, remainingBytes: () => Number.MAX_SAFE_INTEGER };
 
 const renderer = (columns = COLUMNS, budget = BUDGET) => new CopyTextRenderer(copyColumns(columns, { bytesMayNotBeUtf8: false }), budget);
@@ -22,7 +31,7 @@ const message = (type: string, body: Buffer): Buffer => {
 /** CopyData messages, one per row of COPY text (each row ends with its newline). */
 const copyData = (text: Buffer): Buffer => {
   const rows: Buffer[] = [];
-  for (let start = 0; start < text.length; ) {
+  for (let start = 0; start < text.length;) {
     const end = text.indexOf(10, start) + 1 || text.length;
     rows.push(message('d', text.subarray(start, end)));
     start = end;
@@ -32,7 +41,12 @@ const copyData = (text: Buffer): Buffer => {
 
 /** What the server sends for a COPY TO: CopyOutResponse, the rows, CopyDone, then what pg parses. */
 const copyProtocol = (text: Buffer): Buffer =>
-  Buffer.concat([message('H', Buffer.from([0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0])), copyData(text), message('c', Buffer.alloc(0)), message('C', Buffer.from('COPY 4\0'))]);
+  Buffer.concat([
+    message('H', Buffer.from([0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0])),
+    copyData(text),
+    message('c', Buffer.alloc(0)),
+    message('C', Buffer.from('COPY 4\0')),
+  ]);
 
 /** Renders the protocol bytes cut into `chunks` through the framer, as a COPY read does. */
 function renderAll(chunks: readonly Buffer[], columns = COLUMNS): { json: string; rows: number } {
@@ -61,7 +75,10 @@ function renderAll(chunks: readonly Buffer[], columns = COLUMNS): { json: string
 
 /** COPY text of one text value, as COPY TO writes it. */
 const copyEscape = (text: string): string =>
-  text.replace(/[\\\b\f\n\r\t\v]/g, (c) => ({ '\\': '\\\\', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v' })[c] as string);
+  text.replace(
+    /[\\\b\f\n\r\t\v]/g,
+    (c) => ({ '\\': '\\\\', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v' })[c] as string,
+  );
 
 describe('CopyTextRenderer', () => {
   const STREAM = Buffer.from(

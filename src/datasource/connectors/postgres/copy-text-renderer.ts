@@ -19,7 +19,6 @@ export const COPY_BATCH_BYTES = 128 * 1024;
 /** A field, escape or layout the COPY text format never produces: the stream is not what we asked for. */
 export class CopyFormatError extends Error {}
 
-
 const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 
 const PLAIN = 0;
@@ -194,7 +193,6 @@ export class CopyTextRenderer {
 
 const EMPTY: RowBatch[] = [];
 
-
 /*
  * One small function per kind: V8 optimises each byte loop on its own, which a single function
  * holding every loop did far worse (the text loop alone ran twice as fast once on its own). Each
@@ -274,7 +272,8 @@ function writeTimestamp(data: Buffer, start: number, out: Buffer, pos: number, z
   if (!zoned) {
     if (!isDigit(out[pos - 1])) return written;
   } else {
-    if (pos - at < 22 || out[pos - 3] !== 43 /* + */ || out[pos - 2] !== 48 || out[pos - 1] !== 48 || !isDigit(out[pos - 4])) return written;
+    if (pos - at < 22 || out[pos - 3] !== 43 /* + */ || out[pos - 2] !== 48 || out[pos - 1] !== 48 || !isDigit(out[pos - 4]))
+      return written;
     pos -= 3;
     out[pos++] = 90; // Z
   }

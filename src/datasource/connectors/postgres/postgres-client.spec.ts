@@ -6,7 +6,14 @@ const ANSWER = ['UTC', 'ISO, YMD', 'iso_8601', '1', 'hex', 'UTF8', 'UTF8', '4242
 
 describe('session setup', () => {
   it('sets every format the encoders rely on, and reads back the server encoding and the backend pid', () => {
-    for (const setting of ["'TimeZone', 'UTC'", "'DateStyle', 'ISO, YMD'", "'IntervalStyle', 'iso_8601'", "'extra_float_digits', '1'", "'bytea_output', 'hex'", "'client_encoding', 'UTF8'"]) {
+    for (const setting of [
+      "'TimeZone', 'UTC'",
+      "'DateStyle', 'ISO, YMD'",
+      "'IntervalStyle', 'iso_8601'",
+      "'extra_float_digits', '1'",
+      "'bytea_output', 'hex'",
+      "'client_encoding', 'UTF8'",
+    ]) {
       expect(SESSION_SETUP_SQL).toContain(`set_config(${setting}, false)`);
     }
     expect(checkSessionSetup(ANSWER)).toEqual({ serverEncoding: 'UTF8', backendPid: 4242 });

@@ -43,7 +43,9 @@ export function checkSessionSetup(row: readonly (string | null)[]): { serverEnco
   SESSION_SETTINGS.forEach(([name, value], i) => {
     // set_config answers with the value in effect, which PostgreSQL may spell its own way.
     if (row[i]?.replace(/\s/g, '').toUpperCase() !== value.replace(/\s/g, '').toUpperCase()) {
-      throw new SessionSetupError(`the server did not accept ${name} = ${value} (it answered ${JSON.stringify(row[i]?.slice(0, 40) ?? null)})`);
+      throw new SessionSetupError(
+        `the server did not accept ${name} = ${value} (it answered ${JSON.stringify(row[i]?.slice(0, 40) ?? null)})`,
+      );
     }
   });
   const n = SESSION_SETTINGS.length;
@@ -121,7 +123,13 @@ export async function connectClient(
   })();
   try {
     // Like pg's connectionTimeoutMillis, a non-positive value means no deadline.
-    return await raceDeadline(work, timeoutMs, signal, () => new ConnectTimeoutError('connect timeout'), () => destroyClient(client));
+    return await raceDeadline(
+      work,
+      timeoutMs,
+      signal,
+      () => new ConnectTimeoutError('connect timeout'),
+      () => destroyClient(client),
+    );
   } catch (error) {
     destroyClient(client);
     if (signal?.aborted) throw signal.reason;
@@ -133,13 +141,24 @@ export async function connectClient(
  * Cancels whatever `pid` is running, from a short-lived second connection with the same options.
  * Resolves false when that connection or the cancel fails; never throws.
  */
-export async function cancelBackend(config: pg.ClientConfig, pid: number, timeoutMs: number, refusePlaintextPassword = false): Promise<boolean> {
+export async function cancelBackend(
+  config: pg.ClientConfig,
+  pid: number,
+  timeoutMs: number,
+  refusePlaintextPassword = false,
+): Promise<boolean> {
   let connected: ConnectedClient | undefined;
   try {
     connected = await connectClient({ ...config, application_name: 'fetcher-cancel' }, timeoutMs, undefined, refusePlaintextPassword);
     const client = connected.client;
     const cancel = client.query<string[]>({ text: 'SELECT pg_catalog.pg_cancel_backend($1)', values: [pid], rowMode: 'array' });
-    const result = await raceDeadline(cancel, timeoutMs, undefined, () => new ConnectTimeoutError('cancel timeout'), () => destroyClient(client));
+    const result = await raceDeadline(
+      cancel,
+      timeoutMs,
+      undefined,
+      () => new ConnectTimeoutError('cancel timeout'),
+      () => destroyClient(client),
+    );
     return result.rows[0]?.[0] === 't';
   } catch {
     return false;

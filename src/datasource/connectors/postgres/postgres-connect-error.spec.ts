@@ -56,7 +56,11 @@ describe('PostgreSQL connect error classification', () => {
   it.each<[string, unknown, RegExp]>([
     ['auth_failed', serverError('28P01', 'password authentication failed for user "svc_fetch"'), /authentication failed/],
     ['database_not_found', serverError('3D000', 'database "ledger" does not exist'), /database "ledger" does not exist/],
-    ['unreachable', nodeError('ECONNREFUSED', 'connect ECONNREFUSED 10.0.0.1:6543'), /cannot reach db\.internal\.example:6543 \(connection refused\)/],
+    [
+      'unreachable',
+      nodeError('ECONNREFUSED', 'connect ECONNREFUSED 10.0.0.1:6543'),
+      /cannot reach db\.internal\.example:6543 \(connection refused\)/,
+    ],
     ['timeout', new ConnectTimeoutError('connect timeout'), /no answer from db\.internal\.example:6543 within 2500 ms/],
     ['tls', new Error('The server does not support SSL connections'), /server does not support SSL/],
     ['unknown', serverError('53300', 'too many connections for role "svc_fetch"'), /connection failed \(53300\)/],

@@ -33,7 +33,11 @@ describe('PostgreSQL discovery snapshot', () => {
     const accounts = snapshot.tables.get('accounts')!;
     expect(accounts.columns).toEqual([
       { name: 'id', dataType: 'bigint', engineType: { typeOid: 20, category: 'N', castType: 'bigint' } },
-      { name: 'tags', dataType: 'text[]', engineType: { typeOid: 1009, elementOid: 25, elementDelimiter: ',', category: 'A', castType: 'text[]' } },
+      {
+        name: 'tags',
+        dataType: 'text[]',
+        engineType: { typeOid: 1009, elementOid: 25, elementDelimiter: ',', category: 'A', castType: 'text[]' },
+      },
       { name: 'balance', dataType: 'positive_amount', engineType: { typeOid: 1700, category: 'N', castType: 'numeric' } },
     ]);
     expect(JSON.parse(JSON.stringify(accounts.columns))).toEqual(accounts.columns);

@@ -67,12 +67,19 @@ function anyOf(ctx: FieldContext, values: readonly PresentScalar[], negated: boo
   if (ctx.type === null) return `${test}(${ctx.params.add(list, '')})`;
   // An array column: ANY over an array of arrays would compare with their elements, so the
   // values travel as texts and each is cast whole.
-  if (ctx.type.category === ARRAY_CATEGORY) return `${test}(SELECT v::${ctx.type.castType} FROM unnest(${ctx.params.add(list, '::text[]')}) AS v)`;
+  if (ctx.type.category === ARRAY_CATEGORY)
+    return `${test}(SELECT v::${ctx.type.castType} FROM unnest(${ctx.params.add(list, '::text[]')}) AS v)`;
   return `${test}(${ctx.params.add(list, `::${ctx.type.castType}[]`)})`;
 }
 
 function membership(ctx: FieldContext, list: readonly FilterScalar[], negated: boolean): string {
-  return membershipPredicate(ctx.column, list, negated, (value) => bind(ctx, value), (values) => anyOf(ctx, values, negated));
+  return membershipPredicate(
+    ctx.column,
+    list,
+    negated,
+    (value) => bind(ctx, value),
+    (values) => anyOf(ctx, values, negated),
+  );
 }
 
 function predicate(ctx: FieldContext, op: FilterOperator, list: readonly FilterScalar[]): string {

@@ -135,9 +135,7 @@ export class PostgresSession implements ConnectorSession {
     const statement = buildSelect(request);
     const render = createBatchRenderer(request.columns);
     const sizer = new FetchSizer(budget);
-    const cursor = this.client.query(
-      new Cursor<RawRow>(statement.text, statement.values, { rowMode: 'array', types: TEXT_TYPES }),
-    );
+    const cursor = this.client.query(new Cursor<RawRow>(statement.text, statement.values, { rowMode: 'array', types: TEXT_TYPES }));
     const stream: CursorStream = { cursor, failed: false };
     gauge.arm(table, budget);
     try {
@@ -217,7 +215,12 @@ export class PostgresSession implements ConnectorSession {
    * nothing keeps waiting on it (the session is then unusable).
    */
   private async interrupt(read: Promise<unknown>): Promise<void> {
-    const cancelled = await cancelBackend(this.ctx.cancelConfig, this.ctx.backendPid, this.ctx.cancelTimeoutMs, this.ctx.refusePlaintextPassword);
+    const cancelled = await cancelBackend(
+      this.ctx.cancelConfig,
+      this.ctx.backendPid,
+      this.ctx.cancelTimeoutMs,
+      this.ctx.refusePlaintextPassword,
+    );
     if (!(await settlesWithin(read, cancelled ? SETTLE_AFTER_CANCEL_MS : 0))) {
       this.sever(new Error('statement could not be cancelled; connection closed'));
     }

@@ -5,7 +5,8 @@ import { qualifiedName, quoteIdent } from './postgres-identifier.js';
 import { PgOid, postgresColumnType } from './postgres-types.js';
 
 /** pg's own conversion of a bind value to text (arrays to array literals), exported but not typed. */
-const prepareValue = (value: unknown): string => (pg as unknown as { utils: { prepareValue(v: unknown): string } }).utils.prepareValue(value);
+const prepareValue = (value: unknown): string =>
+  (pg as unknown as { utils: { prepareValue(v: unknown): string } }).utils.prepareValue(value);
 
 export interface SqlStatement {
   readonly text: string;

@@ -14,13 +14,14 @@ export type ValueEncoder = (text: string) => string;
 
 const quoted = (text: string): string => '"' + text + '"';
 
-
 /**
  * Any text as a JSON string. Most values need no escaping, and a regex test plus concatenation
  * is cheaper than JSON.stringify; the rest (quotes, backslashes, control characters) goes
  * through JSON.stringify. Non-ASCII is kept as is (the result is UTF-8).
  */
-export const encodeString: ValueEncoder = plainTextEncoder((text: string) => (NEEDS_JSON_ESCAPE.test(text) ? JSON.stringify(text) : '"' + text + '"'));
+export const encodeString: ValueEncoder = plainTextEncoder((text: string) =>
+  NEEDS_JSON_ESCAPE.test(text) ? JSON.stringify(text) : '"' + text + '"',
+);
 
 /** Integers: the server's digits verbatim, so 64-bit values keep every digit. */
 export const encodeInteger: ValueEncoder = (text) => text;
@@ -49,7 +50,7 @@ export const encodeInterval: ValueEncoder = quoted;
 const isSpecialDateTime = (text: string): boolean => {
   const first = text.charCodeAt(0);
   // infinity / -infinity, or an era suffix (`… BC`) that ISO-8601 cannot express as is.
-  return first < 48 || first > 57 || text.charCodeAt(text.length - 1) === 67 /* C */;
+  return first < 48 || first > 57 || text.charCodeAt(text.length - 1) === 67; /* C */
 };
 
 /** timestamp: `YYYY-MM-DD HH:MM:SS[.ffffff]` → ISO `T` separator, no offset. */

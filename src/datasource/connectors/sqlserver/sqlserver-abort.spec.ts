@@ -20,10 +20,16 @@ function* ids(): Generator<FakeValue[]> {
 }
 
 const catalog: FakeAnswer = {
-  columns: ['schema', 'table', 'column', 'column_id', 'type', 'base', 'assembly', 'max_length', 'precision', 'scale', 'key_ordinal'].map((name) => ({
-    name,
-    type: ['column_id', 'max_length', 'precision', 'scale', 'key_ordinal'].includes(name) ? ('int' as const) : name === 'assembly' ? ('bit' as const) : ('nvarchar' as const),
-  })),
+  columns: ['schema', 'table', 'column', 'column_id', 'type', 'base', 'assembly', 'max_length', 'precision', 'scale', 'key_ordinal'].map(
+    (name) => ({
+      name,
+      type: ['column_id', 'max_length', 'precision', 'scale', 'key_ordinal'].includes(name)
+        ? ('int' as const)
+        : name === 'assembly'
+          ? ('bit' as const)
+          : ('nvarchar' as const),
+    }),
+  ),
   rows: [['dbo', 'small', 'id', 1, 'int', 'int', false, 4, 10, 0, 1]],
 };
 
@@ -89,11 +95,20 @@ describe('SqlServerSession deadlines (fake TDS server that stops answering)', ()
     discovering.catch(() => undefined);
     await new Promise((r) => setTimeout(r, 100));
     expect(await timed(s.close())).toBeLessThan(ABORT_BUDGET_MS + SLACK_MS);
-    await expect(discovering).rejects.toMatchObject({ name: 'DatasourceQueryError', message: expect.stringMatching(/^Schema discovery failed/) });
+    await expect(discovering).rejects.toMatchObject({
+      name: 'DatasourceQueryError',
+      message: expect.stringMatching(/^Schema discovery failed/),
+    });
   });
 
   it('rejects a read that stalls mid-stream and ignores its cancel with the signal reason, and closes promptly', async () => {
-    const s = await start(answering((sql) => (sql.includes('FROM [dbo].[ids]') ? { columns: [{ name: 'id', type: 'int' }], rows: ids(), stallAfter: 2_500, deaf: true } : undefined)));
+    const s = await start(
+      answering((sql) =>
+        sql.includes('FROM [dbo].[ids]')
+          ? { columns: [{ name: 'id', type: 'int' }], rows: ids(), stallAfter: 2_500, deaf: true }
+          : undefined,
+      ),
+    );
     const signal = AbortSignal.timeout(300);
     let rows = 0;
     const reading = (async () => {
@@ -110,7 +125,11 @@ describe('SqlServerSession deadlines (fake TDS server that stops answering)', ()
   });
 
   it('cancels a read stalled mid-stream when the server answers the cancel, and stays usable', async () => {
-    const s = await start(answering((sql) => (sql.includes('FROM [dbo].[ids]') ? { columns: [{ name: 'id', type: 'int' }], rows: ids(), stallAfter: 2_500 } : undefined)));
+    const s = await start(
+      answering((sql) =>
+        sql.includes('FROM [dbo].[ids]') ? { columns: [{ name: 'id', type: 'int' }], rows: ids(), stallAfter: 2_500 } : undefined,
+      ),
+    );
     const signal = AbortSignal.timeout(300);
     const { error, ms } = await rejection(collect(s.readRows({ table: IDS, columns: IDS.columns }, signal)));
     expect(error).toBe(signal.reason);
@@ -120,7 +139,11 @@ describe('SqlServerSession deadlines (fake TDS server that stops answering)', ()
   });
 
   it('closes within the abort budget a session whose stream stalled and ignores the cancel', async () => {
-    const s = await start(answering((sql) => (sql.includes('FROM [dbo].[ids]') ? { columns: [{ name: 'id', type: 'int' }], rows: ids(), stallAfter: 10, deaf: true } : undefined)));
+    const s = await start(
+      answering((sql) =>
+        sql.includes('FROM [dbo].[ids]') ? { columns: [{ name: 'id', type: 'int' }], rows: ids(), stallAfter: 10, deaf: true } : undefined,
+      ),
+    );
     const reading = collect(s.readRows({ table: IDS, columns: IDS.columns }, new AbortController().signal));
     reading.catch(() => undefined);
     await new Promise((r) => setTimeout(r, 100));
@@ -138,7 +161,9 @@ describe('SqlServerConnector.open against a server that logs in and then stops a
   });
 
   const silentCheck = (): Promise<FakeTdsServer> =>
-    startFakeTdsServer({ answer: (sql) => (sql.includes('@@SPID') ? { hang: true, deaf: true } : { columns: [{ name: '', type: 'int' }], rows: [[1]] }) });
+    startFakeTdsServer({
+      answer: (sql) => (sql.includes('@@SPID') ? { hang: true, deaf: true } : { columns: [{ name: '', type: 'int' }], rows: [[1]] }),
+    });
 
   it('fails the check query with a timeout within the connect deadline', async () => {
     server = await silentCheck();

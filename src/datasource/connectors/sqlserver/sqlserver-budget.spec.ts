@@ -28,15 +28,31 @@ function* docs(chars: number, count = ROWS): Generator<FakeValue[]> {
 /** `docs` holds 330 rows of 50,000 characters; `notes` 3,000 rows of 10; `huge` has one value of 300,000 on row 3. */
 function answer(sql: string): FakeAnswer {
   if (sql.includes('@@SPID')) return { columns: [{ name: '', type: 'int' }], rows: [[57]] };
-  const columns = [{ name: 'id', type: 'int' as const }, { name: 'body', type: 'nvarchar(max)' as const }];
+  const columns = [
+    { name: 'id', type: 'int' as const },
+    { name: 'body', type: 'nvarchar(max)' as const },
+  ];
   if (sql.includes('FROM [dbo].[docs]')) return { columns, rows: docs(BIG_CHARS, BIG_ROWS) };
   if (sql.includes('FROM [dbo].[notes]')) return { columns, rows: docs(10) };
-  if (sql.includes('FROM [dbo].[huge]')) return { columns, rows: [[1, 'a'], [2, 'b'], [3, 'h'.repeat(300_000)], [4, 'd']] };
+  if (sql.includes('FROM [dbo].[huge]'))
+    return {
+      columns,
+      rows: [
+        [1, 'a'],
+        [2, 'b'],
+        [3, 'h'.repeat(300_000)],
+        [4, 'd'],
+      ],
+    };
   if (sql.includes('FROM [dbo].[small]')) return { columns: [{ name: 'id', type: 'int' }], rows: [[1], [2]] };
   return { columns: [{ name: 'n', type: 'int' }], rows: [] };
 }
 
-const budget = (batchBytes: number, remaining = Number.MAX_SAFE_INTEGER): ReadBudget => ({ batchBytes, batchRows: 2_000, remainingBytes: () => remaining });
+const budget = (batchBytes: number, remaining = Number.MAX_SAFE_INTEGER): ReadBudget => ({
+  batchBytes,
+  batchRows: 2_000,
+  remainingBytes: () => remaining,
+});
 
 describe('SqlServerRowStream closes batches by bytes (fake TDS server)', () => {
   let server: FakeTdsServer;
@@ -92,10 +108,11 @@ describe('SqlServerSession with a read budget (fake TDS server)', () => {
   const read = async (name: string, readBudget?: ReadBudget): Promise<RowBatch[]> => {
     const table = tableOf('dbo', name, DOCS.columns, ['id']);
     const batches: RowBatch[] = [];
-    for await (const batch of session.readRows({ table, columns: table.columns, budget: readBudget }, new AbortController().signal)) batches.push(batch);
+    for await (const batch of session.readRows({ table, columns: table.columns, budget: readBudget }, new AbortController().signal))
+      batches.push(batch);
     return batches;
   };
-  const readSmall = async () => (await collectRows(session.readRows({ table: SMALL, columns: SMALL.columns }, new AbortController().signal)));
+  const readSmall = async () => await collectRows(session.readRows({ table: SMALL, columns: SMALL.columns }, new AbortController().signal));
 
   it('uses the request budget: small rows in batches of about batchBytes', async () => {
     // A row of `notes` counts 18 bytes (an int, 10 characters): 2 KiB closes a batch on its 114th row.
@@ -108,7 +125,10 @@ describe('SqlServerSession with a read budget (fake TDS server)', () => {
     const attentions = server.attentions;
     const seen: RowBatch[] = [];
     const reading = (async () => {
-      for await (const batch of session.readRows({ table: tableOf('dbo', 'huge', DOCS.columns, ['id']), columns: DOCS.columns, budget: budget(1 << 20, 100_000) }, new AbortController().signal)) {
+      for await (const batch of session.readRows(
+        { table: tableOf('dbo', 'huge', DOCS.columns, ['id']), columns: DOCS.columns, budget: budget(1 << 20, 100_000) },
+        new AbortController().signal,
+      )) {
         seen.push(batch);
       }
     })();
@@ -134,17 +154,28 @@ describe('SqlServerSession refusing a row while it arrives (fake TDS server)', (
     const server = await startFakeTdsServer({
       answer: (sql) =>
         sql.includes('FROM [dbo].[docs]')
-          ? { columns: [{ name: 'id', type: 'int' }, { name: 'body', type: 'nvarchar(max)' }], rows: [[1, 'h'.repeat(3_000_000)]], stallAfterBytes: 3_000_000 }
+          ? {
+              columns: [
+                { name: 'id', type: 'int' },
+                { name: 'body', type: 'nvarchar(max)' },
+              ],
+              rows: [[1, 'h'.repeat(3_000_000)]],
+              stallAfterBytes: 3_000_000,
+            }
           : answer(sql),
     });
     const session = (await new SqlServerConnector().open(fakeDatasource(server.port), { connectTimeoutMs: 5_000 })) as SqlServerSession;
     try {
       const started = Date.now();
-      const reading = collectRows(session.readRows({ table: DOCS, columns: DOCS.columns, budget: budget(1 << 20, 100_000) }, new AbortController().signal));
+      const reading = collectRows(
+        session.readRows({ table: DOCS, columns: DOCS.columns, budget: budget(1 << 20, 100_000) }, new AbortController().signal),
+      );
       await expect(reading).rejects.toBeInstanceOf(ValueTooLargeError);
       await expect(reading).rejects.toMatchObject({ code: FetCode.ResultTooLarge, message: expect.stringContaining("table 'docs'") });
       expect(Date.now() - started).toBeLessThan(2_000);
-      await expect(collectRows(session.readRows({ table: SMALL, columns: SMALL.columns }, new AbortController().signal))).rejects.toMatchObject({
+      await expect(
+        collectRows(session.readRows({ table: SMALL, columns: SMALL.columns }, new AbortController().signal)),
+      ).rejects.toMatchObject({
         message: 'Connection lost: a value too large for the result was arriving; connection closed',
       });
       const closing = Date.now();

@@ -169,7 +169,12 @@ export interface ConnectedPool {
  * setup round trip, all within `timeoutMs`. An abort or our deadline cuts the connections at
  * once; other failures are thrown raw, for the caller to classify with `watch.loginErrors`.
  */
-export async function connectPool(config: PoolConfig, watch: ConnectionWatch, timeoutMs: number, signal?: AbortSignal): Promise<ConnectedPool> {
+export async function connectPool(
+  config: PoolConfig,
+  watch: ConnectionWatch,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<ConnectedPool> {
   signal?.throwIfAborted();
   const pool = new (mssql().ConnectionPool)(config);
   // An 'error' event without a listener would crash the process; failures reach us otherwise.

@@ -116,10 +116,12 @@ function detail(reason: ConnectFailureReason, error: unknown, ds: ResolvedDataso
     case 'tls': {
       if (codes.includes('FETCHER_SSL_MODE')) return 'unsupported SSL mode';
       if (codes.includes('EENCRYPT')) return 'the server requires encryption: use SSL mode "true" or "strict"';
-      if (codes.includes('FETCHER_TLS_NOT_NEGOTIATED')) return 'the server did not encrypt the connection although the SSL mode requires it';
+      if (codes.includes('FETCHER_TLS_NOT_NEGOTIATED'))
+        return 'the server did not encrypt the connection although the SSL mode requires it';
       const tlsCode = codes.find((c) => TLS_CODE.test(c));
       if (tlsCode !== undefined) return `TLS negotiation failed (${tlsCode})`;
-      if (context.sslMode === 'strict') return 'TLS negotiation failed: the server closed the connection (strict encryption needs SQL Server 2022 or later)';
+      if (context.sslMode === 'strict')
+        return 'TLS negotiation failed: the server closed the connection (strict encryption needs SQL Server 2022 or later)';
       return 'TLS negotiation failed';
     }
     default: {
@@ -132,7 +134,12 @@ function detail(reason: ConnectFailureReason, error: unknown, ds: ResolvedDataso
 }
 
 /** The error `open()` throws: reason classified, message naming the datasource, no secrets. */
-export function toConnectError(error: unknown, ds: ResolvedDatasource, timeoutMs: number, context: ConnectContext = {}): DatasourceConnectError {
+export function toConnectError(
+  error: unknown,
+  ds: ResolvedDatasource,
+  timeoutMs: number,
+  context: ConnectContext = {},
+): DatasourceConnectError {
   const reason = classifyConnectError(error, context);
   const message = `Cannot connect to SQL Server datasource "${ds.configName}": ${detail(reason, error, ds, timeoutMs, context)}`;
   return new DatasourceConnectError(ds.configName, reason, message);

@@ -33,7 +33,9 @@ const serve = async (options: FakeTdsServerOptions = {}): Promise<FakeTdsServer>
 
 function sessions(options: { resolver?: AddressResolver; allowPlaintextPassword?: boolean } = {}) {
   const guard = new PolicyOverrideGuard(['127.0.0.1'], options.resolver);
-  return new DatasourceSessions(new ConnectorRegistry([new SqlServerConnector()]), guard, { allowPlaintextPassword: options.allowPlaintextPassword ?? true });
+  return new DatasourceSessions(new ConnectorRegistry([new SqlServerConnector()]), guard, {
+    allowPlaintextPassword: options.allowPlaintextPassword ?? true,
+  });
 }
 
 const openAndClose = async (subject: DatasourceSessions, ds: ResolvedDatasource): Promise<number> => {
@@ -88,7 +90,9 @@ describe('SQL Server egress', () => {
     const replica = await serve();
     const front = await serve({ route: { server: 'replica.fetcher-egress.test\\INST1', port: replica.port } });
     const resolved: string[] = [];
-    const subject = sessions({ resolver: async (host) => (resolved.push(host), host === 'replica.fetcher-egress.test' ? ['127.0.0.1'] : []) });
+    const subject = sessions({
+      resolver: async (host) => (resolved.push(host), host === 'replica.fetcher-egress.test' ? ['127.0.0.1'] : []),
+    });
     await expect(openAndClose(subject, fakeDatasource(front.port))).resolves.toBe(1);
     expect(resolved).toContain('replica.fetcher-egress.test');
     expect(replica.statements).toContain('SELECT @@SPID');
@@ -105,15 +109,25 @@ describe('SQL Server TLS while dialling the checked address', () => {
     { allowPlaintextPassword: false },
   );
 
-  it.each(['true', 'strict'])('SSL mode %s verifies the certificate against the name: localhost passes, another name fails', async (mode) => {
-    const server = await serve(mode === 'true' ? { preloginTls: { cert: certs.serverCert, key: certs.serverKey } } : { tls: { cert: certs.serverCert, key: certs.serverKey } });
-    await expect(openAndClose(subject, fakeDatasource(server.port, { host: 'localhost', ssl: { mode, ca: certs.ca } }))).resolves.toBe(1);
-    const logins = server.logins;
-    // The certificate names 127.0.0.1 too: only a check against the name can fail here.
-    const error = await failure(subject, fakeDatasource(server.port, { host: 'sql-tls.fetcher-egress.test', ssl: { mode, ca: certs.ca } }));
-    expect(error).toMatchObject({ reason: 'tls' });
-    expect(server.logins).toBe(logins);
-  });
+  it.each(['true', 'strict'])(
+    'SSL mode %s verifies the certificate against the name: localhost passes, another name fails',
+    async (mode) => {
+      const server = await serve(
+        mode === 'true'
+          ? { preloginTls: { cert: certs.serverCert, key: certs.serverKey } }
+          : { tls: { cert: certs.serverCert, key: certs.serverKey } },
+      );
+      await expect(openAndClose(subject, fakeDatasource(server.port, { host: 'localhost', ssl: { mode, ca: certs.ca } }))).resolves.toBe(1);
+      const logins = server.logins;
+      // The certificate names 127.0.0.1 too: only a check against the name can fail here.
+      const error = await failure(
+        subject,
+        fakeDatasource(server.port, { host: 'sql-tls.fetcher-egress.test', ssl: { mode, ca: certs.ca } }),
+      );
+      expect(error).toMatchObject({ reason: 'tls' });
+      expect(server.logins).toBe(logins);
+    },
+  );
 });
 
 describe('SQL Server and plaintext passwords', () => {

@@ -130,7 +130,8 @@ export function bindingFor(type: SqlServerColumnType | null, value: FilterScalar
     case 'datetimeoffset':
     case 'time': {
       const text = value === null ? null : temporalValue(String(value), kind);
-      const cast = kind === 'date' ? 'date' : kind === 'datetimeoffset' ? 'datetimeoffset(7)' : kind === 'time' ? 'time(7)' : 'datetime2(7)';
+      const cast =
+        kind === 'date' ? 'date' : kind === 'datetimeoffset' ? 'datetimeoffset(7)' : kind === 'time' ? 'time(7)' : 'datetime2(7)';
       return { type: 'nvarchar', value: text, cast };
     }
     case 'uuid':
@@ -185,7 +186,12 @@ function membership(ctx: FieldContext, list: readonly FilterScalar[], negated: b
   const one = (value: FilterScalar) => bind(ctx, value);
   if (!ctx.jsonLists) return membershipPredicate(ctx.subject, list, negated, one);
   return membershipPredicate(ctx.subject, list, negated, one, (values) =>
-    openJsonMembership(ctx.subject, values.map((value) => bindingFor(ctx.type, value)), negated, (type, json) => push(ctx.params, type, json)),
+    openJsonMembership(
+      ctx.subject,
+      values.map((value) => bindingFor(ctx.type, value)),
+      negated,
+      (type, json) => push(ctx.params, type, json),
+    ),
   );
 }
 
@@ -224,7 +230,12 @@ export function buildWhere(filters: Readonly<Record<string, FilterCondition>>, c
   return render(filters, columns, params, true);
 }
 
-function render(filters: Readonly<Record<string, FilterCondition>>, columns: readonly ColumnInfo[], params: SqlParam[], jsonLists: boolean): string {
+function render(
+  filters: Readonly<Record<string, FilterCondition>>,
+  columns: readonly ColumnInfo[],
+  params: SqlParam[],
+  jsonLists: boolean,
+): string {
   const byName = new Map(columns.map((c) => [c.name, c]));
   const predicates: string[] = [];
   for (const [field, condition] of Object.entries(filters)) {

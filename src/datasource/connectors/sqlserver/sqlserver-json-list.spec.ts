@@ -18,7 +18,10 @@ const COLUMNS = [
   column('doc', 'xml'),
 ];
 
-const where = (filters: Record<string, FilterCondition>, params: SqlParam[] = []) => ({ sql: buildWhere(filters, COLUMNS, params), params });
+const where = (filters: Record<string, FilterCondition>, params: SqlParam[] = []) => ({
+  sql: buildWhere(filters, COLUMNS, params),
+  params,
+});
 const range = (length: number, from = 0) => Array.from({ length }, (_, i) => i + from);
 /** The values a JSON parameter carries, as OPENJSON reads them. */
 const elements = (param: SqlParam): unknown[] => JSON.parse(param.value as string);
@@ -63,9 +66,19 @@ describe('SQL Server lists beyond the parameter limit', () => {
   it('reads each kind back as its own parameter and CAST did', () => {
     const many = <T>(values: T[]) => [...values, ...range(MAX_STATEMENT_PARAMS).map(() => values[0])];
     const cases: [string, FilterScalar[], string, unknown[]][] = [
-      ['at', many(['2024-01-15T10:20', '2024-01-15 10:20:30.123456789Z']), 'CAST([value] AS datetime2(7))', ['2024-01-15T10:20:00', '2024-01-15T10:20:30.1234567']],
+      [
+        'at',
+        many(['2024-01-15T10:20', '2024-01-15 10:20:30.123456789Z']),
+        'CAST([value] AS datetime2(7))',
+        ['2024-01-15T10:20:00', '2024-01-15T10:20:30.1234567'],
+      ],
       ['day', many(['2024-01-15']), 'CAST([value] AS date)', ['2024-01-15']],
-      ['guid', many(['6F9619FF-8B86-D011-B42D-00C04FC964FF']), 'CAST([value] AS uniqueidentifier)', ['6F9619FF-8B86-D011-B42D-00C04FC964FF']],
+      [
+        'guid',
+        many(['6F9619FF-8B86-D011-B42D-00C04FC964FF']),
+        'CAST([value] AS uniqueidentifier)',
+        ['6F9619FF-8B86-D011-B42D-00C04FC964FF'],
+      ],
       // Bits bound as bits and texts CAST to bit read back alike: one parameter.
       ['ok', many([true, 'f', 'YES', 0, 'maybe']), 'CAST([value] AS bit)', [1, 0, 1, 0, 'maybe']],
       ['ratio', many([0.1, 1e21, -2.5e-7, '3.25']), 'CAST([value] AS float)', [0.1, 1e21, -2.5e-7, '3.25']],
@@ -89,15 +102,18 @@ describe('SQL Server lists beyond the parameter limit', () => {
     // Binary columns take base64 text; other values are bound as text, uncast.
     const values: FilterScalar[] = [...range(MAX_STATEMENT_PARAMS).map(() => 'AAE='), 5];
     const { sql, params } = where({ blob: { in: values } });
-    expect(sql).toBe(`([blob] IN (SELECT CONVERT(varbinary(max), [value], 2) FROM OPENJSON(@p1)) OR [blob] IN (SELECT ${TEXT} FROM OPENJSON(@p2)))`);
+    expect(sql).toBe(
+      `([blob] IN (SELECT CONVERT(varbinary(max), [value], 2) FROM OPENJSON(@p1)) OR [blob] IN (SELECT ${TEXT} FROM OPENJSON(@p2)))`,
+    );
     expect(elements(params[1])).toEqual(['5']);
     expect(where({ blob: { nin: values } }).sql).toMatch(/^\(\[blob\] NOT IN \(.*@p1\)\) AND \[blob\] NOT IN \(.*@p2\)\)\)$/);
   });
 
   it('turns every list of a statement over the limit into JSON, short ones too; single values stay parameters', () => {
-    const { sql, params } = where({ n: { in: range(1_500), gt: [3] }, name: { in: range(1_000).map(String), eq: ['x'] }, code: { nin: ['a', 'b'] } }, [
-      { name: 'p1', type: 'nvarchar', value: 'earlier' },
-    ]);
+    const { sql, params } = where(
+      { n: { in: range(1_500), gt: [3] }, name: { in: range(1_000).map(String), eq: ['x'] }, code: { nin: ['a', 'b'] } },
+      [{ name: 'p1', type: 'nvarchar', value: 'earlier' }],
+    );
     expect(sql).toBe(
       `[n] > CAST(@p2 AS decimal(38,28)) AND [n] IN (SELECT ${INT} FROM OPENJSON(@p3)) AND ` +
         `[name] = @p4 AND [name] IN (SELECT ${TEXT} FROM OPENJSON(@p5)) AND [code] NOT IN (SELECT ${TEXT} FROM OPENJSON(@p6))`,
@@ -114,8 +130,14 @@ describe('SQL Server lists beyond the parameter limit', () => {
 
   it('builds a whole SELECT with one parameter for a 70,000-value list', () => {
     const table = tableOf('dbo', 'items', [column('id', 'int'), column('name', 'nvarchar(20)')], ['id']);
-    const statement = buildSelect({ table, columns: table.columns.slice(0, 1), filters: { name: { in: [...range(70_000).map(String), null] } } });
-    expect(statement.text).toBe(`SELECT [id] FROM [dbo].[items] AS [src] WHERE ([name] IN (SELECT ${TEXT} FROM OPENJSON(@p1)) OR [name] IS NULL) ORDER BY [src].[id]`);
+    const statement = buildSelect({
+      table,
+      columns: table.columns.slice(0, 1),
+      filters: { name: { in: [...range(70_000).map(String), null] } },
+    });
+    expect(statement.text).toBe(
+      `SELECT [id] FROM [dbo].[items] AS [src] WHERE ([name] IN (SELECT ${TEXT} FROM OPENJSON(@p1)) OR [name] IS NULL) ORDER BY [src].[id]`,
+    );
     expect(statement.params).toHaveLength(1);
   });
 });

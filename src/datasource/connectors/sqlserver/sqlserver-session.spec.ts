@@ -33,9 +33,22 @@ const TYPED = tableOf('dbo', 'typed', [
 
 function answer(sql: string): FakeAnswer {
   if (sql.includes('@@SPID')) return { columns: [{ name: '', type: 'int' }], rows: [[57]] };
-  if (sql.includes('FROM [dbo].[big]')) return { columns: [{ name: 'id', type: 'int' }, { name: 'label', type: 'nvarchar' }], rows: bigRows() };
+  if (sql.includes('FROM [dbo].[big]'))
+    return {
+      columns: [
+        { name: 'id', type: 'int' },
+        { name: 'label', type: 'nvarchar' },
+      ],
+      rows: bigRows(),
+    };
   if (sql.includes('FROM [dbo].[small]')) return { columns: [{ name: 'id', type: 'int' }], rows: [[1], [2]] };
-  if (sql.includes('FROM [dbo].[ids]')) return { columns: [{ name: 'id', type: 'int' }], rows: (function* () { for (let id = 1; id <= ROWS; id++) yield [id]; })() };
+  if (sql.includes('FROM [dbo].[ids]'))
+    return {
+      columns: [{ name: 'id', type: 'int' }],
+      rows: (function* () {
+        for (let id = 1; id <= ROWS; id++) yield [id];
+      })(),
+    };
   if (sql.includes('FROM [dbo].[slow]')) return { hang: true };
   if (sql.includes('FROM [dbo].[broken]')) return { error: { number: 208, message: "Invalid object name 'dbo.broken'." } };
   if (sql.includes('FROM [dbo].[typed]')) {
@@ -56,9 +69,25 @@ function answer(sql: string): FakeAnswer {
   }
   if (sql.includes('sys.objects')) {
     return {
-      columns: ['schema', 'table', 'column', 'column_id', 'type', 'base', 'assembly', 'max_length', 'precision', 'scale', 'key_ordinal'].map((name) => ({
+      columns: [
+        'schema',
+        'table',
+        'column',
+        'column_id',
+        'type',
+        'base',
+        'assembly',
+        'max_length',
+        'precision',
+        'scale',
+        'key_ordinal',
+      ].map((name) => ({
         name,
-        type: ['column_id', 'max_length', 'precision', 'scale', 'key_ordinal'].includes(name) ? ('int' as const) : name === 'assembly' ? ('bit' as const) : ('nvarchar' as const),
+        type: ['column_id', 'max_length', 'precision', 'scale', 'key_ordinal'].includes(name)
+          ? ('int' as const)
+          : name === 'assembly'
+            ? ('bit' as const)
+            : ('nvarchar' as const),
       })),
       rows: [
         ['Sales', 'Order Lines', 'line', 1, 'int', 'int', false, 4, 10, 0, 2],
@@ -97,7 +126,8 @@ describe('SqlServerSession through mssql/tedious (fake TDS server)', () => {
 
   const open = async (): Promise<SqlServerSession> =>
     (await connector.open(fakeDatasource(server.port), { connectTimeoutMs: 5_000 })) as SqlServerSession;
-  const readSmall = async (s: ConnectorSession = session) => (await collect(s.readRows({ table: SMALL, columns: SMALL.columns }, new AbortController().signal))).rowCount;
+  const readSmall = async (s: ConnectorSession = session) =>
+    (await collect(s.readRows({ table: SMALL, columns: SMALL.columns }, new AbortController().signal))).rowCount;
 
   beforeAll(async () => {
     server = await startFakeTdsServer({ answer });
@@ -120,7 +150,11 @@ describe('SqlServerSession through mssql/tedious (fake TDS server)', () => {
     expect(server.declarations.at(-1)).toBe('@p1 nvarchar(max), @p2 nvarchar(max)');
     expect([...snapshot.tables.keys()]).toEqual(['Sales.Order Lines', 'db_users']);
     const lines = snapshot.tables.get('Sales.Order Lines')!;
-    expect(lines.columns.map((c) => [c.name, c.dataType])).toEqual([['line', 'int'], ['Order', 'Phone'], ['where', 'geography']]);
+    expect(lines.columns.map((c) => [c.name, c.dataType])).toEqual([
+      ['line', 'int'],
+      ['Order', 'Phone'],
+      ['where', 'geography'],
+    ]);
     expect(lines.primaryKey).toEqual(['Order', 'line']);
     expect(lines.columns[2].engineType).toMatchObject({ kind: 'clr', typeName: 'geography' });
   });
@@ -135,7 +169,12 @@ describe('SqlServerSession through mssql/tedious (fake TDS server)', () => {
   });
 
   it('sends filter values as typed parameters, dates cast on the server', async () => {
-    await collect(session.readRows({ table: TYPED, columns: TYPED.columns.slice(0, 1), filters: { at: { gte: ['2026-01-01'] }, flag: { eq: [true] } } }, new AbortController().signal));
+    await collect(
+      session.readRows(
+        { table: TYPED, columns: TYPED.columns.slice(0, 1), filters: { at: { gte: ['2026-01-01'] }, flag: { eq: [true] } } },
+        new AbortController().signal,
+      ),
+    );
     expect(server.statements.at(-1)).toContain('WHERE [at] >= CAST(@p1 AS datetime2(7)) AND [flag] = @p2');
     expect(server.declarations.at(-1)).toBe('@p1 nvarchar(max), @p2 bit');
   });
@@ -228,12 +267,14 @@ describe('SqlServerSession through mssql/tedious (fake TDS server)', () => {
   });
 
   it('reports a failing statement as DatasourceQueryError naming the table and the server error, and stays usable', async () => {
-    await expect(collect(session.readRows({ table: BROKEN, columns: BROKEN.columns }, new AbortController().signal))).rejects.toMatchObject({
-      name: 'DatasourceQueryError',
-      configName: 'mssql_fake',
-      table: 'broken',
-      message: `Reading table "broken" failed: Invalid object name 'dbo.broken'. (error 208)`,
-    });
+    await expect(collect(session.readRows({ table: BROKEN, columns: BROKEN.columns }, new AbortController().signal))).rejects.toMatchObject(
+      {
+        name: 'DatasourceQueryError',
+        configName: 'mssql_fake',
+        table: 'broken',
+        message: `Reading table "broken" failed: Invalid object name 'dbo.broken'. (error 208)`,
+      },
+    );
     expect(await readSmall()).toBe(2);
   });
 
@@ -248,7 +289,10 @@ describe('SqlServerSession through mssql/tedious (fake TDS server)', () => {
     expect(server.attentions).toBe(attentions + 1);
     await expect(iterator.next()).rejects.toMatchObject({ name: 'DatasourceQueryError' });
     await expect(other.close()).resolves.toBeUndefined();
-    await expect(other.discover(null, new AbortController().signal)).rejects.toMatchObject({ name: 'DatasourceQueryError', message: 'Session is closed' });
+    await expect(other.discover(null, new AbortController().signal)).rejects.toMatchObject({
+      name: 'DatasourceQueryError',
+      message: 'Session is closed',
+    });
   });
 
   it('never ends a stream early as if the table were exhausted when the session closes between batches', async () => {
@@ -267,8 +311,15 @@ describe('SqlServerSession through mssql/tedious (fake TDS server)', () => {
     const iterator = doomed.readRows({ table: BIG, columns: BIG.columns }, new AbortController().signal)[Symbol.asyncIterator]();
     await iterator.next();
     own.killConnections();
-    await expect((async () => { for (;;) if ((await iterator.next()).done) return; })()).rejects.toMatchObject({ name: 'DatasourceQueryError', table: 'big' });
-    await expect(doomed.discover(null, new AbortController().signal)).rejects.toMatchObject({ name: 'DatasourceQueryError', message: expect.stringMatching(/^Connection lost/) });
+    await expect(
+      (async () => {
+        for (;;) if ((await iterator.next()).done) return;
+      })(),
+    ).rejects.toMatchObject({ name: 'DatasourceQueryError', table: 'big' });
+    await expect(doomed.discover(null, new AbortController().signal)).rejects.toMatchObject({
+      name: 'DatasourceQueryError',
+      message: expect.stringMatching(/^Connection lost/),
+    });
     await expect(doomed.close()).resolves.toBeUndefined();
     await own.close();
   });
@@ -281,14 +332,21 @@ describe('SQL Server query error messages', () => {
   });
 
   it('does not name the login', () => {
-    const denied = Object.assign(new Error('The server principal "svc_fetch" is not able to access the database "ledger" under the current security context.'), { number: 916 });
-    expect(describeError(denied)).toBe('The server principal <login> is not able to access the database "ledger" under the current security context. (error 916)');
+    const denied = Object.assign(
+      new Error('The server principal "svc_fetch" is not able to access the database "ledger" under the current security context.'),
+      { number: 916 },
+    );
+    expect(describeError(denied)).toBe(
+      'The server principal <login> is not able to access the database "ledger" under the current security context. (error 916)',
+    );
     expect(describeError(new Error("Login failed for user 'svc_fetch'."))).toBe('Login failed for user <login>.');
   });
 
   it('copes with anything thrown', () => {
     expect(describeError('boom')).toBe('unknown error');
     expect(describeError(Object.assign(new Error('x'.repeat(1000)), { code: 'not a code' }))).toHaveLength(300);
-    expect(describeError(Object.assign(new Error('Connection lost - read ECONNRESET'), { code: 'ESOCKET' }))).toBe('Connection lost - read ECONNRESET (ESOCKET)');
+    expect(describeError(Object.assign(new Error('Connection lost - read ECONNRESET'), { code: 'ESOCKET' }))).toBe(
+      'Connection lost - read ECONNRESET (ESOCKET)',
+    );
   });
 });

@@ -13,7 +13,7 @@ describe('SQL Server identifier quoting', () => {
     expect(quoteIdent('a]b')).toBe('[a]]b]');
     expect(quoteIdent('[x]')).toBe('[[x]]]');
     expect(quoteIdent('a.b c')).toBe('[a.b c]');
-    expect(quoteIdent("]; DROP TABLE x; --")).toBe("[]]; DROP TABLE x; --]");
+    expect(quoteIdent(']; DROP TABLE x; --')).toBe('[]]; DROP TABLE x; --]');
   });
 
   it('qualifies a table with its schema', () => {
@@ -80,13 +80,18 @@ describe('SQL Server column reads (value fidelity on the server)', () => {
 });
 
 describe('SQL Server row SELECT', () => {
-  const ORDER = tableOf('Sales', 'Order Lines', [
-    column('line', 'int'),
-    column('select', 'nvarchar(max)'),
-    column('Order', 'bigint'),
-    column('amount', 'decimal(12,2)'),
-    column('at', 'datetime2(3)'),
-  ], ['Order', 'line']);
+  const ORDER = tableOf(
+    'Sales',
+    'Order Lines',
+    [
+      column('line', 'int'),
+      column('select', 'nvarchar(max)'),
+      column('Order', 'bigint'),
+      column('amount', 'decimal(12,2)'),
+      column('at', 'datetime2(3)'),
+    ],
+    ['Order', 'line'],
+  );
 
   it('projects the requested columns in request order, converting those that need it under their own name', () => {
     const pick = (name: string) => ORDER.columns.find((c) => c.name === name)!;

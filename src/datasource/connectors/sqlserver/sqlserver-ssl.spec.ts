@@ -27,7 +27,12 @@ describe('SQL Server SSL mode → tedious encryption options', () => {
   });
 
   it('true without a CA verifies against the system roots', () => {
-    expect(tlsOptions({ mode: 'true' })).toEqual({ mode: 'true', encrypt: true, trustServerCertificate: false, cryptoCredentialsDetails: {} });
+    expect(tlsOptions({ mode: 'true' })).toEqual({
+      mode: 'true',
+      encrypt: true,
+      trustServerCertificate: false,
+      cryptoCredentialsDetails: {},
+    });
   });
 
   it('strict: TDS 8.0, verified the same way', () => {

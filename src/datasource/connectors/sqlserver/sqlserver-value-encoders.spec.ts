@@ -43,7 +43,12 @@ const MAPPING: readonly [type: string, kind: SqlServerValueKind, driver: RawValu
   ['binary(4)', 'binary', Buffer.from([1, 0, 0, 0]), '"AQAAAA=="'],
   ['image', 'binary', Buffer.alloc(0), '""'],
   ['rowversion', 'binary', Buffer.from('00000000000007d1', 'hex'), '"AAAAAAAAB9E="'],
-  ['nvarchar(max)', 'text', 'He said "hi" \\ back\nnew\tline \u0001 😀 ção', JSON.stringify('He said "hi" \\ back\nnew\tline \u0001 😀 ção')],
+  [
+    'nvarchar(max)',
+    'text',
+    'He said "hi" \\ back\nnew\tline \u0001 😀 ção',
+    JSON.stringify('He said "hi" \\ back\nnew\tline \u0001 😀 ção'),
+  ],
   ['char(5)', 'text', 'ab   ', '"ab   "'],
   ['ntext', 'long-text', 'long text', '"long text"'],
   ['xml', 'xml', '<a b="1">x</a>', '"<a b=\\"1\\">x</a>"'],
@@ -70,7 +75,12 @@ describe('SQL Server value mapping (SPEC §6)', () => {
 });
 
 describe('SQL Server batch rendering', () => {
-  const COLUMNS: ColumnInfo[] = [column('id', 'int'), column('Note "x"', 'nvarchar(max)'), column('amount', 'decimal(12,2)'), column('ok', 'bit')];
+  const COLUMNS: ColumnInfo[] = [
+    column('id', 'int'),
+    column('Note "x"', 'nvarchar(max)'),
+    column('amount', 'decimal(12,2)'),
+    column('ok', 'bit'),
+  ];
 
   it('renders rows as JSON objects in projection order, NULL as null', () => {
     const [batch] = createBatchRenderer(COLUMNS)([
@@ -78,7 +88,9 @@ describe('SQL Server batch rendering', () => {
       [2, null, null, undefined],
     ]);
     expect(batch.rowCount).toBe(2);
-    expect(batch.json.toString('utf8')).toBe('{"id":1,"Note \\"x\\"":"a","amount":"10.50","ok":true},{"id":2,"Note \\"x\\"":null,"amount":null,"ok":null}');
+    expect(batch.json.toString('utf8')).toBe(
+      '{"id":1,"Note \\"x\\"":"a","amount":"10.50","ok":true},{"id":2,"Note \\"x\\"":null,"amount":null,"ok":null}',
+    );
     expect(JSON.parse('[' + batch.json.toString('utf8') + ']')).toEqual([
       { id: 1, 'Note "x"': 'a', amount: '10.50', ok: true },
       { id: 2, 'Note "x"': null, amount: null, ok: null },

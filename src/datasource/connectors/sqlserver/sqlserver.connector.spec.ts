@@ -76,7 +76,9 @@ describe('SqlServerConnector', () => {
   });
 
   it('reports an expired password as auth_failed, saying so', async () => {
-    const server = await serve({ loginErrors: [{ number: 18487, message: "Login failed for user 'svc_fetch'. Reason: The password of the account has expired." }] });
+    const server = await serve({
+      loginErrors: [{ number: 18487, message: "Login failed for user 'svc_fetch'. Reason: The password of the account has expired." }],
+    });
     const error = await failure(fakeDatasource(server.port));
     expect(error.reason).toBe('auth_failed');
     expect(error.message).toContain('password of the login has expired');
@@ -151,7 +153,9 @@ describe('SqlServerConnector', () => {
 
     it('logs in once the server has negotiated TLS', async () => {
       const server = await serve({ preloginTls: { cert: certs.serverCert, key: certs.serverKey } });
-      const session = (await connector.open(fakeDatasource(server.port, { ssl: { mode: 'true', ca: certs.ca } }), { connectTimeoutMs: 5_000 })) as SqlServerSession;
+      const session = (await connector.open(fakeDatasource(server.port, { ssl: { mode: 'true', ca: certs.ca } }), {
+        connectTimeoutMs: 5_000,
+      })) as SqlServerSession;
       expect(session.spid).toBe(1);
       await session.close();
       expect(server.logins).toBeGreaterThan(0);
@@ -174,7 +178,9 @@ describe('SqlServerConnector', () => {
 
     it('connects when the server certificate verifies against the given CA', async () => {
       const server = await serve({ tls: { cert: certs.serverCert, key: certs.serverKey } });
-      const session = await connector.open(fakeDatasource(server.port, { ssl: { mode: 'strict', ca: certs.ca } }), { connectTimeoutMs: 5_000 });
+      const session = await connector.open(fakeDatasource(server.port, { ssl: { mode: 'strict', ca: certs.ca } }), {
+        connectTimeoutMs: 5_000,
+      });
       await expect(session.discover(['dbo'], new AbortController().signal)).resolves.toBeDefined();
       await session.close();
     });

@@ -26,7 +26,10 @@ export class SqlServerConnector implements EngineConnector {
       // Without encryption tedious sends LOGIN7, password included, as it is (the TDS password
       // "obfuscation" is a reversible nibble swap): refuse before any socket is opened.
       if (tls.encrypt === false && datasource.password !== '' && options.allowPlaintextPassword === false) {
-        throw plaintextPasswordRefused(`with SSL mode "${tls.mode}" the login, password included, travels in clear text`, '"true" or "strict"');
+        throw plaintextPasswordRefused(
+          `with SSL mode "${tls.mode}" the login, password included, travels in clear text`,
+          '"true" or "strict"',
+        );
       }
     } catch (error) {
       throw toConnectError(error, datasource, connectTimeoutMs);

@@ -119,9 +119,21 @@ export async function startFakeMongoServer(options: FakeMongoOptions = {}): Prom
       case 'isMaster':
       case 'ismaster':
         return {
-          helloOk: true, isWritablePrimary: true, ismaster: true, maxBsonObjectSize: 16 * 1024 * 1024, maxMessageSizeBytes: 48_000_000,
-          maxWriteBatchSize: 100_000, localTime: new Date(), logicalSessionTimeoutMinutes: 30, connectionId: 1,
-          minWireVersion: 0, maxWireVersion: 21, readOnly: false, saslSupportedMechs: ['SCRAM-SHA-256'], ...options.hello, ok: 1,
+          helloOk: true,
+          isWritablePrimary: true,
+          ismaster: true,
+          maxBsonObjectSize: 16 * 1024 * 1024,
+          maxMessageSizeBytes: 48_000_000,
+          maxWriteBatchSize: 100_000,
+          localTime: new Date(),
+          logicalSessionTimeoutMinutes: 30,
+          connectionId: 1,
+          minWireVersion: 0,
+          maxWireVersion: 21,
+          readOnly: false,
+          saslSupportedMechs: ['SCRAM-SHA-256'],
+          ...options.hello,
+          ok: 1,
         };
       case 'saslStart':
         return options.rejectAuth
@@ -131,7 +143,10 @@ export async function startFakeMongoServer(options: FakeMongoOptions = {}): Prom
       case 'endSessions':
         return { ok: 1 };
       case 'listCollections': {
-        const all = Object.entries(options.collections ?? {}).map(([collection, spec]) => ({ name: collection, type: spec.type ?? 'collection' }));
+        const all = Object.entries(options.collections ?? {}).map(([collection, spec]) => ({
+          name: collection,
+          type: spec.type ?? 'collection',
+        }));
         const filter = cmd.filter as { name?: unknown } | undefined;
         const listed = filter?.name === undefined ? all : all.filter((c) => c.name === filter.name);
         return cursorReply(`${db}.$cmd.listCollections`, listed, 1_000, true);
@@ -198,11 +213,14 @@ export async function startFakeMongoServer(options: FakeMongoOptions = {}): Prom
   let server: Server;
   if (options.tls) {
     const tls = options.tls;
-    server = createTlsServer({ cert: tls.cert, key: tls.key, ca: tls.clientCa, requestCert: Boolean(tls.clientCa), rejectUnauthorized: false }, (socket: TLSSocket) => {
-      const subject = socket.getPeerCertificate()?.subject?.CN;
-      if (subject) clientCertificates.push(String(subject));
-      serve(socket);
-    });
+    server = createTlsServer(
+      { cert: tls.cert, key: tls.key, ca: tls.clientCa, requestCert: Boolean(tls.clientCa), rejectUnauthorized: false },
+      (socket: TLSSocket) => {
+        const subject = socket.getPeerCertificate()?.subject?.CN;
+        if (subject) clientCertificates.push(String(subject));
+        serve(socket);
+      },
+    );
     server.on('tlsClientError', () => undefined);
   } else {
     server = createTcpServer(serve);

@@ -39,11 +39,34 @@ export function catalogAnswer(tables: readonly FakeOracleTable[]): (sql: string)
     if (sql.startsWith('ALTER SESSION')) return { done: true };
     if (sql.includes('FROM ALL_TAB_COLUMNS')) {
       return {
-        columns: ['OWNER', 'TABLE_NAME', 'COLUMN_NAME', 'DATA_TYPE', 'DATA_PRECISION', 'DATA_SCALE', 'CHAR_LENGTH', 'DATA_LENGTH', 'DATA_TYPE_OWNER'],
-        rows: tables.flatMap((t) => t.columns.map(([column, type]) => ['FETCHER', t.name, column, type, type === 'NUMBER' ? '10' : null, type === 'NUMBER' ? '0' : null, null, null, null])),
+        columns: [
+          'OWNER',
+          'TABLE_NAME',
+          'COLUMN_NAME',
+          'DATA_TYPE',
+          'DATA_PRECISION',
+          'DATA_SCALE',
+          'CHAR_LENGTH',
+          'DATA_LENGTH',
+          'DATA_TYPE_OWNER',
+        ],
+        rows: tables.flatMap((t) =>
+          t.columns.map(([column, type]) => [
+            'FETCHER',
+            t.name,
+            column,
+            type,
+            type === 'NUMBER' ? '10' : null,
+            type === 'NUMBER' ? '0' : null,
+            null,
+            null,
+            null,
+          ]),
+        ),
       };
     }
-    if (sql.includes('FROM ALL_CONSTRAINTS')) return { columns: ['OWNER', 'TABLE_NAME', 'COLUMN_NAME'], rows: tables.map((t) => ['FETCHER', t.name, t.columns[0][0]]) };
+    if (sql.includes('FROM ALL_CONSTRAINTS'))
+      return { columns: ['OWNER', 'TABLE_NAME', 'COLUMN_NAME'], rows: tables.map((t) => ['FETCHER', t.name, t.columns[0][0]]) };
     return undefined;
   };
 }

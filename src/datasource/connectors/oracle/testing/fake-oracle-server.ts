@@ -49,7 +49,8 @@ interface Cursor {
 export async function startFakeOracleServer(options: FakeOracleServerOptions): Promise<FakeOracleServer> {
   const sockets = new Set<Socket>();
   const state = { connections: 0, logins: 0, breaks: 0, running: 0, statements: [] as string[], fetchSizes: [] as number[] };
-  const answer = options.answer ?? ((sql: string): FakeOracleAnswer => (sql.startsWith('ALTER') ? { done: true } : { columns: ['N'], rows: [] }));
+  const answer =
+    options.answer ?? ((sql: string): FakeOracleAnswer => (sql.startsWith('ALTER') ? { done: true } : { columns: ['N'], rows: [] }));
 
   const handle = (socket: Socket): void => {
     state.connections++;
@@ -136,7 +137,15 @@ export async function startFakeOracleServer(options: FakeOracleServerOptions): P
       if ('error' in result) return send(errorInfo({ num: result.error.code, message: result.error.message }));
       if ('done' in result) return send(errorInfo());
       const id = cursorId === 0 ? nextCursor++ : cursorId;
-      const cursor: Cursor = { id, sql, columns: result.columns, iterator: result.rows[Symbol.iterator](), sent: 0, stallAfter: result.stallAfter, deaf: result.deaf === true };
+      const cursor: Cursor = {
+        id,
+        sql,
+        columns: result.columns,
+        iterator: result.rows[Symbol.iterator](),
+        sent: 0,
+        stallAfter: result.stallAfter,
+        deaf: result.deaf === true,
+      };
       cursors.set(id, cursor);
       fetch(cursor, prefetch, full);
     };
@@ -147,11 +156,27 @@ export async function startFakeOracleServer(options: FakeOracleServerOptions): P
       switch (fn.code) {
         case FUNC.AUTH_PHASE_ONE:
           if (options.stallLogin === 'auth') return;
-          return send(Buffer.concat([parameters([['AUTH_SESSKEY', logon.encodedServerKey()], ['AUTH_VFR_DATA', logon.salt.toString('hex').toUpperCase(), VERIFIER_11G]]), statusReply()]));
+          return send(
+            Buffer.concat([
+              parameters([
+                ['AUTH_SESSKEY', logon.encodedServerKey()],
+                ['AUTH_VFR_DATA', logon.salt.toString('hex').toUpperCase(), VERIFIER_11G],
+              ]),
+              statusReply(),
+            ]),
+          );
         case FUNC.AUTH_PHASE_TWO: {
           state.logins++;
           const response = logon.serverResponse(clientValue(payload, 'AUTH_SESSKEY') ?? '');
-          return send(Buffer.concat([parameters([['AUTH_SVR_RESPONSE', response], ['AUTH_VERSION_NO', String(19 << 24)]]), statusReply()]));
+          return send(
+            Buffer.concat([
+              parameters([
+                ['AUTH_SVR_RESPONSE', response],
+                ['AUTH_VERSION_NO', String(19 << 24)],
+              ]),
+              statusReply(),
+            ]),
+          );
         }
         case FUNC.EXECUTE: {
           const args = executeArgs(payload, fn.pos);

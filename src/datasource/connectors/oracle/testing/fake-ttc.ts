@@ -5,8 +5,28 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
  * thin parses them (lib/thin/protocol/messages/*.js) once the server announces TTC field version
  * 12.1: no token numbers, no 12.2+ column or error fields. Strings are UTF-8 (charset 873).
  */
-export const MSG = { PROTOCOL: 1, DATA_TYPES: 2, FUNCTION: 3, ERROR: 4, ROW_HEADER: 6, ROW_DATA: 7, PARAMETER: 8, STATUS: 9, DESCRIBE_INFO: 16, PIGGYBACK: 17 };
-export const FUNC = { AUTH_PHASE_ONE: 118, AUTH_PHASE_TWO: 115, EXECUTE: 94, REEXECUTE_AND_FETCH: 78, REEXECUTE: 4, FETCH: 5, LOGOFF: 9, CLOSE_CURSORS: 105 };
+export const MSG = {
+  PROTOCOL: 1,
+  DATA_TYPES: 2,
+  FUNCTION: 3,
+  ERROR: 4,
+  ROW_HEADER: 6,
+  ROW_DATA: 7,
+  PARAMETER: 8,
+  STATUS: 9,
+  DESCRIBE_INFO: 16,
+  PIGGYBACK: 17,
+};
+export const FUNC = {
+  AUTH_PHASE_ONE: 118,
+  AUTH_PHASE_TWO: 115,
+  EXECUTE: 94,
+  REEXECUTE_AND_FETCH: 78,
+  REEXECUTE: 4,
+  FETCH: 5,
+  LOGOFF: 9,
+  CLOSE_CURSORS: 105,
+};
 const FIELD_VERSION_12_1 = 7;
 const CHARSET_UTF8 = 873;
 const VARCHAR = 1;
@@ -80,11 +100,17 @@ export function protocolReply(): Buffer {
   const runtimeCaps = Buffer.alloc(7);
   runtimeCaps[6] = 0x04; // 32 KiB VARCHAR2
   return new TtcWriter()
-    .u8(MSG.PROTOCOL).u8(6).u8(0)
+    .u8(MSG.PROTOCOL)
+    .u8(6)
+    .u8(0)
     .raw(Buffer.from('Fake Oracle\0', 'ascii'))
-    .u16le(CHARSET_UTF8).u8(1).u16le(0)
-    .u16be(fdo.length).raw(fdo)
-    .bytes(compileCaps).bytes(runtimeCaps)
+    .u16le(CHARSET_UTF8)
+    .u8(1)
+    .u16le(0)
+    .u16be(fdo.length)
+    .raw(fdo)
+    .bytes(compileCaps)
+    .bytes(runtimeCaps)
     .build();
 }
 
@@ -125,7 +151,14 @@ export function describeInfo(columns: readonly string[]): Buffer {
   if (columns.length > 0) w.u8(0);
   columns.forEach((name, i) => {
     w.u8(VARCHAR).u8(0).u8(0).u8(0).ub(MAX_VARCHAR).ub(0).ub(0).ub(0).ub(0).ub(CHARSET_UTF8).u8(1).ub(MAX_VARCHAR);
-    w.u8(1).u8(0).ub(Buffer.byteLength(name)).str(name).ub(0).ub(0).ub(i + 1).ub(0);
+    w.u8(1)
+      .u8(0)
+      .ub(Buffer.byteLength(name))
+      .str(name)
+      .ub(0)
+      .ub(0)
+      .ub(i + 1)
+      .ub(0);
   });
   return w.ub(0).ub(0).ub(0).ub(0).ub(0).ub(0).build();
 }
@@ -210,7 +243,9 @@ export class O5Logon {
     const mixed = Buffer.alloc(24);
     for (let i = 0; i < 24; i++) mixed[i] = this.serverKey[16 + i] ^ clientKey[16 + i];
     const comboKey = Buffer.concat([md5(mixed.subarray(0, 16)), md5(mixed.subarray(16))]).subarray(0, 24);
-    return aes(comboKey, Buffer.concat([randomBytes(16), Buffer.from('SERVER_TO_CLIENT')]), true).toString('hex').toUpperCase();
+    return aes(comboKey, Buffer.concat([randomBytes(16), Buffer.from('SERVER_TO_CLIENT')]), true)
+      .toString('hex')
+      .toUpperCase();
   }
 }
 

@@ -35,7 +35,13 @@ export function column(name: string, type: string): ColumnInfo {
     isAssemblyType: ['geography', 'geometry', 'hierarchyid'].includes(base),
     maxLength: size === 'max' ? -1 : size !== undefined && !decimal ? Number(size) * (unicode ? 2 : 1) : 8,
     precision: decimal ? Number(size) : base === 'int' ? 10 : base === 'bigint' ? 19 : base === 'money' ? 19 : 0,
-    scale: decimal ? Number(scale ?? 0) : base === 'money' ? 4 : ['datetime2', 'datetimeoffset', 'time'].includes(base) ? Number(size ?? 7) : 0,
+    scale: decimal
+      ? Number(scale ?? 0)
+      : base === 'money'
+        ? 4
+        : ['datetime2', 'datetimeoffset', 'time'].includes(base)
+          ? Number(size ?? 7)
+          : 0,
   };
   return { name, dataType: formatDataType(facts), engineType: describeColumnType(facts) };
 }

@@ -24,12 +24,28 @@ import type { FakeAnswer, FakeTdsServer, FakeTdsServerOptions } from './fake-tds
  * backpressure and cancel paths must still be exercised through the real driver. It does not
  * parse SQL: `answer` decides the result of each statement from its text.
  */
-export type { FakeAnswer, FakeColumn, FakeColumnType, FakeTdsServer, FakeTdsServerOptions, FakeValue, ServerMessage } from './fake-tds-types.js';
+export type {
+  FakeAnswer,
+  FakeColumn,
+  FakeColumnType,
+  FakeTdsServer,
+  FakeTdsServerOptions,
+  FakeValue,
+  ServerMessage,
+} from './fake-tds-types.js';
 
 export async function startFakeTdsServer(options: FakeTdsServerOptions = {}): Promise<FakeTdsServer> {
   const sockets = new Set<Socket>();
   const preloginContext = options.preloginTls && createSecureContext({ cert: options.preloginTls.cert, key: options.preloginTls.key });
-  const state = { statements: [] as string[], declarations: [] as string[], running: 0, attentions: 0, rowsSent: 0, connections: 0, logins: 0 };
+  const state = {
+    statements: [] as string[],
+    declarations: [] as string[],
+    running: 0,
+    attentions: 0,
+    rowsSent: 0,
+    connections: 0,
+    logins: 0,
+  };
 
   const handle = (socket: Socket): void => {
     state.connections++;
@@ -157,7 +173,8 @@ export async function startFakeTdsServer(options: FakeTdsServerOptions = {}): Pr
         case PACKET.LOGIN7:
           state.logins++;
           if (options.loginErrors?.length) return reply(Buffer.concat([...options.loginErrors.map(errorToken), done(DONE.ERROR)]));
-          if (options.route) return reply(Buffer.concat([routingEnvChange(options.route.server, options.route.port), loginAck(), done(DONE.FINAL)]));
+          if (options.route)
+            return reply(Buffer.concat([routingEnvChange(options.route.server, options.route.port), loginAck(), done(DONE.FINAL)]));
           return reply(Buffer.concat([loginAck(), done(DONE.FINAL)]));
         case PACKET.BATCH:
           // tedious' initial SET statements
@@ -195,7 +212,10 @@ export async function startFakeTdsServer(options: FakeTdsServerOptions = {}): Pr
           } else if (busy === 'hanging') {
             busy = 'idle';
             state.running--;
-            void reply(done(DONE.FINAL)).then(() => reply(done(DONE.ATTN)), () => undefined);
+            void reply(done(DONE.FINAL)).then(
+              () => reply(done(DONE.ATTN)),
+              () => undefined,
+            );
           } else void reply(done(DONE.ATTN)).catch(() => undefined);
           continue;
         }

@@ -48,9 +48,13 @@ export function preloginReply(encryption: number): Buffer {
   const version = Buffer.from([16, 0, 0x10, 0x00, 0, 0]);
   const options = 2 * 5 + 1;
   return Buffer.concat([
-    Buffer.from([0x00]), Buffer.from([0, options, 0, version.length]),
-    Buffer.from([0x01]), Buffer.from([0, options + version.length, 0, 1]),
-    Buffer.from([0xff]), version, u8(encryption),
+    Buffer.from([0x00]),
+    Buffer.from([0, options, 0, version.length]),
+    Buffer.from([0x01]),
+    Buffer.from([0, options + version.length, 0, 1]),
+    Buffer.from([0xff]),
+    version,
+    u8(encryption),
   ]);
 }
 
