@@ -9,7 +9,7 @@ import { checkDataRequest } from '../job/data-request-check.js';
 import type { MappedFields } from '../request/data-request.js';
 import { ConnectionQueryService, type LoadedConnection } from './connection-query.service.js';
 import { ConnectionTester } from '../datasource/connection-tester.service.js';
-import type { ResolvedDatasource } from '../datasource/connectors/engine-connector.js';
+import type { ResolvedDatasource } from '../datasource/connectors/shared/engine-connector.js';
 import { DatasourceConnectError, DatasourceError } from '../datasource/datasource.error.js';
 import { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
 import { DatasourceSessions } from '../datasource/datasource-sessions.service.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConnectorRegistry } from './connectors/connector-registry.js';
-import type { ConnectorSession, EngineConnector, OpenSessionOptions, ResolvedDatasource } from './connectors/engine-connector.js';
+import { ConnectorRegistry } from './connectors/shared/connector-registry.js';
+import type { ConnectorSession, EngineConnector, OpenSessionOptions, ResolvedDatasource } from './connectors/shared/engine-connector.js';
 import { DatasourceSessions } from './datasource-sessions.service.js';
 import { DatasourceType } from './datasource-type.js';
 import { DatasourceConnectError } from './datasource.error.js';

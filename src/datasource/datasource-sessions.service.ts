@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { ConnectorRegistry } from './connectors/connector-registry.js';
-import type { ConnectorSession, OpenSessionOptions, ResolvedDatasource } from './connectors/engine-connector.js';
+import { ConnectorRegistry } from './connectors/shared/connector-registry.js';
+import type { ConnectorSession, OpenSessionOptions, ResolvedDatasource } from './connectors/shared/engine-connector.js';
 import { DatasourceConnectError } from './datasource.error.js';
 import { HostGuard } from './ssrf/host-guard.service.js';
 

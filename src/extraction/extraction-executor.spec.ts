@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CEILINGS } from '../config/app-config.js';
-import type { ConnectorSession, RowBatch, TableInfo, TableReadRequest } from '../datasource/connectors/engine-connector.js';
+import type { ConnectorSession, RowBatch, TableInfo, TableReadRequest } from '../datasource/connectors/shared/engine-connector.js';
 import { DatasourceType } from '../datasource/datasource-type.js';
 import { executePlan } from './extraction-executor.js';
 import type { DatasourcePlan, ExtractionPlan } from './extraction-plan.js';

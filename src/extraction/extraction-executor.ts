@@ -5,7 +5,7 @@ import { ChunkChannel } from './chunk-channel.js';
 import type { DatasourcePlan, ExtractionPlan } from './extraction-plan.js';
 import { ExtractionError } from './extraction.error.js';
 import { Semaphore } from '../common/concurrency/semaphore.js';
-import type { ReadBudget } from '../datasource/connectors/read-budget.js';
+import type { ReadBudget } from '../datasource/connectors/shared/read-budget.js';
 import type { ProgressRecorder } from './job-progress.js';
 
 /** Bytes one datasource may buffer ahead of the writer before its cursor pauses. */

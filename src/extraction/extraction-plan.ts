@@ -1,5 +1,5 @@
 import type { ExtractionCeilings } from '../config/app-config.js';
-import type { ConnectorSession, ResolvedDatasource, TableReadRequest } from '../datasource/connectors/engine-connector.js';
+import type { ConnectorSession, ResolvedDatasource, TableReadRequest } from '../datasource/connectors/shared/engine-connector.js';
 
 export interface DatasourcePlan {
   readonly configName: string;

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { FetCode } from '../common/errors/fet-code.js';
 import { FetcherError, type ErrorDetail } from '../common/errors/fetcher.error.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import type { ConnectorSession, ResolvedDatasource } from '../datasource/connectors/engine-connector.js';
+import type { ConnectorSession, ResolvedDatasource } from '../datasource/connectors/shared/engine-connector.js';
 import { DatasourceConnectError } from '../datasource/datasource.error.js';
 import { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
 import { DatasourceSessions } from '../datasource/datasource-sessions.service.js';

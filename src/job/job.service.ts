@@ -7,7 +7,7 @@ import { ServiceUnavailableError } from '../common/errors/fetcher.error.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ConnectionTester } from '../datasource/connection-tester.service.js';
 import { notFound } from '../datasource/datasource.error.js';
-import type { ResolvedDatasource } from '../datasource/connectors/engine-connector.js';
+import type { ResolvedDatasource } from '../datasource/connectors/shared/engine-connector.js';
 import { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
 import { InternalDatasources } from '../datasource/internal/internal-datasources.service.js';
 import { checkDataRequest } from './data-request-check.js';

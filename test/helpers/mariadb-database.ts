@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
 import { DatasourceType } from '../../src/datasource/datasource-type.js';
-import type { ResolvedDatasource } from '../../src/datasource/connectors/engine-connector.js';
+import type { ResolvedDatasource } from '../../src/datasource/connectors/shared/engine-connector.js';
 
 /**
  * Throw-away databases on the local MariaDB (MySQL engine). Server coordinates come from

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type Db, MongoClient } from 'mongodb';
-import type { ResolvedDatasource } from '../../src/datasource/connectors/engine-connector.js';
+import type { ResolvedDatasource } from '../../src/datasource/connectors/shared/engine-connector.js';
 import { DatasourceType } from '../../src/datasource/datasource-type.js';
 
 /**

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { oracleDriver, type OracleBindValue, type OracleConnection } from '../../src/datasource/connectors/oracle/oracle-driver.js';
-import type { ResolvedDatasource } from '../../src/datasource/connectors/engine-connector.js';
+import type { ResolvedDatasource } from '../../src/datasource/connectors/shared/engine-connector.js';
 import { DatasourceType } from '../../src/datasource/datasource-type.js';
 
 /**

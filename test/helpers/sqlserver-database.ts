@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import sql, { type ConnectionPool } from 'mssql';
 import { describe, it } from 'vitest';
 import { DatasourceType } from '../../src/datasource/datasource-type.js';
-import type { ResolvedDatasource } from '../../src/datasource/connectors/engine-connector.js';
+import type { ResolvedDatasource } from '../../src/datasource/connectors/shared/engine-connector.js';
 
 /**
  * Throw-away databases on a SQL Server named by TEST_MSSQL_URL:

@@ -5,7 +5,7 @@ import type {
   ResolvedDatasource,
   RowBatch,
   TableInfo,
-} from '../../src/datasource/connectors/engine-connector.js';
+} from '../../src/datasource/connectors/shared/engine-connector.js';
 import type { FilterCondition } from '../../src/request/data-request.js';
 
 /**

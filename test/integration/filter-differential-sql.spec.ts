@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ColumnInfo, TableInfo } from '../../src/datasource/connectors/engine-connector.js';
+import type { ColumnInfo, TableInfo } from '../../src/datasource/connectors/shared/engine-connector.js';
 import { describeColumnType as oracleType } from '../../src/datasource/connectors/oracle/oracle-types.js';
 import { buildSelect as oracleSelect } from '../../src/datasource/connectors/oracle/oracle-sql.js';
 import { describeColumnType as sqlServerType } from '../../src/datasource/connectors/sqlserver/sqlserver-types.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ResolvedDatasource } from '../../src/datasource/connectors/engine-connector.js';
+import type { ResolvedDatasource } from '../../src/datasource/connectors/shared/engine-connector.js';
 import { MongoDbConnector } from '../../src/datasource/connectors/mongodb/mongodb.connector.js';
 import { type FakeMongoServer, startFakeMongoServer } from '../../src/datasource/connectors/mongodb/testing/fake-mongo-server.js';
 import { DatasourceConnectError } from '../../src/datasource/datasource.error.js';

@@ -1,6 +1,6 @@
 import type { Connection } from 'mysql2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ColumnInfo, ConnectorSession, RowBatch, TableInfo } from '../../src/datasource/connectors/engine-connector.js';
+import type { ColumnInfo, ConnectorSession, RowBatch, TableInfo } from '../../src/datasource/connectors/shared/engine-connector.js';
 import { connectionOptions, connectMySql, endConnection, runQuery } from '../../src/datasource/connectors/mysql/mysql-client.js';
 import { quoteIdent } from '../../src/datasource/connectors/mysql/mysql-identifier.js';
 import { RenderedRowCollector } from '../../src/datasource/connectors/mysql/mysql-rendered-rows.js';
@@ -9,7 +9,7 @@ import { buildSelect, renderSql } from '../../src/datasource/connectors/mysql/my
 import type { MySqlColumnType, MySqlValueKind } from '../../src/datasource/connectors/mysql/mysql-types.js';
 import { createBatchRenderer, kindsForResult, type RawRow } from '../../src/datasource/connectors/mysql/mysql-value-encoders.js';
 import { MySqlConnector } from '../../src/datasource/connectors/mysql/mysql.connector.js';
-import { DEFAULT_READ_BUDGET, type ReadBudget } from '../../src/datasource/connectors/read-budget.js';
+import { DEFAULT_READ_BUDGET, type ReadBudget } from '../../src/datasource/connectors/shared/read-budget.js';
 import { createTempMariaDatabase, resolvedMySqlDatasource, type TempMariaDatabase } from '../helpers/mariadb-database.js';
 
 /**

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OracleConnector } from '../../src/datasource/connectors/oracle/oracle.connector.js';
-import type { ResolvedDatasource } from '../../src/datasource/connectors/engine-connector.js';
+import type { ResolvedDatasource } from '../../src/datasource/connectors/shared/engine-connector.js';
 import { DatasourceType } from '../../src/datasource/datasource-type.js';
 import { createTestCertificates, type TestCertificates } from '../helpers/test-certificates.js';
 

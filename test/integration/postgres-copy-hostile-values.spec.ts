@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FilterCondition, FilterOperator, FilterScalar } from '../../src/request/data-request.js';
-import type { ConnectorSession, TableInfo } from '../../src/datasource/connectors/engine-connector.js';
+import type { ConnectorSession, TableInfo } from '../../src/datasource/connectors/shared/engine-connector.js';
 import { buildCopy } from '../../src/datasource/connectors/postgres/postgres-sql.js';
 import { PostgresConnector } from '../../src/datasource/connectors/postgres/postgres.connector.js';
 import { createTempDatabase, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';

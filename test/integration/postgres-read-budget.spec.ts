@@ -4,9 +4,9 @@ import type pg from 'pg';
 import Cursor from 'pg-cursor';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FetCode } from '../../src/common/errors/fet-code.js';
-import type { ConnectorSession, RowBatch } from '../../src/datasource/connectors/engine-connector.js';
+import type { ConnectorSession, RowBatch } from '../../src/datasource/connectors/shared/engine-connector.js';
 import { PostgresConnector } from '../../src/datasource/connectors/postgres/postgres.connector.js';
-import { FIRST_FETCH_ROWS, type ReadBudget, ValueTooLargeError } from '../../src/datasource/connectors/read-budget.js';
+import { FIRST_FETCH_ROWS, type ReadBudget, ValueTooLargeError } from '../../src/datasource/connectors/shared/read-budget.js';
 import { createTempDatabase, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';
 
 const MIB = 1024 * 1024;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectorSession, TableInfo } from '../../src/datasource/connectors/engine-connector.js';
+import type { ConnectorSession, TableInfo } from '../../src/datasource/connectors/shared/engine-connector.js';
 import { PostgresConnector } from '../../src/datasource/connectors/postgres/postgres.connector.js';
 import type { Socket } from 'node:net';
 import type pg from 'pg';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SchemaSnapshot, TableInfo } from '../connectors/engine-connector.js';
+import type { SchemaSnapshot, TableInfo } from '../connectors/shared/engine-connector.js';
 import { collectRequestedTables, matchRequestedTables } from './mapped-tables.js';
 
 const table = (schema: string, name: string, key: string, columns: string[]): TableInfo => ({

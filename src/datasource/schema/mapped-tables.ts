@@ -1,6 +1,6 @@
 import type { ErrorDetail } from '../../common/errors/fetcher.error.js';
 import { WILDCARD, type FilterCondition } from '../../request/data-request.js';
-import type { ColumnInfo, SchemaSnapshot, TableReadRequest } from '../connectors/engine-connector.js';
+import type { ColumnInfo, SchemaSnapshot, TableReadRequest } from '../connectors/shared/engine-connector.js';
 import { parseTableReference } from './table-reference.js';
 
 /** One table a request names, after `public.x` and `x` have been recognised as the same table. */

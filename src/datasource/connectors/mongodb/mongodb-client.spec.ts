@@ -2,7 +2,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { MongoClient } from 'mongodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DatasourceType } from '../../datasource-type.js';
-import type { ResolvedDatasource } from '../engine-connector.js';
+import type { ResolvedDatasource } from '../shared/engine-connector.js';
 import { checkDatabaseName, connectMongo, hostAddress, InvalidMongoSettingError, mongoClientSettings } from './mongodb-client.js';
 import { classifyConnectError } from './mongodb-connect-error.js';
 

@@ -3,8 +3,8 @@ import type { MongoClient, MongoClientOptions } from 'mongodb';
 import { mongodb } from './mongodb-driver.js';
 import type { EgressPolicy } from '../../ssrf/egress-policy.js';
 import { egressLookup } from '../../ssrf/egress-socket.js';
-import type { ResolvedDatasource } from '../engine-connector.js';
-import { raceDeadline } from '../settle.js';
+import type { ResolvedDatasource } from '../shared/engine-connector.js';
+import { raceDeadline } from '../shared/settle.js';
 import { tlsOptions } from './mongodb-ssl.js';
 import { BSON_READ_OPTIONS } from './mongodb-values.js';
 

@@ -1,7 +1,7 @@
 import { MongoNetworkError, MongoNetworkTimeoutError, MongoServerError, MongoServerSelectionError } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { DatasourceType } from '../../datasource-type.js';
-import type { ResolvedDatasource } from '../engine-connector.js';
+import type { ResolvedDatasource } from '../shared/engine-connector.js';
 import { ConnectTimeoutError, InvalidMongoSettingError } from './mongodb-client.js';
 import { classifyConnectError, toConnectError } from './mongodb-connect-error.js';
 import { UnsupportedSslModeError } from './mongodb-ssl.js';

@@ -8,7 +8,7 @@ import {
   startSilentAfter,
 } from '../../../../test/helpers/session-scenarios.js';
 import { startTcpProxy, type TcpProxy } from '../../../../test/helpers/tcp-proxy.js';
-import type { ConnectorSession } from '../engine-connector.js';
+import type { ConnectorSession } from '../shared/engine-connector.js';
 import { MongoDbConnector } from './mongodb.connector.js';
 import { fakeMongoDatasource } from './testing/fake-mongo-datasource.js';
 import { type FakeMongoOptions, type FakeMongoServer, startFakeMongoServer } from './testing/fake-mongo-server.js';

@@ -1,6 +1,6 @@
 import type { Db, Document } from 'mongodb';
 import { mongodb } from './mongodb-driver.js';
-import type { ColumnInfo, SchemaSnapshot, TableInfo } from '../engine-connector.js';
+import type { ColumnInfo, SchemaSnapshot, TableInfo } from '../shared/engine-connector.js';
 import { type BsonTypeName, bsonTypeOf, describeFieldType, isSubDocument, type MongoFieldType } from './mongodb-types.js';
 import { BSON_READ_OPTIONS } from './mongodb-values.js';
 

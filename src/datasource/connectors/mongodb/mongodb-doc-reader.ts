@@ -1,8 +1,8 @@
 import type { Document, FindCursor } from 'mongodb';
 import { mongodb } from './mongodb-driver.js';
-import { assertFitsResult } from '../byte-batcher.js';
-import { FetchSizer } from '../fetch-sizer.js';
-import type { ReadBudget } from '../read-budget.js';
+import { assertFitsResult } from '../shared/byte-batcher.js';
+import { FetchSizer } from '../shared/fetch-sizer.js';
+import type { ReadBudget } from '../shared/read-budget.js';
 import { BATCH_DOCS } from './mongodb-query.js';
 import { BSON_READ_OPTIONS } from './mongodb-values.js';
 

@@ -3,8 +3,8 @@ import { DatasourceSessions } from '../../datasource-sessions.service.js';
 import { DatasourceType } from '../../datasource-type.js';
 import { HostGuard } from '../../ssrf/host-guard.service.js';
 import { startCountingListener, type CountingListener } from '../../ssrf/testing/counting-listener.js';
-import { ConnectorRegistry } from '../connector-registry.js';
-import type { ConnectorSession, ResolvedDatasource, TableInfo } from '../engine-connector.js';
+import { ConnectorRegistry } from '../shared/connector-registry.js';
+import type { ConnectorSession, ResolvedDatasource, TableInfo } from '../shared/engine-connector.js';
 import { MongoDbConnector } from './mongodb.connector.js';
 import { startFakeMongoServer, type FakeMongoServer } from './testing/fake-mongo-server.js';
 

@@ -1,7 +1,7 @@
 import { BSON, Decimal128, Long, ObjectId, UUID } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import type { FilterCondition } from '../../../request/data-request.js';
-import type { ColumnInfo } from '../engine-connector.js';
+import type { ColumnInfo } from '../shared/engine-connector.js';
 import { buildMongoFilter, likeToRegex, parseIsoDate } from './mongodb-filter.js';
 import type { BsonTypeName } from './mongodb-types.js';
 

@@ -1,7 +1,7 @@
 import type { Document } from 'mongodb';
 import { mongodb } from './mongodb-driver.js';
 import type { FilterCondition, FilterOperator, FilterScalar } from '../../../request/data-request.js';
-import type { ColumnInfo } from '../engine-connector.js';
+import type { ColumnInfo } from '../shared/engine-connector.js';
 import { type BsonTypeName, mongoFieldType } from './mongodb-types.js';
 
 /**

@@ -1,6 +1,6 @@
 import { BSON, Decimal128, Int32, ObjectId, type Document } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import type { ColumnInfo, TableInfo, TableReadRequest } from '../engine-connector.js';
+import type { ColumnInfo, TableInfo, TableReadRequest } from '../shared/engine-connector.js';
 import {
   BATCH_DOCS,
   buildFind,

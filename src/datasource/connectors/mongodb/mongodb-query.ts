@@ -1,5 +1,5 @@
 import type { Document, FindOptions } from 'mongodb';
-import type { ColumnInfo, TableInfo, TableReadRequest } from '../engine-connector.js';
+import type { ColumnInfo, TableInfo, TableReadRequest } from '../shared/engine-connector.js';
 import { buildMongoFilter } from './mongodb-filter.js';
 import { isSubDocument } from './mongodb-types.js';
 import { BSON_READ_OPTIONS, jsonString, renderValue } from './mongodb-values.js';

@@ -1,8 +1,8 @@
 import { Int32, type Document } from 'mongodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FetCode } from '../../../common/errors/fet-code.js';
-import type { ConnectorSession, RowBatch, TableInfo } from '../engine-connector.js';
-import { type ReadBudget, ValueTooLargeError } from '../read-budget.js';
+import type { ConnectorSession, RowBatch, TableInfo } from '../shared/engine-connector.js';
+import { type ReadBudget, ValueTooLargeError } from '../shared/read-budget.js';
 import { MongoDbConnector } from './mongodb.connector.js';
 import { fakeMongoDatasource } from './testing/fake-mongo-datasource.js';
 import { BATCH_DOCS } from './mongodb-query.js';

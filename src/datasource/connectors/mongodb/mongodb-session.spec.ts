@@ -1,7 +1,7 @@
 import { Decimal128, Int32, Long, ObjectId, type Document } from 'mongodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DatasourceQueryError } from '../../datasource.error.js';
-import type { ConnectorSession, RowBatch, TableInfo } from '../engine-connector.js';
+import type { ConnectorSession, RowBatch, TableInfo } from '../shared/engine-connector.js';
 import { MongoDbConnector } from './mongodb.connector.js';
 import { fakeMongoDatasource } from './testing/fake-mongo-datasource.js';
 import { BATCH_DOCS } from './mongodb-query.js';

@@ -1,10 +1,10 @@
 import type { Db, Document, MongoClient } from 'mongodb';
 import { DatasourceQueryError } from '../../datasource.error.js';
-import { ABORT_BUDGET_MS, abortableRead } from '../abortable-read.js';
-import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../engine-connector.js';
-import { DEFAULT_READ_BUDGET, ValueTooLargeError } from '../read-budget.js';
-import { RENDER_CHUNK_CHARS } from '../row-batch-renderer.js';
-import { settlesWithin } from '../settle.js';
+import { ABORT_BUDGET_MS, abortableRead } from '../shared/abortable-read.js';
+import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../shared/engine-connector.js';
+import { DEFAULT_READ_BUDGET, ValueTooLargeError } from '../shared/read-budget.js';
+import { RENDER_CHUNK_CHARS } from '../shared/row-batch-renderer.js';
+import { settlesWithin } from '../shared/settle.js';
 import { discoverDatabase } from './mongodb-discovery.js';
 import { firstBatchDocs, MongoDocReader, RAW_DOCUMENTS } from './mongodb-doc-reader.js';
 import { buildFind, createDocumentRenderer } from './mongodb-query.js';

@@ -1,5 +1,5 @@
 import type { MongoClientOptions } from 'mongodb';
-import type { ResolvedDatasource } from '../engine-connector.js';
+import type { ResolvedDatasource } from '../shared/engine-connector.js';
 
 export const MONGODB_SSL_MODES = ['disable', 'false', 'true', 'enable', 'insecure'] as const;
 export type MongoSslMode = (typeof MONGODB_SSL_MODES)[number];

@@ -1,4 +1,4 @@
-import type { ColumnInfo } from '../engine-connector.js';
+import type { ColumnInfo } from '../shared/engine-connector.js';
 
 /**
  * The BSON type of a value, named as MongoDB's `$type` aliases, plus `uuid` for binData of

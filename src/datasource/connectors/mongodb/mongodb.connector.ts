@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DatasourceType } from '../../datasource-type.js';
-import type { ConnectorSession, EngineConnector, OpenSessionOptions, ResolvedDatasource } from '../engine-connector.js';
+import type { ConnectorSession, EngineConnector, OpenSessionOptions, ResolvedDatasource } from '../shared/engine-connector.js';
 import { connectMongo, type MongoClientSettings, mongoClientSettings } from './mongodb-client.js';
 import { toConnectError } from './mongodb-connect-error.js';
 import { MongoDbSession } from './mongodb-session.js';

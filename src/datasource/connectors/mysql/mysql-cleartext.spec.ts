@@ -1,6 +1,6 @@
 import type { Connection } from 'mysql2';
 import { describe, expect, it } from 'vitest';
-import { PlaintextPasswordRefusedError } from '../plaintext-password.js';
+import { PlaintextPasswordRefusedError } from '../shared/plaintext-password.js';
 import { connectionOptions } from './mysql-client.js';
 import { clearPasswordPlugin } from './mysql-cleartext.js';
 import { DatasourceType } from '../../datasource-type.js';

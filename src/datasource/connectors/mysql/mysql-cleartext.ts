@@ -1,5 +1,5 @@
 import type { AuthPlugin } from 'mysql2';
-import { plaintextPasswordRefused } from '../plaintext-password.js';
+import { plaintextPasswordRefused } from '../shared/plaintext-password.js';
 
 /**
  * mysql2's `mysql_clear_password` (LDAP, PAM and other server-side plugins): it sends the

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DatasourceType } from '../../datasource-type.js';
-import type { ResolvedDatasource } from '../engine-connector.js';
+import type { ResolvedDatasource } from '../shared/engine-connector.js';
 import { connectionOptions, SESSION_SETUP_SQL } from './mysql-client.js';
 
 const DS: ResolvedDatasource = {

@@ -1,4 +1,4 @@
-import type { ColumnInfo, SchemaSnapshot, TableInfo } from '../engine-connector.js';
+import type { ColumnInfo, SchemaSnapshot, TableInfo } from '../shared/engine-connector.js';
 import { describeColumnType } from './mysql-types.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FilterCondition } from '../../../request/data-request.js';
-import type { ColumnInfo } from '../engine-connector.js';
+import type { ColumnInfo } from '../shared/engine-connector.js';
 import { buildWhere, temporalValue } from './mysql-filter.js';
 import { SqlBuilder } from './mysql-sql.js';
 import { describeColumnType } from './mysql-types.js';

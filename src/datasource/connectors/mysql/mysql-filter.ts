@@ -1,5 +1,5 @@
 import type { FilterCondition, FilterOperator, FilterScalar } from '../../../request/data-request.js';
-import type { ColumnInfo } from '../engine-connector.js';
+import type { ColumnInfo } from '../shared/engine-connector.js';
 import { quoteIdent } from './mysql-identifier.js';
 import type { SqlBuilder } from './mysql-sql.js';
 import { mysqlColumnType, type MySqlValueKind } from './mysql-types.js';

@@ -1,4 +1,4 @@
-import type { TableInfo } from '../engine-connector.js';
+import type { TableInfo } from '../shared/engine-connector.js';
 
 /**
  * A MySQL identifier, always backtick-quoted with embedded backticks doubled, so mixed case,

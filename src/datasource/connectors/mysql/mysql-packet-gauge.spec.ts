@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { ReadBudget, ValueTooLargeError } from '../read-budget.js';
+import type { ReadBudget, ValueTooLargeError } from '../shared/read-budget.js';
 import { mySqlPacketGuard } from './mysql-packet-gauge.js';
 
 const mysqlPacket = (length: number, body = Buffer.alloc(length)): Buffer => {

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
-import type { ValueTooLargeError } from '../read-budget.js';
-import { type FrameFormat, RowSizeGuard } from '../wire-frames.js';
+import type { ValueTooLargeError } from '../shared/read-budget.js';
+import { type FrameFormat, RowSizeGuard } from '../shared/wire-frames.js';
 
 /** Packets: a 3-byte little-endian payload length and a sequence byte (no compression is negotiated). */
 const PACKET: FrameFormat = {

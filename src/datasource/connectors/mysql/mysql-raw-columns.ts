@@ -1,4 +1,4 @@
-import type { ColumnInfo } from '../engine-connector.js';
+import type { ColumnInfo } from '../shared/engine-connector.js';
 import { wireValueClass, type WireField, type WireValueClass } from './mysql-raw-rows.js';
 import type { MySqlValueKind } from './mysql-types.js';
 import { encoderFor, kindsForResult, type ValueEncoder } from './mysql-value-encoders.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ColumnInfo } from '../engine-connector.js';
-import { type ReadBudget, ValueTooLargeError } from '../read-budget.js';
+import type { ColumnInfo } from '../shared/engine-connector.js';
+import { type ReadBudget, ValueTooLargeError } from '../shared/read-budget.js';
 import { planRawColumns } from './mysql-raw-columns.js';
 import { MalformedRowError, RAW_CHUNK_BYTES, RawRowRenderer, type RenderedRows } from './mysql-raw-row-renderer.js';
 import type { RawRowSource, RowPacket, WireField } from './mysql-raw-rows.js';

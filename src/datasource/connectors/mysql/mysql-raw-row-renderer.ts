@@ -1,7 +1,7 @@
-import type { RowBatch } from '../engine-connector.js';
-import { releaseOnce } from '../release-once.js';
-import { type ReadBudget, ValueTooLargeError } from '../read-budget.js';
-import { EXACT_SIZE_MIN, isExactUtf8, jsonStringBodyBytes, NOT_TEXT, writeCompactJson, writeJsonStringBody } from '../json-bytes.js';
+import type { RowBatch } from '../shared/engine-connector.js';
+import { releaseOnce } from '../shared/release-once.js';
+import { type ReadBudget, ValueTooLargeError } from '../shared/read-budget.js';
+import { EXACT_SIZE_MIN, isExactUtf8, jsonStringBodyBytes, NOT_TEXT, writeCompactJson, writeJsonStringBody } from '../shared/json-bytes.js';
 import { type RawColumn, RenderMode } from './mysql-raw-columns.js';
 import type { RawRowSource, RowPacket } from './mysql-raw-rows.js';
 import {

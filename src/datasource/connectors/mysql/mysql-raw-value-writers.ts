@@ -1,5 +1,5 @@
 import { isAscii } from 'node:buffer';
-import { copyRun, isExactUtf8, NOT_TEXT } from '../json-bytes.js';
+import { copyRun, isExactUtf8, NOT_TEXT } from '../shared/json-bytes.js';
 
 /*
  * Byte-wise writers of single values for the raw row renderer. Each writes what the matching

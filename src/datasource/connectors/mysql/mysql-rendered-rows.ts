@@ -1,6 +1,6 @@
 import type { Connection, Query } from 'mysql2';
-import type { ColumnInfo, RowBatch } from '../engine-connector.js';
-import type { ReadBudget } from '../read-budget.js';
+import type { ColumnInfo, RowBatch } from '../shared/engine-connector.js';
+import type { ReadBudget } from '../shared/read-budget.js';
 import { planRawColumns } from './mysql-raw-columns.js';
 import { NO_ROWS, RawRowRenderer, type RenderedRows } from './mysql-raw-row-renderer.js';
 import { interceptRawRows, type RowPacket, type WireField } from './mysql-raw-rows.js';

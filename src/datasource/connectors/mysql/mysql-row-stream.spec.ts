@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Connection } from 'mysql2';
 import { describe, expect, it } from 'vitest';
-import { type ReadBudget, ValueTooLargeError } from '../read-budget.js';
+import { type ReadBudget, ValueTooLargeError } from '../shared/read-budget.js';
 import { MySqlRowStream } from './mysql-row-stream.js';
 
 /** The parts of a mysql2 callback connection the stream uses; rows are pushed by the test. */

@@ -1,6 +1,6 @@
 import type { Connection, Query } from 'mysql2';
-import { ByteBatcher } from '../byte-batcher.js';
-import type { ReadBudget } from '../read-budget.js';
+import { ByteBatcher } from '../shared/byte-batcher.js';
+import type { ReadBudget } from '../shared/read-budget.js';
 import type { RawRow } from './mysql-value-encoders.js';
 
 /** What the value mapping reads from the server's column metadata (MariaDB: `json` format). */

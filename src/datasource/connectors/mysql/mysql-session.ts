@@ -1,11 +1,11 @@
 import type { Connection, ConnectionOptions } from 'mysql2';
 import type { Readable } from 'node:stream';
 import { DatasourceQueryError } from '../../datasource.error.js';
-import { ABORT_BUDGET_MS, abortableRead } from '../abortable-read.js';
-import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../engine-connector.js';
-import { DEFAULT_READ_BUDGET, ValueTooLargeError } from '../read-budget.js';
-import { settlesWithin } from '../settle.js';
-import type { RowSizeGuard } from '../wire-frames.js';
+import { ABORT_BUDGET_MS, abortableRead } from '../shared/abortable-read.js';
+import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../shared/engine-connector.js';
+import { DEFAULT_READ_BUDGET, ValueTooLargeError } from '../shared/read-budget.js';
+import { settlesWithin } from '../shared/settle.js';
+import type { RowSizeGuard } from '../shared/wire-frames.js';
 import { destroyConnection, endConnection, killQuery, runQuery } from './mysql-client.js';
 import { COLUMNS_SQL, JSON_CHECKS_SQL, PRIMARY_KEYS_SQL, toSnapshot } from './mysql-discovery.js';
 import { mySqlPacketGuard } from './mysql-packet-gauge.js';

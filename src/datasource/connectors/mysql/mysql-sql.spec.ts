@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ColumnInfo, TableInfo } from '../engine-connector.js';
+import type { ColumnInfo, TableInfo } from '../shared/engine-connector.js';
 import { qualifiedName, quoteIdent } from './mysql-identifier.js';
 import { buildSelect, renderSql, SqlBuilder } from './mysql-sql.js';
 import { describeColumnType } from './mysql-types.js';

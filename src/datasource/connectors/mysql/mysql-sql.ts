@@ -1,6 +1,6 @@
 import { mysql2 } from './mysql-driver.js';
 import type { FilterScalar } from '../../../request/data-request.js';
-import type { ColumnInfo, TableReadRequest } from '../engine-connector.js';
+import type { ColumnInfo, TableReadRequest } from '../shared/engine-connector.js';
 import { buildWhere } from './mysql-filter.js';
 import { qualifiedName, quoteIdent } from './mysql-identifier.js';
 import { kindOfColumn } from './mysql-types.js';

@@ -1,5 +1,5 @@
 import type { SslOptions } from 'mysql2';
-import type { ResolvedDatasource } from '../engine-connector.js';
+import type { ResolvedDatasource } from '../shared/engine-connector.js';
 
 export const MYSQL_SSL_MODES = ['false', 'true', 'skip-verify', 'preferred'] as const;
 export type MySqlSslMode = (typeof MYSQL_SSL_MODES)[number];

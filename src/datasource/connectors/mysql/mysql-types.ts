@@ -1,4 +1,4 @@
-import type { ColumnInfo } from '../engine-connector.js';
+import type { ColumnInfo } from '../shared/engine-connector.js';
 
 /**
  * How values of a column are read and rendered (SPEC §6). Chosen once, at discovery, from

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RENDER_CHUNK_CHARS } from '../postgres/postgres-value-encoders.js';
-import type { ColumnInfo } from '../engine-connector.js';
+import type { ColumnInfo } from '../shared/engine-connector.js';
 import { describeColumnType, type MySqlValueKind } from './mysql-types.js';
 import { createBatchRenderer, encoderFor, float32Text, kindsForResult } from './mysql-value-encoders.js';
 

@@ -1,6 +1,6 @@
-import type { ColumnInfo, RowBatch } from '../engine-connector.js';
+import type { ColumnInfo, RowBatch } from '../shared/engine-connector.js';
 import { encodeJson, encodeString } from '../postgres/postgres-value-encoders.js';
-import { createRowBatchRenderer } from '../row-batch-renderer.js';
+import { createRowBatchRenderer } from '../shared/row-batch-renderer.js';
 import { kindOfColumn, type MySqlValueKind } from './mysql-types.js';
 
 /**

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DatasourceType } from '../../datasource-type.js';
-import type { ConnectorSession, EngineConnector, OpenSessionOptions, ResolvedDatasource } from '../engine-connector.js';
+import type { ConnectorSession, EngineConnector, OpenSessionOptions, ResolvedDatasource } from '../shared/engine-connector.js';
 import { connectionOptions, connectMySql, type ConnectedMySql } from './mysql-client.js';
 import { toConnectError } from './mysql-connect-error.js';
 import { MySqlSession } from './mysql-session.js';

@@ -1,8 +1,8 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ABORT_BUDGET_MS } from '../abortable-read.js';
-import type { ConnectorSession, TableInfo } from '../engine-connector.js';
+import { ABORT_BUDGET_MS } from '../shared/abortable-read.js';
+import type { ConnectorSession, TableInfo } from '../shared/engine-connector.js';
 import { countRows as count, rejection, timed } from '../testing/timing.js';
 import { OracleConnector } from './oracle.connector.js';
 import { catalogAnswer, fakeOracleDatasource, FAKE_ORACLE_PASSWORD, type FakeOracleTable } from './testing/fake-oracle-datasource.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FetCode } from '../../../common/errors/fet-code.js';
-import type { ConnectorSession, RowBatch, TableInfo } from '../engine-connector.js';
-import { FIRST_FETCH_ROWS, ValueTooLargeError, type ReadBudget } from '../read-budget.js';
+import type { ConnectorSession, RowBatch, TableInfo } from '../shared/engine-connector.js';
+import { FIRST_FETCH_ROWS, ValueTooLargeError, type ReadBudget } from '../shared/read-budget.js';
 import { fetchedBytes } from './oracle-session.js';
 import { OracleConnector } from './oracle.connector.js';
 import { catalogAnswer, fakeOracleDatasource, FAKE_ORACLE_PASSWORD } from './testing/fake-oracle-datasource.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { DatasourceType } from '../../datasource-type.js';
-import type { ResolvedDatasource } from '../engine-connector.js';
+import type { ResolvedDatasource } from '../shared/engine-connector.js';
 import { connectDescriptor, connectOptions, connectOracle, connectTarget, fetchTypeHandler, SESSION_SETUP_SQL } from './oracle-client.js';
 import { ConnectTimeoutError, OracleConfigError } from './oracle-connect-error.js';
 import { oracleDriver, type OracleConnection, type OracleDriver } from './oracle-driver.js';

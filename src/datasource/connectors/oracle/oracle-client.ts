@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import type { ResolvedDatasource } from '../engine-connector.js';
+import type { ResolvedDatasource } from '../shared/engine-connector.js';
 import { ConnectTimeoutError, OracleConfigError } from './oracle-connect-error.js';
 import { trackSockets } from './oracle-connect-sockets.js';
 import type { OracleColumnMetadata, OracleConnectOptions, OracleConnection, OracleDriver, OracleFetchType } from './oracle-driver.js';

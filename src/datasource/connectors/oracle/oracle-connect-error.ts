@@ -1,5 +1,5 @@
 import { type ConnectFailureReason, DatasourceConnectError } from '../../datasource.error.js';
-import type { ResolvedDatasource } from '../engine-connector.js';
+import type { ResolvedDatasource } from '../shared/engine-connector.js';
 
 /** Our own connect deadline (it also covers TLS, login and the session setup). */
 export class ConnectTimeoutError extends Error {

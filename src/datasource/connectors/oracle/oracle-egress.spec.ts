@@ -4,8 +4,8 @@ import { DatasourceType } from '../../datasource-type.js';
 import { DatasourceConnectError } from '../../datasource.error.js';
 import { startCountingListener, type CountingListener } from '../../ssrf/testing/counting-listener.js';
 import { PolicyOverrideGuard } from '../../ssrf/testing/policy-override-guard.js';
-import { ConnectorRegistry } from '../connector-registry.js';
-import type { ResolvedDatasource } from '../engine-connector.js';
+import { ConnectorRegistry } from '../shared/connector-registry.js';
+import type { ResolvedDatasource } from '../shared/engine-connector.js';
 import { OracleConnector } from './oracle.connector.js';
 import { startRedirectingListener, type FakeTnsListener } from './testing/fake-tns-listener.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FilterCondition } from '../../../request/data-request.js';
-import type { ColumnInfo } from '../engine-connector.js';
+import type { ColumnInfo } from '../shared/engine-connector.js';
 import { buildWhere, likePattern, MAX_BINDS, MAX_IN_LIST, OracleFilterError } from './oracle-filter.js';
 import { SqlBuilder } from './oracle-sql.js';
 import { describeColumnType } from './oracle-types.js';

@@ -1,5 +1,5 @@
 import type { FilterCondition, FilterOperator, FilterScalar } from '../../../request/data-request.js';
-import type { ColumnInfo } from '../engine-connector.js';
+import type { ColumnInfo } from '../shared/engine-connector.js';
 import { quoteIdent } from './oracle-identifier.js';
 import type { SqlBuilder } from './oracle-sql.js';
 import { isoFormat, temporalOperand } from './oracle-temporal.js';

@@ -1,4 +1,4 @@
-import type { TableInfo } from '../engine-connector.js';
+import type { TableInfo } from '../shared/engine-connector.js';
 
 /**
  * An Oracle identifier, always double-quoted, so the name is used exactly as the catalog spells

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { collectRequestedTables, matchRequestedTables } from '../../schema/mapped-tables.js';
-import type { SchemaSnapshot, TableInfo } from '../engine-connector.js';
+import type { SchemaSnapshot, TableInfo } from '../shared/engine-connector.js';
 import { normalizeOracleField, normalizeOracleRequest, normalizeOracleTableName } from './oracle-names.js';
 
 const table = (schema: string, name: string, key: string, columns: string[]): TableInfo => ({

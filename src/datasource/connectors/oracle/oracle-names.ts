@@ -1,5 +1,5 @@
 import { WILDCARD, type FilterCondition } from '../../../request/data-request.js';
-import type { SchemaSnapshot } from '../engine-connector.js';
+import type { SchemaSnapshot } from '../shared/engine-connector.js';
 
 /**
  * Oracle folds unquoted names to upper case, and its catalog stores them so: a request for

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ColumnInfo, RowBatch, TableInfo } from '../engine-connector.js';
-import { FIRST_FETCH_ROWS } from '../read-budget.js';
+import type { ColumnInfo, RowBatch, TableInfo } from '../shared/engine-connector.js';
+import { FIRST_FETCH_ROWS } from '../shared/read-budget.js';
 import { oracleDriver, type OracleBindValue, type OracleConnection, type OracleExecuteOptions } from './oracle-driver.js';
 import { BATCH_ROWS, describeError, OracleSession } from './oracle-session.js';
 import { describeColumnType } from './oracle-types.js';

@@ -1,10 +1,10 @@
 import { DatasourceQueryError } from '../../datasource.error.js';
-import { ABORT_BUDGET_MS, abortableRead } from '../abortable-read.js';
-import { assertFitsResult, rawValueBytes } from '../byte-batcher.js';
-import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../engine-connector.js';
-import { FetchSizer } from '../fetch-sizer.js';
-import { DEFAULT_READ_BUDGET, type ReadBudget } from '../read-budget.js';
-import { settlesWithin } from '../settle.js';
+import { ABORT_BUDGET_MS, abortableRead } from '../shared/abortable-read.js';
+import { assertFitsResult, rawValueBytes } from '../shared/byte-batcher.js';
+import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../shared/engine-connector.js';
+import { FetchSizer } from '../shared/fetch-sizer.js';
+import { DEFAULT_READ_BUDGET, type ReadBudget } from '../shared/read-budget.js';
+import { settlesWithin } from '../shared/settle.js';
 import { closeConnection, destroyConnection, fetchTypeHandler } from './oracle-client.js';
 import { columnsStatement, discoveryOwners, primaryKeysStatement, toSnapshot } from './oracle-discovery.js';
 import type { OracleBindValue, OracleConnection, OracleDriver, OracleExecuteOptions, OracleResultSet } from './oracle-driver.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ColumnInfo, TableInfo } from '../engine-connector.js';
+import type { ColumnInfo, TableInfo } from '../shared/engine-connector.js';
 import { qualifiedName, quoteIdent } from './oracle-identifier.js';
 import { buildSelect, SqlBuilder, UnsupportedColumnError } from './oracle-sql.js';
 import { describeColumnType } from './oracle-types.js';

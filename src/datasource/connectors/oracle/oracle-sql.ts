@@ -1,5 +1,5 @@
 import type { FilterScalar } from '../../../request/data-request.js';
-import type { ColumnInfo, TableReadRequest } from '../engine-connector.js';
+import type { ColumnInfo, TableReadRequest } from '../shared/engine-connector.js';
 import { buildWhere } from './oracle-filter.js';
 import { qualifiedName, quoteIdent } from './oracle-identifier.js';
 import { isoFormat } from './oracle-temporal.js';

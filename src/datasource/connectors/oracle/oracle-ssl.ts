@@ -1,5 +1,5 @@
 import { connect as tlsConnect, rootCertificates, type DetailedPeerCertificate } from 'node:tls';
-import type { ResolvedDatasource } from '../engine-connector.js';
+import type { ResolvedDatasource } from '../shared/engine-connector.js';
 import { throwAwayIdentity } from './oracle-tls-identity.js';
 
 export const ORACLE_SSL_MODES = ['disable', 'false', 'true', 'enable', 'verify', 'skip-verify'] as const;

@@ -1,4 +1,4 @@
-import type { ColumnInfo } from '../engine-connector.js';
+import type { ColumnInfo } from '../shared/engine-connector.js';
 
 /**
  * How values of a column are read, rendered and filtered (SPEC §6), chosen once at discovery from

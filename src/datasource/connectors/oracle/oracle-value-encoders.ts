@@ -1,7 +1,7 @@
-import type { ColumnInfo, RowBatch } from '../engine-connector.js';
+import type { ColumnInfo, RowBatch } from '../shared/engine-connector.js';
 import { float32Text } from '../mysql/mysql-value-encoders.js';
 import { encodeJson, encodeString } from '../postgres/postgres-value-encoders.js';
-import { createRowBatchRenderer } from '../row-batch-renderer.js';
+import { createRowBatchRenderer } from '../shared/row-batch-renderer.js';
 import { oracleColumnType, type OracleColumnType, type OracleValueKind } from './oracle-types.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DatasourceType } from '../../datasource-type.js';
-import type { ResolvedDatasource } from '../engine-connector.js';
+import type { ResolvedDatasource } from '../shared/engine-connector.js';
 import { loginSchema, OracleConnector } from './oracle.connector.js';
 
 const DS: ResolvedDatasource = {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatasourceType } from '../../datasource-type.js';
 import { runInEgressScope } from '../../ssrf/egress-scope.js';
-import type { ConnectorSession, EngineConnector, OpenSessionOptions, ResolvedDatasource } from '../engine-connector.js';
+import type { ConnectorSession, EngineConnector, OpenSessionOptions, ResolvedDatasource } from '../shared/engine-connector.js';
 import { connectOptions, connectOracle, connectTarget, type ConnectTarget } from './oracle-client.js';
 import { toConnectError } from './oracle-connect-error.js';
 import { oracleDriver, type OracleConnection, type OracleDriver } from './oracle-driver.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ValueTooLargeError } from '../read-budget.js';
+import { ValueTooLargeError } from '../shared/read-budget.js';
 import { CopyDataFramer, CopyProtocolError, type FramedEvent } from './copy-data-framer.js';
 
 const message = (type: string, body: Buffer | string): Buffer => {

@@ -1,4 +1,4 @@
-import { ValueTooLargeError } from '../read-budget.js';
+import { ValueTooLargeError } from '../shared/read-budget.js';
 
 const COPY_DATA = 0x64; // d
 const COPY_DONE = 0x63; // c

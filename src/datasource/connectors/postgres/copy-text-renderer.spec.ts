@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ColumnInfo, RowBatch } from '../engine-connector.js';
+import type { ColumnInfo, RowBatch } from '../shared/engine-connector.js';
 import { CopyDataFramer } from './copy-data-framer.js';
 import { copyColumns } from './copy-text-columns.js';
 import { CopyFormatError, CopyTextRenderer } from './copy-text-renderer.js';

@@ -1,7 +1,7 @@
-import type { RowBatch } from '../engine-connector.js';
-import { releaseOnce } from '../release-once.js';
-import { writeJsonEscape } from '../json-bytes.js';
-import type { ReadBudget } from '../read-budget.js';
+import type { RowBatch } from '../shared/engine-connector.js';
+import { releaseOnce } from '../shared/release-once.js';
+import { writeJsonEscape } from '../shared/json-bytes.js';
+import type { ReadBudget } from '../shared/read-budget.js';
 import { readLength } from './copy-data-framer.js';
 import { type CopyColumn, CopyKind } from './copy-text-columns.js';
 

@@ -1,6 +1,6 @@
 import type { TLSSocket } from 'node:tls';
 import type pg from 'pg';
-import { plaintextPasswordRefused } from '../plaintext-password.js';
+import { plaintextPasswordRefused } from '../shared/plaintext-password.js';
 
 /**
  * A config whose password function refuses to answer a server that asked for the password in

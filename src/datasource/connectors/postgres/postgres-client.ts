@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
 import pg from 'pg';
 import type { EgressPolicy } from '../../ssrf/egress-policy.js';
-import type { ResolvedDatasource } from '../engine-connector.js';
-import { raceDeadline, settlesWithin } from '../settle.js';
+import type { ResolvedDatasource } from '../shared/engine-connector.js';
+import { raceDeadline, settlesWithin } from '../shared/settle.js';
 import { cleartextGuard } from './postgres-cleartext.js';
 import { ConnectTimeoutError, SessionSetupError } from './postgres-connect-error.js';
 import type { PgSsl } from './postgres-ssl.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DatasourceType } from '../../datasource-type.js';
-import type { ResolvedDatasource } from '../engine-connector.js';
+import type { ResolvedDatasource } from '../shared/engine-connector.js';
 import { classifyConnectError, ConnectTimeoutError, toConnectError } from './postgres-connect-error.js';
 import { UnsupportedSslModeError } from './postgres-ssl.js';
 

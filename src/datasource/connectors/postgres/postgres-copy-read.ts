@@ -1,10 +1,10 @@
 import type pg from 'pg';
 import { FetcherError } from '../../../common/errors/fetcher.error.js';
 import { DatasourceQueryError } from '../../datasource.error.js';
-import { ABORT_BUDGET_MS, abortableRead } from '../abortable-read.js';
-import type { RowBatch, TableReadRequest } from '../engine-connector.js';
-import { DEFAULT_READ_BUDGET, ValueTooLargeError } from '../read-budget.js';
-import { settlesWithin } from '../settle.js';
+import { ABORT_BUDGET_MS, abortableRead } from '../shared/abortable-read.js';
+import type { RowBatch, TableReadRequest } from '../shared/engine-connector.js';
+import { DEFAULT_READ_BUDGET, ValueTooLargeError } from '../shared/read-budget.js';
+import { settlesWithin } from '../shared/settle.js';
 import { CopyDataFramer, CopyProtocolError } from './copy-data-framer.js';
 import { CopyOutStream } from './copy-out-stream.js';
 import { copyColumns } from './copy-text-columns.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FilterCondition } from '../../../request/data-request.js';
-import type { ColumnInfo } from '../engine-connector.js';
+import type { ColumnInfo } from '../shared/engine-connector.js';
 import { bindParameters, buildWhere } from './postgres-filter.js';
 
 const col = (name: string, typeOid: number, category: string, castType: string): ColumnInfo => ({

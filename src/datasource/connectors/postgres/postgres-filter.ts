@@ -1,8 +1,8 @@
 import type { FilterCondition, FilterOperator, FilterScalar } from '../../../request/data-request.js';
-import type { ColumnInfo } from '../engine-connector.js';
+import type { ColumnInfo } from '../shared/engine-connector.js';
 import { quoteIdent } from './postgres-identifier.js';
 import { postgresColumnType, type PostgresColumnType } from './postgres-types.js';
-import { membershipPredicate, type PresentScalar } from '../sql-membership.js';
+import { membershipPredicate, type PresentScalar } from '../sql/sql-membership.js';
 
 /**
  * Filters → one WHERE clause (SPEC §4.3). Every field and operator is ANDed; operators of one

@@ -1,4 +1,4 @@
-import type { TableInfo } from '../engine-connector.js';
+import type { TableInfo } from '../shared/engine-connector.js';
 
 /**
  * A PostgreSQL identifier, always double-quoted with `"` doubled, so mixed case, reserved words

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { ReadBudget, ValueTooLargeError } from '../read-budget.js';
+import type { ReadBudget, ValueTooLargeError } from '../shared/read-budget.js';
 import { PostgresRowGauge } from './postgres-row-gauge.js';
 
 const pgMessage = (type: string, body: Buffer): Buffer => {

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
-import type { ReadBudget, ValueTooLargeError } from '../read-budget.js';
-import { type FrameFormat, RowSizeGuard } from '../wire-frames.js';
+import type { ReadBudget, ValueTooLargeError } from '../shared/read-budget.js';
+import { type FrameFormat, RowSizeGuard } from '../shared/wire-frames.js';
 
 /** Backend messages: 1 type byte, then a 4-byte big-endian length that counts itself. */
 const BACKEND_MESSAGE: FrameFormat = {

@@ -1,11 +1,11 @@
 import type pg from 'pg';
 import Cursor from 'pg-cursor';
 import { DatasourceQueryError } from '../../datasource.error.js';
-import { ABORT_BUDGET_MS, abortableRead } from '../abortable-read.js';
-import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../engine-connector.js';
-import { FetchSizer } from '../fetch-sizer.js';
-import { DEFAULT_READ_BUDGET, type ValueTooLargeError } from '../read-budget.js';
-import { settlesWithin } from '../settle.js';
+import { ABORT_BUDGET_MS, abortableRead } from '../shared/abortable-read.js';
+import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../shared/engine-connector.js';
+import { FetchSizer } from '../shared/fetch-sizer.js';
+import { DEFAULT_READ_BUDGET, type ValueTooLargeError } from '../shared/read-budget.js';
+import { settlesWithin } from '../shared/settle.js';
 import { cancelBackend, destroyClient, endClient, TEXT_TYPES } from './postgres-client.js';
 import { DISCOVERY_SQL, toSnapshot } from './postgres-discovery.js';
 import { CopyRefusedError, readWithCopy, type CopySessionLink } from './postgres-copy-read.js';

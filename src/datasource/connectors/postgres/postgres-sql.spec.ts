@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ColumnInfo, TableInfo } from '../engine-connector.js';
+import type { ColumnInfo, TableInfo } from '../shared/engine-connector.js';
 import { qualifiedName, quoteIdent } from './postgres-identifier.js';
 import { buildSelect } from './postgres-sql.js';
 import type { PostgresColumnType } from './postgres-types.js';

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { ColumnInfo, TableReadRequest } from '../engine-connector.js';
+import type { ColumnInfo, TableReadRequest } from '../shared/engine-connector.js';
 import { bindParameters, buildWhere, type SqlParameters } from './postgres-filter.js';
 import { qualifiedName, quoteIdent } from './postgres-identifier.js';
 import { PgOid, postgresColumnType } from './postgres-types.js';

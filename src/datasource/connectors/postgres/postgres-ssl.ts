@@ -1,6 +1,6 @@
 import type { ConnectionOptions } from 'node:tls';
-import type { ResolvedDatasource } from '../engine-connector.js';
-import { findPlaintextRefusal } from '../plaintext-password.js';
+import type { ResolvedDatasource } from '../shared/engine-connector.js';
+import { findPlaintextRefusal } from '../shared/plaintext-password.js';
 
 export const POSTGRES_SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
 export type PostgresSslMode = (typeof POSTGRES_SSL_MODES)[number];

@@ -1,4 +1,4 @@
-import type { ColumnInfo } from '../engine-connector.js';
+import type { ColumnInfo } from '../shared/engine-connector.js';
 
 /** Built-in type OIDs the connector maps specially; every other type is rendered as its text. */
 export const PgOid = {

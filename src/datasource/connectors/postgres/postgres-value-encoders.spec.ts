@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ColumnInfo } from '../engine-connector.js';
+import type { ColumnInfo } from '../shared/engine-connector.js';
 import { columnEncoder, createBatchRenderer, encodeJson, RENDER_CHUNK_CHARS } from './postgres-value-encoders.js';
 import { PgOid, type PostgresColumnType } from './postgres-types.js';
 

@@ -1,8 +1,8 @@
 import { parse as parsePgArray } from 'postgres-array';
-import type { ColumnInfo, RowBatch } from '../engine-connector.js';
-import { createRowBatchRenderer, NEEDS_JSON_ESCAPE, plainTextEncoder } from '../row-batch-renderer.js';
+import type { ColumnInfo, RowBatch } from '../shared/engine-connector.js';
+import { createRowBatchRenderer, NEEDS_JSON_ESCAPE, plainTextEncoder } from '../shared/row-batch-renderer.js';
 
-export { RENDER_CHUNK_CHARS } from '../row-batch-renderer.js';
+export { RENDER_CHUNK_CHARS } from '../shared/row-batch-renderer.js';
 import { isMoney, PgOid, postgresColumnType, type PostgresColumnType } from './postgres-types.js';
 
 /**

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { DatasourceType } from '../../datasource-type.js';
-import type { ConnectorSession, EngineConnector, OpenSessionOptions, ResolvedDatasource } from '../engine-connector.js';
+import type { ConnectorSession, EngineConnector, OpenSessionOptions, ResolvedDatasource } from '../shared/engine-connector.js';
 import { clientConfig, connectClient, type ConnectedClient } from './postgres-client.js';
 import { classifyConnectError, toConnectError } from './postgres-connect-error.js';
 import type { CopyRefusedError } from './postgres-copy-read.js';

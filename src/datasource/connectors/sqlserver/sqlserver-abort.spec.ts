@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ABORT_BUDGET_MS } from '../abortable-read.js';
+import { ABORT_BUDGET_MS } from '../shared/abortable-read.js';
 import type { SqlServerSession } from './sqlserver-session.js';
 import { countRows as collect, rejection, timed } from '../testing/timing.js';
 import { SqlServerConnector } from './sqlserver.connector.js';

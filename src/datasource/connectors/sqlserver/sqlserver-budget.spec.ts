@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FetCode } from '../../../common/errors/fet-code.js';
-import { ByteBatcher } from '../byte-batcher.js';
-import type { RowBatch } from '../engine-connector.js';
-import { ValueTooLargeError, type ReadBudget } from '../read-budget.js';
+import { ByteBatcher } from '../shared/byte-batcher.js';
+import type { RowBatch } from '../shared/engine-connector.js';
+import { ValueTooLargeError, type ReadBudget } from '../shared/read-budget.js';
 import { closePool, ConnectionWatch, connectPool, poolConfig, type ConnectedPool } from './sqlserver-client.js';
 import { SqlServerRowStream } from './sqlserver-row-stream.js';
 import type { SqlServerSession } from './sqlserver-session.js';

@@ -4,7 +4,7 @@ import type { ConnectionPool, config as PoolConfig } from 'mssql';
 import { mssql } from './sqlserver-driver.js';
 import type { Connection as TediousConnection } from 'tedious';
 import type { EgressPolicy } from '../../ssrf/egress-policy.js';
-import type { ResolvedDatasource } from '../engine-connector.js';
+import type { ResolvedDatasource } from '../shared/engine-connector.js';
 import { ConnectTimeoutError, UnencryptedLoginError } from './sqlserver-connect-error.js';
 import { egressConnector } from './sqlserver-egress.js';
 import type { SqlServerTls } from './sqlserver-ssl.js';

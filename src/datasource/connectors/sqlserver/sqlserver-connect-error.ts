@@ -1,6 +1,6 @@
 import { type ConnectFailureReason, DatasourceConnectError } from '../../datasource.error.js';
-import type { ResolvedDatasource } from '../engine-connector.js';
-import { findPlaintextRefusal, plaintextRefusalMessage } from '../plaintext-password.js';
+import type { ResolvedDatasource } from '../shared/engine-connector.js';
+import { findPlaintextRefusal, plaintextRefusalMessage } from '../shared/plaintext-password.js';
 import type { SqlServerSslMode } from './sqlserver-ssl.js';
 
 /** Our own connect deadline (it also covers the session setup that follows the login). */

@@ -1,4 +1,4 @@
-import type { ColumnInfo, SchemaSnapshot, TableInfo } from '../engine-connector.js';
+import type { ColumnInfo, SchemaSnapshot, TableInfo } from '../shared/engine-connector.js';
 import type { SqlParam } from './sqlserver-filter.js';
 import type { SqlStatement } from './sqlserver-sql.js';
 import { describeColumnType, formatDataType } from './sqlserver-types.js';

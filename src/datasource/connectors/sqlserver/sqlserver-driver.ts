@@ -1,5 +1,5 @@
 import type mssqlModule from 'mssql';
-import { lazyDriver } from '../lazy-driver.js';
+import { lazyDriver } from '../shared/lazy-driver.js';
 
 /** `mssql` (and tedious under it), loaded on the first SQL Server connection. */
 export const mssql = lazyDriver<typeof mssqlModule>('mssql');

@@ -6,8 +6,8 @@ import { createTestCertificates } from '../../../../test/helpers/test-certificat
 import type { AddressResolver } from '../../ssrf/address-resolver.port.js';
 import { startCountingListener, type CountingListener } from '../../ssrf/testing/counting-listener.js';
 import { PolicyOverrideGuard } from '../../ssrf/testing/policy-override-guard.js';
-import { ConnectorRegistry } from '../connector-registry.js';
-import type { ResolvedDatasource } from '../engine-connector.js';
+import { ConnectorRegistry } from '../shared/connector-registry.js';
+import type { ResolvedDatasource } from '../shared/engine-connector.js';
 import type { SqlServerSession } from './sqlserver-session.js';
 import { SqlServerConnector } from './sqlserver.connector.js';
 import { fakeDatasource } from './testing/fake-datasource.js';

@@ -1,10 +1,10 @@
 import type { FilterCondition, FilterOperator, FilterScalar } from '../../../request/data-request.js';
-import type { ColumnInfo } from '../engine-connector.js';
+import type { ColumnInfo } from '../shared/engine-connector.js';
 import { textExpression } from './sqlserver-expressions.js';
 import { quoteIdent } from './sqlserver-identifier.js';
 import { MAX_STATEMENT_PARAMS, openJsonMembership } from './sqlserver-json-list.js';
 import { sqlServerColumnType, type SqlServerColumnType, type SqlServerValueKind } from './sqlserver-types.js';
-import { membershipPredicate } from '../sql-membership.js';
+import { membershipPredicate } from '../sql/sql-membership.js';
 
 /** The parameter types this connector binds (mssql `NVarChar(MAX)`, `Bit`, `Float`, `VarBinary(MAX)`). */
 export type SqlParamType = 'nvarchar' | 'bit' | 'float' | 'varbinary';

@@ -1,4 +1,4 @@
-import type { TableInfo } from '../engine-connector.js';
+import type { TableInfo } from '../shared/engine-connector.js';
 
 /**
  * A SQL Server identifier, always bracket-quoted with `]` doubled, so mixed case, reserved words

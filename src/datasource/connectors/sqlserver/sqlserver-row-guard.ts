@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { ValueTooLargeError, type ReadBudget } from '../read-budget.js';
+import { ValueTooLargeError, type ReadBudget } from '../shared/read-budget.js';
 
 /**
  * Bytes a row may take on the wire beyond twice what the result may still hold before it is

@@ -1,6 +1,6 @@
 import type { ConnectionPool, ISqlType, Request } from 'mssql';
 import { mssql } from './sqlserver-driver.js';
-import type { ByteBatcher } from '../byte-batcher.js';
+import type { ByteBatcher } from '../shared/byte-batcher.js';
 import type { SqlParamType } from './sqlserver-filter.js';
 import type { PendingRowGuard } from './sqlserver-row-guard.js';
 import type { SqlStatement } from './sqlserver-sql.js';

@@ -1,9 +1,9 @@
 import { DatasourceQueryError } from '../../datasource.error.js';
-import { ABORT_BUDGET_MS, abortableRead } from '../abortable-read.js';
-import { ByteBatcher } from '../byte-batcher.js';
-import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../engine-connector.js';
-import { DEFAULT_READ_BUDGET, ValueTooLargeError } from '../read-budget.js';
-import { settlesWithin } from '../settle.js';
+import { ABORT_BUDGET_MS, abortableRead } from '../shared/abortable-read.js';
+import { ByteBatcher } from '../shared/byte-batcher.js';
+import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../shared/engine-connector.js';
+import { DEFAULT_READ_BUDGET, ValueTooLargeError } from '../shared/read-budget.js';
+import { settlesWithin } from '../shared/settle.js';
 import { closePool, type ConnectedPool } from './sqlserver-client.js';
 import { discoveryStatement, toSnapshot, type DiscoveryRow } from './sqlserver-discovery.js';
 import { PendingRowGuard } from './sqlserver-row-guard.js';

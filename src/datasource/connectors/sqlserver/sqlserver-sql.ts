@@ -1,4 +1,4 @@
-import type { ColumnInfo, TableReadRequest } from '../engine-connector.js';
+import type { ColumnInfo, TableReadRequest } from '../shared/engine-connector.js';
 import { readExpression } from './sqlserver-expressions.js';
 import { buildWhere, type SqlParam } from './sqlserver-filter.js';
 import { qualifiedName, quoteIdent } from './sqlserver-identifier.js';

@@ -1,5 +1,5 @@
 import type { SecureContextOptions } from 'node:tls';
-import type { ResolvedDatasource } from '../engine-connector.js';
+import type { ResolvedDatasource } from '../shared/engine-connector.js';
 
 export const SQLSERVER_SSL_MODES = ['disable', 'false', 'true', 'strict'] as const;
 export type SqlServerSslMode = (typeof SQLSERVER_SSL_MODES)[number];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ColumnInfo } from '../engine-connector.js';
+import type { ColumnInfo } from '../shared/engine-connector.js';
 import { RENDER_CHUNK_CHARS } from '../postgres/postgres-value-encoders.js';
 import { createBatchRenderer, encodeAny, encoderFor, type RawValue } from './sqlserver-value-encoders.js';
 import type { SqlServerValueKind } from './sqlserver-types.js';

@@ -3,7 +3,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestCertificates, type TestCertificates } from '../../../../test/helpers/test-certificates.js';
 import { DatasourceType } from '../../datasource-type.js';
 import { DatasourceConnectError } from '../../datasource.error.js';
-import type { ResolvedDatasource } from '../engine-connector.js';
+import type { ResolvedDatasource } from '../shared/engine-connector.js';
 import type { SqlServerSession } from './sqlserver-session.js';
 import { SqlServerConnector } from './sqlserver.connector.js';
 import { fakeDatasource } from './testing/fake-datasource.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatasourceType } from '../../datasource-type.js';
-import type { ConnectorSession, EngineConnector, OpenSessionOptions, ResolvedDatasource } from '../engine-connector.js';
-import { plaintextPasswordRefused } from '../plaintext-password.js';
+import type { ConnectorSession, EngineConnector, OpenSessionOptions, ResolvedDatasource } from '../shared/engine-connector.js';
+import { plaintextPasswordRefused } from '../shared/plaintext-password.js';
 import { ConnectionWatch, connectPool, poolConfig, type ConnectedPool } from './sqlserver-client.js';
 import { toConnectError } from './sqlserver-connect-error.js';
 import { SqlServerSession } from './sqlserver-session.js';

@@ -1,4 +1,4 @@
-import type { RowBatch } from '../engine-connector.js';
+import type { RowBatch } from '../shared/engine-connector.js';
 
 /** The rejection of `work` and how long it took to come; throws when `work` resolves. */
 export async function rejection(work: Promise<unknown>): Promise<{ error: unknown; ms: number }> {

@@ -1,5 +1,5 @@
 import { DatasourceType } from '../../../datasource-type.js';
-import type { ResolvedDatasource } from '../../engine-connector.js';
+import type { ResolvedDatasource } from '../../shared/engine-connector.js';
 
 /** The record a spec connects with to a fake MongoDB server on `port` (database `shop`). */
 export const fakeMongoDatasource = (port: number, overrides: Partial<ResolvedDatasource> = {}): ResolvedDatasource => ({

@@ -1,5 +1,5 @@
 import { DatasourceType } from '../../../datasource-type.js';
-import type { ResolvedDatasource } from '../../engine-connector.js';
+import type { ResolvedDatasource } from '../../shared/engine-connector.js';
 import type { FakeOracleAnswer } from './fake-oracle-server.js';
 
 export const FAKE_ORACLE_PASSWORD = 'tiger-very-secret';

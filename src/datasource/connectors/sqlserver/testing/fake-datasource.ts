@@ -1,5 +1,5 @@
 import { DatasourceType } from '../../../datasource-type.js';
-import type { ColumnInfo, ResolvedDatasource, TableInfo } from '../../engine-connector.js';
+import type { ColumnInfo, ResolvedDatasource, TableInfo } from '../../shared/engine-connector.js';
 import { describeColumnType, formatDataType } from '../sqlserver-types.js';
 
 /** A decrypted SQL Server connection record pointing at a local (fake) server. */

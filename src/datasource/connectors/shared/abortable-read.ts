@@ -1,4 +1,4 @@
-import { settlesWithin } from '../../common/concurrency/settles-within.js';
+import { settlesWithin } from '../../../common/concurrency/settles-within.js';
 
 /**
  * How long an abort may take, from the signal to the rejection, whatever the server does. A

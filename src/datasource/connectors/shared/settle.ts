@@ -3,7 +3,7 @@
  * must never hold a job, a connection test or a shutdown.
  */
 
-export { settlesWithin } from '../../common/concurrency/settles-within.js';
+export { settlesWithin } from '../../../common/concurrency/settles-within.js';
 
 /**
  * `work`, unless the deadline (`timeoutMs` > 0) or the signal comes first: then `stop` runs at once

@@ -1,6 +1,6 @@
-import type { DatasourceType } from '../datasource-type.js';
-import type { FilterCondition } from '../../request/data-request.js';
-import type { EgressPolicy } from '../ssrf/egress-policy.js';
+import type { DatasourceType } from '../../datasource-type.js';
+import type { FilterCondition } from '../../../request/data-request.js';
+import type { EgressPolicy } from '../../ssrf/egress-policy.js';
 import type { ReadBudget } from './read-budget.js';
 
 /** A connection record with its secrets decrypted, ready for a driver. Never logged or returned. */

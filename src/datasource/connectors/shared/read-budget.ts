@@ -1,5 +1,5 @@
-import { FetCode } from '../../common/errors/fet-code.js';
-import { FetcherError } from '../../common/errors/fetcher.error.js';
+import { FetCode } from '../../../common/errors/fet-code.js';
+import { FetcherError } from '../../../common/errors/fetcher.error.js';
 
 /**
  * What one table read may hold in memory, in bytes. A row count alone does not bound memory: 2,000

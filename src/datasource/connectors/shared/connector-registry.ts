@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { DatasourceType } from '../datasource-type.js';
+import type { DatasourceType } from '../../datasource-type.js';
 import { ENGINE_CONNECTORS, type EngineConnector } from './engine-connector.js';
 
 /** Finds the connector for an engine; engines are registered in DatasourceModule. */

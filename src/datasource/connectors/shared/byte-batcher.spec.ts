@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FetCode } from '../../common/errors/fet-code.js';
+import { FetCode } from '../../../common/errors/fet-code.js';
 import { ByteBatcher, rawValueBytes } from './byte-batcher.js';
 import { type ReadBudget, ValueTooLargeError } from './read-budget.js';
 

@@ -1,4 +1,4 @@
-import type { FilterScalar } from '../../request/data-request.js';
+import type { FilterScalar } from '../../../request/data-request.js';
 
 export type PresentScalar = Exclude<FilterScalar, null>;
 
