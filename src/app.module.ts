@@ -15,6 +15,7 @@ import { EventsModule } from './events/events.module.js';
 import { ShutdownCoordinator } from './bootstrap/shutdown-coordinator.js';
 import { StorageModule } from './storage/storage.module.js';
 import { AuthModule } from './auth/auth.module.js';
+import { ClockModule } from './common/clock/clock.module.js';
 
 /**
  * The role decides the graph: the manager gets the HTTP API and the queue producer, the worker
@@ -30,6 +31,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         AppConfigModule.forRoot(config),
+        ClockModule,
         PersistenceModule,
         AuthModule.forRoot(config),
         RedisModule,
