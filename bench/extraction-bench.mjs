@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// End-to-end extraction benchmark (SPEC §10). For each engine (PostgreSQL and MariaDB) and
+// End-to-end extraction benchmark. For each engine (PostgreSQL and MariaDB) and
 // scenario it seeds a table, then runs paired repetitions: the engine's own client streams the
 // query to /dev/null (`psql -X -q -c "COPY (…) TO STDOUT"`, `mariadb --quick -N -B -e "SELECT …"`),
 // then a fresh Fetcher process extracts the same projection end to end (POST /v1/fetcher →
@@ -12,72 +12,21 @@
 //
 //   npm run bench -- [--engine postgres|mariadb] [--scenario rows|large] [--reps 3] [--rows 1000000]
 //                    [--json FILE] [--profile DIR] [--keep]
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatTop, newestProfile, topFunctions } from './lib/cpuprofile.mjs';
 import { ENGINES } from './lib/engines.mjs';
 import { killAllFetchers, startFetcher } from './lib/fetcher-process.mjs';
+import { gitInfo, machineInfo } from './lib/machine.mjs';
+import { parseArgs } from './lib/options.mjs';
 import { formatRep, formatSummary, mib, MiB, summarize } from './lib/report.mjs';
 import { objectFile, resultKeys, verifyStoredResult } from './lib/verify-result.mjs';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
 const log = (line = '') => process.stdout.write(`${line}\n`);
 const warn = (line) => process.stderr.write(`${line}\n`);
-
-const USAGE = `usage: npm run bench -- [--engine postgres|mariadb] [--scenario rows|large] [--reps N] [--rows N]
-                        [--json FILE] [--profile DIR] [--keep]
-  --engine    one engine only (default: both)
-  --scenario  rows (1M × 8 columns) or large (~251 MiB result); default: both
-  --reps      paired repetitions per engine and scenario (default 3; 1 with --profile)
-  --rows      rows of the rows scenario (default 1000000)
-  --json      write every repetition's figures, the summaries and the machine to FILE
-  --profile   run Fetcher with --cpu-prof into DIR and print the top 15 functions by self time
-  --keep      keep the bench databases`;
-
-function parseArgs(argv) {
-  const options = { engines: ['postgres', 'mariadb'], scenarios: ['rows', 'large'], reps: undefined, rows: 1_000_000, keep: false };
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i];
-    const value = () => {
-      const next = argv[i + 1];
-      if (next === undefined || next.startsWith('--')) usage(`${arg} needs a value`);
-      i += 1;
-      return next;
-    };
-    const count = (text, name) => {
-      const n = Number(text);
-      if (!Number.isSafeInteger(n) || n < 1) usage(`${name} must be a positive integer`);
-      return n;
-    };
-    if (arg === '--help' || arg === '-h') usage();
-    else if (arg === '--engine') {
-      const engine = value();
-      if (!ENGINES[engine]) usage('--engine must be postgres or mariadb');
-      options.engines = [engine];
-    } else if (arg === '--scenario') {
-      const scenario = value();
-      if (!['rows', 'large'].includes(scenario)) usage('--scenario must be rows or large');
-      options.scenarios = [scenario];
-    } else if (arg === '--reps') options.reps = count(value(), '--reps');
-    else if (arg === '--rows') options.rows = count(value(), '--rows');
-    else if (arg === '--json') options.json = resolve(value());
-    else if (arg === '--profile') options.profile = resolve(value());
-    else if (arg === '--keep') options.keep = true;
-    else usage(`unknown argument ${arg}`);
-  }
-  // A profiled run is slower anyway; one repetition gives the profile.
-  options.reps ??= options.profile ? 1 : 3;
-  return options;
-}
-
-function usage(problem) {
-  if (problem) warn(`error: ${problem}`);
-  warn(USAGE);
-  process.exit(problem ? 2 : 0);
-}
 
 const options = parseArgs(process.argv.slice(2));
 const PROJECTION = 'id, uid, name, amount, qty, active, created_at, note';
@@ -106,36 +55,6 @@ const created = []; // engines whose database exists
 const tempDirs = new Set();
 const failures = [];
 
-function gitInfo() {
-  const git = (...args) => spawnSync('git', args, { cwd: root, encoding: 'utf8' });
-  const head = git('rev-parse', '--short', 'HEAD');
-  if (head.status !== 0) return undefined;
-  const status = git('status', '--porcelain', '--untracked-files=no');
-  return { commit: head.stdout.trim(), dirty: status.status === 0 ? status.stdout.trim().length > 0 : undefined };
-}
-
-async function machineInfo() {
-  const cpu = cpus();
-  const versions = {};
-  for (const name of options.engines) {
-    try {
-      versions[name] = await ENGINES[name].version();
-    } catch (error) {
-      throw new Error(`${name} is not reachable: ${error.message}`);
-    }
-  }
-  return {
-    cores: cpu.length,
-    model: cpu[0]?.model?.trim() ?? 'unknown',
-    totalMemoryBytes: totalmem(),
-    kernel: release(),
-    node: process.version,
-    loadAverageAtStart: loadavg().map((n) => Number(n.toFixed(2))),
-    postgres: versions.postgres,
-    mariadb: versions.mariadb,
-  };
-}
-
 async function postJson(url, body, headers = {}) {
   const response = await fetch(url, {
     method: 'POST',
@@ -146,7 +65,9 @@ async function postJson(url, body, headers = {}) {
   let json;
   try {
     json = JSON.parse(text);
-  } catch {}
+  } catch {
+    // Not JSON: the caller reports the text.
+  }
   return { status: response.status, json, text };
 }
 
@@ -304,7 +225,7 @@ async function runScenario(engine, scenarioName) {
   for (const line of formatSummary(outcome.summary, { clientLabel: engine.clientLabel, reps: completed.length })) log(line);
   if (outcome.summary.peakRssBytes.max > 300 * MiB) log('  WARN: worker peak RSS above the 300 MiB budget');
   // Each Fetcher wrote its profile when it exited; the top list follows the table.
-  outcome.profiles = outcome.profiles.map(({ rep, pid }) => ({ rep, pid, ...(printProfile(pid, rep) ?? {}) }));
+  outcome.profiles = outcome.profiles.map(({ rep, pid }) => ({ rep, pid, ...printProfile(pid, rep) }));
   return outcome;
 }
 
@@ -328,21 +249,20 @@ let interrupted;
 const checkInterrupted = () => {
   if (interrupted) throw new Error(`interrupted by ${interrupted}`);
 };
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.on(signal, () => {
-    if (interrupted) return;
-    interrupted = signal;
-    warn(`\n${signal}: stopping Fetcher and dropping the bench databases…`);
-    killAllFetchers();
-    // Should the run not unwind by itself, clean up and leave anyway.
-    setTimeout(() => cleanUp().finally(() => process.exit(130)), 60_000).unref();
-  });
+function interrupt(signal) {
+  if (interrupted) return;
+  interrupted = signal;
+  warn(`\n${signal}: stopping Fetcher and dropping the bench databases…`);
+  killAllFetchers();
+  // Should the run not unwind by itself, clean up and leave anyway.
+  setTimeout(() => cleanUp().finally(() => process.exit(130)), 60_000).unref();
 }
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => interrupt(signal));
 
 async function main() {
   const startedAt = new Date();
-  const machine = await machineInfo();
-  const git = gitInfo();
+  const machine = await machineInfo(options.engines);
+  const git = gitInfo(root);
   log(
     `machine: ${machine.cores} cores (${machine.model}), ${(machine.totalMemoryBytes / 1024 ** 3).toFixed(1)} GiB, node ${machine.node}, ` +
       `load ${machine.loadAverageAtStart.join(' ')}`,

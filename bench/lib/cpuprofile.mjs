@@ -63,13 +63,10 @@ export function selfTimes(profile) {
     entry.selfMicros += micros;
     perFunction.set(key, entry);
   }
-  return {
-    totalMicros: total,
-    samples: samples.length,
-    functions: [...perFunction.values()]
-      .map((entry) => ({ ...entry, share: total > 0 ? entry.selfMicros / total : 0 }))
-      .sort((a, b) => b.selfMicros - a.selfMicros),
-  };
+  const functions = [...perFunction.values()];
+  for (const entry of functions) entry.share = total > 0 ? entry.selfMicros / total : 0;
+  functions.sort((a, b) => b.selfMicros - a.selfMicros);
+  return { totalMicros: total, samples: samples.length, functions };
 }
 
 /** Reads a .cpuprofile and returns its top `count` functions by self time, urls shortened. */

@@ -80,7 +80,9 @@ export async function startFetcher({ root, dataDir, nodeArgs = [], say = (line) 
     if (exitInfo) throw new Error(`Fetcher exited during boot (${exitInfo.signal ?? `code ${exitInfo.code}`}):\n${recent.join('\n')}`);
     try {
       if ((await fetch(`${base}/health`)).ok) break;
-    } catch {}
+    } catch {
+      // Not listening yet: ask again below.
+    }
     if (i > 600) {
       await stop();
       throw new Error(`Fetcher did not answer /health within 60 s:\n${recent.join('\n')}`);

@@ -1,0 +1,55 @@
+// The bench's command line: `npm run bench -- …` parsed into options, or usage and exit.
+import { resolve } from 'node:path';
+import { ENGINES } from './engines.mjs';
+
+const USAGE = `usage: npm run bench -- [--engine postgres|mariadb] [--scenario rows|large] [--reps N] [--rows N]
+                        [--json FILE] [--profile DIR] [--keep]
+  --engine    one engine only (default: both)
+  --scenario  rows (1M × 8 columns) or large (~251 MiB result); default: both
+  --reps      paired repetitions per engine and scenario (default 3; 1 with --profile)
+  --rows      rows of the rows scenario (default 1000000)
+  --json      write every repetition's figures, the summaries and the machine to FILE
+  --profile   run Fetcher with --cpu-prof into DIR and print the top 15 functions by self time
+  --keep      keep the bench databases`;
+
+export function parseArgs(argv) {
+  const options = { engines: ['postgres', 'mariadb'], scenarios: ['rows', 'large'], reps: undefined, rows: 1_000_000, keep: false };
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i];
+    const value = () => {
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith('--')) usage(`${arg} needs a value`);
+      i += 1;
+      return next;
+    };
+    const count = (text, name) => {
+      const n = Number(text);
+      if (!Number.isSafeInteger(n) || n < 1) usage(`${name} must be a positive integer`);
+      return n;
+    };
+    if (arg === '--help' || arg === '-h') usage();
+    else if (arg === '--engine') {
+      const engine = value();
+      if (!ENGINES[engine]) usage('--engine must be postgres or mariadb');
+      options.engines = [engine];
+    } else if (arg === '--scenario') {
+      const scenario = value();
+      if (!['rows', 'large'].includes(scenario)) usage('--scenario must be rows or large');
+      options.scenarios = [scenario];
+    } else if (arg === '--reps') options.reps = count(value(), '--reps');
+    else if (arg === '--rows') options.rows = count(value(), '--rows');
+    else if (arg === '--json') options.json = resolve(value());
+    else if (arg === '--profile') options.profile = resolve(value());
+    else if (arg === '--keep') options.keep = true;
+    else usage(`unknown argument ${arg}`);
+  }
+  // A profiled run is slower anyway; one repetition gives the profile.
+  options.reps ??= options.profile ? 1 : 3;
+  return options;
+}
+
+function usage(problem) {
+  if (problem) process.stderr.write(`error: ${problem}\n`);
+  process.stderr.write(`${USAGE}\n`);
+  process.exit(problem ? 2 : 0);
+}
