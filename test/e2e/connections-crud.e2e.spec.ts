@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 
-/** Connection management through HTTP (SPEC §3.2, reference manager API §3, §11). */
+/** Connection management through HTTP (docs/api.md, "Connections"). */
 describe('connections API: create, read, list, update, delete, assign', () => {
   let fetcher: EmbeddedFetcher;
   let source: TempDatabase;

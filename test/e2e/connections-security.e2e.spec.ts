@@ -7,7 +7,7 @@ import { internalDatasourceId } from '../../src/config/internal-datasources.conf
 import { registerPostgres, startEmbeddedFetcher, TEST_MASTER_KEY, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 
-/** Independent of src/: the credentials key of SPEC §6 and the sealed format of §8. */
+/** Independent of src/: the credentials key (docs/value-mapping.md, "The stored object") and sealed format (docs/security.md). */
 function openCredential(sealed: string): string {
   const key = Buffer.from(hkdfSync('sha256', Buffer.from(TEST_MASTER_KEY, 'base64'), Buffer.alloc(0), 'fetcher-credentials-v1', 32));
   const raw = Buffer.from(sealed, 'base64');
@@ -80,7 +80,7 @@ describe('secrets at rest', () => {
   });
 });
 
-describe('SSRF guard (SPEC §8)', () => {
+describe('SSRF guard (docs/security.md)', () => {
   let strict: EmbeddedFetcher;
   let permissive: EmbeddedFetcher;
   beforeAll(async () => {

@@ -4,7 +4,7 @@ import { waitUntil } from '../helpers/event-consumer.js';
 import type { FetcherProcess } from '../helpers/fetcher-process.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 
-/** SPEC §5.3, §9: no job lost or stuck when workers die or are stopped mid-extraction. */
+/** No job lost or stuck when workers die or are stopped mid-extraction (docs/job-lifecycle.md, docs/reliability.md). */
 describe('workers that die or stop in the middle of a job', () => {
   let source: TempDatabase;
   let cluster: Cluster;
@@ -167,7 +167,7 @@ describe('the embedded mode (SQLite, in-process queue) restarting after a crash'
       JOB_RECOVERY_INTERVAL_MS: '500',
     };
     const api = (path: string, init: RequestInit = {}) =>
-      fetch(`http://127.0.0.1:${port}${path}`, { ...init, headers: { 'Content-Type': 'application/json', ...(init.headers ?? {}) } });
+      fetch(`http://127.0.0.1:${port}${path}`, { ...init, headers: { 'Content-Type': 'application/json', ...init.headers } });
     let fetcher = await startFetcherProcess(env, port);
     try {
       await api('/v1/management/connections', {

@@ -65,7 +65,7 @@ describe('distributed mode: manager and worker processes, PostgreSQL + Redis + S
   });
 
   const api = (path: string, init: RequestInit = {}) =>
-    fetch(`${manager.url}${path}`, { ...init, headers: { 'Content-Type': 'application/json', ...(init.headers ?? {}) } });
+    fetch(`${manager.url}${path}`, { ...init, headers: { 'Content-Type': 'application/json', ...init.headers } });
 
   async function waitForJob(jobId: string): Promise<Record<string, any>> {
     const deadline = Date.now() + 60_000;

@@ -5,7 +5,7 @@ import { consumeEvents, waitUntil, type ReceivedEvent } from '../helpers/event-c
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
-/** Terminal events through RabbitMQ (SPEC §5.5, reference §8.7), and a load of 200 jobs on 2 workers. */
+/** Terminal events through RabbitMQ (docs/job-lifecycle.md, "Terminal events"), and a load of 200 jobs on 2 workers. */
 describe('terminal events on RabbitMQ', () => {
   const exchange = `fetcher-test-events-${randomUUID().slice(0, 8)}`;
   let broker: TcpProxy;

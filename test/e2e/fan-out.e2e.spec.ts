@@ -179,7 +179,7 @@ describe('no fan-out from one caller', () => {
             .send({ dataRequest: { mappedFields }, metadata: { source: 'alpha', correlationId: randomUUID() } }),
         ),
       );
-      expect(responses.map((response) => response.status)).toEqual(Array(50).fill(202));
+      expect(responses.map((response) => response.status)).toEqual(new Array(50).fill(202));
       expect(listeners.reduce((sum, listener) => sum + listener.total, 0)).toBe(500);
       expect(peak).toBeLessThanOrEqual(GLOBAL_CAP);
       expect(peak).toBeGreaterThan(1);

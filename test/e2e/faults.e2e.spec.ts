@@ -5,9 +5,9 @@ import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 /**
- * Each dependency failing on its own (SPEC §9): the system answers clearly, leaves nothing partial
- * behind and carries on when the dependency is back. Every dependency is reached through a TCP
- * proxy the test cuts, so the machine's shared services keep running.
+ * Each dependency failing on its own (docs/reliability.md): the system answers clearly, leaves
+ * nothing partial behind and carries on when the dependency is back. Every dependency is reached
+ * through a TCP proxy the test cuts, so the machine's shared services keep running.
  */
 describe('dependency faults', () => {
   let source: TempDatabase;

@@ -32,7 +32,7 @@ describe('extraction jobs, embedded mode (role all, SQLite, in-process queue, lo
     return decodeStoredResult(stored, TEST_MASTER_KEY);
   };
 
-  it('extracts public.accounts, accounting.invoices and unqualified accounts under the SPEC §4.2 keys', async () => {
+  it('extracts public.accounts, accounting.invoices and unqualified accounts under the result keys of docs/api.md', async () => {
     const response = await submit({
       dataRequest: {
         mappedFields: {
@@ -78,7 +78,7 @@ describe('extraction jobs, embedded mode (role all, SQLite, in-process queue, lo
     );
   });
 
-  it('keeps values exact through the whole pipeline (SPEC §6)', async () => {
+  it('keeps values exact through the whole pipeline (docs/value-mapping.md)', async () => {
     await source.query(`
       CREATE TABLE fidelity (id int PRIMARY KEY, big int8, amount numeric(38,10), at timestamptz, local_at timestamp, day date,
         doc jsonb, raw bytea, tags text[], ok bool, note text);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerPostgres, startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 import { createTempDatabase, PG_READ_PATHS, type TempDatabase } from '../helpers/pg-database.js';
 
-/** SPEC §4.4: every limit, at the Manager and in the Worker. */
+/** docs/api.md, "Limits": every limit, at the Manager and in the Worker. */
 describe.each(PG_READ_PATHS)('extraction limits (PostgreSQL %s path)', (readPath) => {
   let fetcher: EmbeddedFetcher;
   let source: TempDatabase;

@@ -63,7 +63,7 @@ describe('extraction jobs on MariaDB (MySQL engine)', () => {
   const plaintextOf = (resultPath: string) =>
     decodeStoredResult(readFileSync(join(fetcher.config.dataDir, 'results', resultPath)), TEST_MASTER_KEY).plaintext;
 
-  it('extracts two tables, one by wildcard and one by projection, with every value exact (SPEC §6)', async () => {
+  it('extracts two tables, one by wildcard and one by projection, with every value exact (docs/value-mapping.md)', async () => {
     const job = await run({ maria_main: { orders: ['*'], customers: ['name', 'id', 'vip', 'since'] } }, 'maria-two-tables');
     expect(job.status).toBe('completed');
     expect(plaintextOf(job.resultPath as string)).toBe(

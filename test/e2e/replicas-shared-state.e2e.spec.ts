@@ -30,7 +30,7 @@ describe('replicas share rate limits and the schema cache through Redis', () => 
     const { id } = await registerPostgres(a.http, source, { configName: `pg_${randomUUID().slice(0, 8)}`, product: 'reporter' });
     const statuses: number[] = [];
     for (let i = 0; i < 10; i += 1) statuses.push((await (i % 2 === 0 ? a : b).http.post(`/v1/management/connections/${id}/test`)).status);
-    expect(statuses).toEqual(Array(10).fill(200));
+    expect(statuses).toEqual(new Array(10).fill(200));
     for (const replica of [a, b]) {
       const refused = await replica.http.post(`/v1/management/connections/${id}/test`);
       expect(refused.status).toBe(429);

@@ -17,7 +17,10 @@ const BIG_ROWS = 1_000_000;
 /** The cluster, calling its API as the operator unless a call says otherwise. */
 class OperatorCluster extends Cluster {
   override api(path: string, init: RequestInit = {}): Promise<Response> {
-    return super.api(path, { ...init, headers: { Authorization: `Bearer ${ADMIN}`, ...((init.headers as Record<string, string>) ?? {}) } });
+    return super.api(path, {
+      ...init,
+      headers: { Authorization: `Bearer ${ADMIN}`, ...(init.headers as Record<string, string> | undefined) },
+    });
   }
 }
 

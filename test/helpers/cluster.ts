@@ -95,7 +95,7 @@ export class Cluster {
   }
 
   api(path: string, init: RequestInit = {}): Promise<Response> {
-    return fetch(`${this.manager.url}${path}`, { ...init, headers: { 'Content-Type': 'application/json', ...(init.headers ?? {}) } });
+    return fetch(`${this.manager.url}${path}`, { ...init, headers: { 'Content-Type': 'application/json', ...init.headers } });
   }
 
   async registerPostgres(

@@ -1,9 +1,10 @@
 import { createDecipheriv, createHmac, hkdfSync } from 'node:crypto';
 
 /**
- * An independent reading of SPEC §6, written from the spec rather than from src/storage, so the
- * end-to-end tests check the stored format itself: base64(nonce ‖ AES-256-GCM ciphertext ‖ tag),
- * HMAC-SHA256 over the plaintext, both keys by HKDF-SHA256 (no salt) of the master key.
+ * An independent reading of docs/value-mapping.md, "The stored object", written from the docs
+ * rather than from src/storage, so the end-to-end tests check the stored format itself:
+ * base64(nonce ‖ AES-256-GCM ciphertext ‖ tag), HMAC-SHA256 over the plaintext, both keys by
+ * HKDF-SHA256 (no salt) of the master key.
  */
 export function decodeStoredResult(stored: Buffer | string, masterKeyBase64: string): { plaintext: string; hmac: string } {
   const master = Buffer.from(masterKeyBase64, 'base64');

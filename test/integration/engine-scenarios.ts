@@ -108,7 +108,7 @@ export function describeEngineScenarios(
 ): void {
   if (!prepare) {
     describe.skip(`${engine} shared engine scenarios — SKIPPED: ${skipReason}`, () => {
-      it('needs a server', () => undefined);
+      it.skip('needs a server', () => undefined);
     });
     process.stdout.write(`\n[engine-scenarios] ${engine}: SKIPPED — ${skipReason}\n`);
     return;
@@ -142,7 +142,7 @@ export function describeEngineScenarios(
       expect(table.primaryKey).toEqual([harness.column('id')]);
     });
 
-    it('reads every row in key order with every value mapped as SPEC §6 says', async () => {
+    it('reads every row in key order with every value mapped as docs/value-mapping.md says', async () => {
       const rows = await readAll(session.readRows({ table, columns: table.columns }, new AbortController().signal));
       const expected = [...SCENARIO_ROWS].sort((a, b) => a.id - b.id).map((row) => harness.expectedRow(row));
       expect(rows).toEqual(expected);
@@ -155,6 +155,7 @@ export function describeEngineScenarios(
     });
 
     for (const scenario of SCENARIO_FILTERS) {
+      // oxlint-disable-next-line no-loop-func -- each case reads the session beforeAll opens, after the loop has run
       it(`filters: ${scenario.name}`, async () => {
         const filters = Object.fromEntries(
           Object.entries(scenario.filters).map(([field, condition]) => [harness.column(field as keyof ScenarioRow), condition]),

@@ -1,9 +1,9 @@
 import type { FilterCondition } from '../../src/request/data-request.js';
 
 /**
- * The differential filter dataset (SPEC §4.3): numbers, decimals, text with % and _, NULLs, dates,
- * timestamps and booleans. Every engine loads these rows and must return, for every case, the ids
- * written next to it.
+ * The differential filter dataset (docs/api.md, "Filters"): numbers, decimals, text with % and _,
+ * NULLs, dates, timestamps and booleans. Every engine loads these rows and must return, for every
+ * case, the ids written next to it.
  */
 export interface FilterItem {
   readonly id: number;

@@ -46,7 +46,7 @@ const engines: Engine[] = [
     name: 'MariaDB',
     async setup() {
       const db = await createTempMariaDatabase('filters');
-      // A binary collation: LIKE and equality are case-sensitive, as on PostgreSQL (SPEC §4.3).
+      // A binary collation: LIKE and equality are case-sensitive, as on PostgreSQL (docs/api.md, "Filters").
       await db.query(`CREATE TABLE items (id INT PRIMARY KEY, label VARCHAR(64) COLLATE utf8mb4_bin, amount DECIMAL(10,2), qty INT,
         active TINYINT(1), day DATE, at DATETIME(3), category VARCHAR(8) COLLATE utf8mb4_bin) CHARACTER SET utf8mb4`);
       for (const item of FILTER_ITEMS) {

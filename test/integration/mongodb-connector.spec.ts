@@ -132,7 +132,7 @@ async function collect(batches: AsyncIterable<RowBatch>): Promise<{ json: string
 
 if (!TEST_MONGO_URL) {
   describe.skip(`MongoDbConnector against a MongoDB server — SKIPPED: ${MONGO_SKIP_REASON}`, () => {
-    it('needs a server', () => undefined);
+    it.skip('needs a server', () => undefined);
   });
   process.stdout.write(`\n[mongodb-connector] SKIPPED — ${MONGO_SKIP_REASON}\n`);
 } else {
@@ -193,7 +193,7 @@ if (!TEST_MONGO_URL) {
       expect(snapshot.tables.get('fidelity_view')?.columns.map((c) => c.name)).toEqual(['_id', 'oid', 'city']);
     });
 
-    it('renders every BSON type with full fidelity (SPEC §6), ["*"] giving whole top-level fields', async () => {
+    it('renders every BSON type with full fidelity (docs/value-mapping.md), ["*"] giving whole top-level fields', async () => {
       const fidelity = await table('fidelity');
       const { json, rows } = await collect(session.readRows({ table: fidelity, columns: fidelity.columns }, new AbortController().signal));
       expect(rows).toBe(2);

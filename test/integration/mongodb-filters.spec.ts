@@ -88,7 +88,7 @@ const readIds = async (batches: AsyncIterable<RowBatch>): Promise<number[]> => {
 
 if (!TEST_MONGO_URL) {
   describe.skip(`differential filters on MongoDB — SKIPPED: ${MONGO_SKIP_REASON}`, () => {
-    it('needs a server', () => undefined);
+    it.skip('needs a server', () => undefined);
   });
   process.stdout.write(`\n[mongodb-filters] real server: SKIPPED — ${MONGO_SKIP_REASON}\n`);
 } else {

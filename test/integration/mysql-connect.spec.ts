@@ -164,6 +164,9 @@ describe('MySqlConnector connect failures', () => {
   it('uses plain TCP for false/empty modes and falls back to it for preferred when the server has no TLS', async () => {
     for (const mode of ['preferred', 'false', '', null]) {
       const session = await connector.open(probe({ ssl: { mode } }), { connectTimeoutMs: 5_000 });
+      // The session is usable, not merely opened: it answers a discovery over the plain connection.
+      const snapshot = await session.discover(null, new AbortController().signal);
+      expect(snapshot.tables, `SSL mode '${String(mode)}'`).toBeInstanceOf(Map);
       await session.close();
     }
   });

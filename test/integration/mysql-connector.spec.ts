@@ -143,7 +143,7 @@ describe('MySqlConnector against MariaDB', () => {
   const read = async (info: TableInfo, columns = info.columns) =>
     collect(session.readRows({ table: info, columns }, new AbortController().signal));
 
-  it('renders every MySQL/MariaDB type with full fidelity (SPEC §6)', async () => {
+  it('renders every MySQL/MariaDB type with full fidelity (docs/value-mapping.md)', async () => {
     const fidelity = await table('fidelity');
     expect(fidelity.columns.map((c) => c.name)).toEqual(COLUMNS);
     const { json, rowCount } = await read(fidelity);

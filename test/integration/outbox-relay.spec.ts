@@ -103,7 +103,7 @@ describe.each(['sqlite', 'postgres'] as const)('outbox relay order on %s', (kind
     const claimed = [...first, ...second].map((e) => e.id);
     expect(new Set(claimed).size).toBe(6);
     // Each relay's batch is in order; together they are the six oldest.
-    for (const batch of [first, second]) expect(batch.map((e) => e.id)).toEqual([...batch.map((e) => e.id)].sort());
+    for (const batch of [first, second]) expect(batch.map((e) => e.id)).toEqual(batch.map((e) => e.id).sort());
     expect([...claimed].sort()).toEqual(ids);
     expect(await outbox.claim('relay-c', 10, 30_000)).toEqual([]);
   });

@@ -155,6 +155,9 @@ describe('PostgresConnector connect failures', () => {
   it('falls back to plain TCP for prefer and uses plain TCP for allow', async () => {
     for (const mode of ['prefer', 'allow', 'disable', '']) {
       const session = await connector.open(probe({ ssl: { mode } }), { connectTimeoutMs: 5_000 });
+      // The session is usable, not merely opened: it answers a discovery over the plain connection.
+      const snapshot = await session.discover(null, new AbortController().signal);
+      expect(snapshot.tables, `SSL mode '${String(mode)}'`).toBeInstanceOf(Map);
       await session.close();
     }
   });

@@ -89,7 +89,7 @@ describe.each(PG_READ_PATHS)('PostgresConnector against PostgreSQL (%s path)', (
     return info;
   };
 
-  it('renders every PostgreSQL type with full fidelity (SPEC §6)', async () => {
+  it('renders every PostgreSQL type with full fidelity (docs/value-mapping.md)', async () => {
     const fidelity = await table('fidelity');
     const { json, rowCount } = await collect(
       session.readRows({ table: fidelity, columns: fidelity.columns }, new AbortController().signal),

@@ -143,7 +143,7 @@ describeWithSqlServer('SqlServerConnector against SQL Server: values, filters, d
     return (await collect(s.readRows({ table: unordered, columns: unordered.columns }, new AbortController().signal))).rowCount;
   };
 
-  it('renders every SQL Server type with full fidelity (SPEC §6)', async () => {
+  it('renders every SQL Server type with full fidelity (docs/value-mapping.md)', async () => {
     const fidelity = await table('fidelity');
     const columns = fidelity.columns.filter((c) => c.name !== 'rv');
     expect(columns.map((c) => c.name)).toEqual(COLUMNS);
