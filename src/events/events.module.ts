@@ -6,8 +6,9 @@ import { OutboxRepository } from './outbox.repository.js';
 import { RmqEventPublisher } from './rmq-event.publisher.js';
 
 /**
- * Terminal events (SPEC §5.5): always in the outbox, in the transaction of the terminal status;
- * relayed to RabbitMQ when EVENTS_TRANSPORT=rmq. With `none` the outbox is the record.
+ * Terminal events (docs/job-lifecycle.md, "Terminal events"): always in the outbox, in the
+ * transaction of the terminal status; relayed to RabbitMQ when EVENTS_TRANSPORT=rmq. With `none`
+ * the outbox is the record.
  */
 @Global()
 @Module({

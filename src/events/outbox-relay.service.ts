@@ -1,6 +1,8 @@
-import { hostname } from 'node:os';
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Clock, SystemClock } from '../common/clock/clock.js';
+import { IdGenerator, RandomIdGenerator } from '../common/clock/id-generator.js';
+import type { PeriodicTask } from '../common/clock/periodic-task.js';
+import { Scheduler, TimerScheduler } from '../common/clock/scheduler.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { EVENT_PUBLISHER, UnroutableEventError, type EventPublisher } from './event-publisher.port.js';
 import { OutboxRepository, type ClaimedEvent } from './outbox.repository.js';
@@ -22,32 +24,34 @@ const MAX_BACKOFF_MS = 15_000;
 @Injectable()
 export class OutboxRelay {
   private readonly logger = new Logger(OutboxRelay.name);
-  readonly relayId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  private timer: NodeJS.Timeout | undefined;
+  readonly relayId: string;
+  private readonly loop: PeriodicTask;
   private cycle: Promise<void> | undefined;
-  private stopped = true;
 
+  // The clock, ids and timers default to the real ones for a relay built by hand around a store.
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) config: AppConfig,
     private readonly outbox: OutboxRepository,
     @Optional() @Inject(EVENT_PUBLISHER) private readonly publisher?: EventPublisher,
-  ) {}
+    private readonly clock: Clock = new SystemClock(),
+    ids: IdGenerator = new RandomIdGenerator(),
+    scheduler: Scheduler = new TimerScheduler(),
+  ) {
+    this.relayId = ids.processTag();
+    this.loop = scheduler.every(() => this.runOnce(), {
+      intervalMs: config.events.relayIntervalMs,
+      onError: (error) => this.logger.warn(`outbox relay pass failed: ${String(error)}`),
+    });
+  }
 
+  /** Polls the outbox, at once and then every EVENTS_RELAY_INTERVAL_MS; a relay without a broker has nothing to do. */
   start(): void {
-    if (!this.publisher || !this.stopped) return;
-    this.stopped = false;
-    const tick = () => {
-      this.runOnce().finally(() => {
-        if (!this.stopped) this.timer = setTimeout(tick, this.config.events.relayIntervalMs);
-      });
-    };
-    this.timer = setTimeout(tick, 0);
+    if (this.publisher) this.loop.start();
   }
 
   /** Stops polling and waits for a cycle in progress (its claims are released or published). */
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
+    await this.loop.stop();
     await this.cycle;
   }
 
@@ -110,6 +114,6 @@ export class OutboxRelay {
   /** Back to the outbox, due again after a backoff that grows with its failed attempts. */
   private async retryLater(event: ClaimedEvent, reason: string): Promise<void> {
     const delay = Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** Math.min(10, event.attempts));
-    await this.outbox.markFailed(event.id, this.relayId, reason, new Date(Date.now() + delay)).catch(() => undefined);
+    await this.outbox.markFailed(event.id, this.relayId, reason, new Date(this.clock.nowMs() + delay)).catch(() => undefined);
   }
 }

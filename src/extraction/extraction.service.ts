@@ -1,6 +1,6 @@
-import { hostname } from 'node:os';
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Clock } from '../common/clock/clock.js';
+import { IdGenerator } from '../common/clock/id-generator.js';
 import { FetCode } from '../common/errors/fet-code.js';
 import { FetcherError } from '../common/errors/fetcher.error.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
@@ -26,7 +26,7 @@ export type ExtractionOutcome = 'completed' | 'failed' | 'skipped' | 'released' 
 @Injectable()
 export class ExtractionService {
   private readonly logger = new Logger(ExtractionService.name);
-  readonly workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  readonly workerId: string;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -34,7 +34,11 @@ export class ExtractionService {
     private readonly planner: ExtractionPlanner,
     private readonly storage: ResultStorageService,
     private readonly memory: MemoryGuard,
-  ) {}
+    private readonly clock: Clock,
+    ids: IdGenerator,
+  ) {
+    this.workerId = ids.processTag();
+  }
 
   /** Throws only when the job store itself fails; the job is then recovered by the sweep. */
   async process(jobId: string, shutdown: AbortSignal): Promise<ExtractionOutcome> {
@@ -42,7 +46,7 @@ export class ExtractionService {
     if (!(await this.jobs.claim(jobId, this.workerId, leaseMs))) return 'skipped';
     const job = (await this.jobs.findById(jobId)) as JobRecord;
     const claim: JobClaim = { workerId: this.workerId, attempt: job.attempts };
-    const started = Date.now();
+    const started = this.clock.nowMs();
     const limits = effectiveLimits(this.config.extraction, job.limits);
     // One deadline for the whole job, planning included.
     const timeout = AbortSignal.timeout(limits.timeoutMs);
@@ -54,14 +58,14 @@ export class ExtractionService {
     let sink: ResultSink | undefined;
     try {
       plan = await this.planner.plan(job, signal);
-      progress = new JobProgressTracker(plan, job.startedAt ?? new Date(started));
+      progress = new JobProgressTracker(plan, job.startedAt ?? new Date(started), () => this.clock.now());
       sink = await this.storage.openSink(jobId, limits.maxResultBytes, claim);
       const stats = await executePlan(plan, sink, signal, { memoryCheck: () => this.memory.check(jobId), progress });
       signal.throwIfAborted();
       const sealed = await sink.finish();
       // Last check before the commit: a worker whose lease ran out does not even try.
       if (!(await lease.confirm())) signal.throwIfAborted();
-      const completedAt = new Date();
+      const completedAt = this.clock.now();
       const result = {
         resultPath: sealed.path,
         resultHmac: sealed.hmac,
@@ -78,7 +82,7 @@ export class ExtractionService {
         this.logger.warn(`job ${jobId} finished here but is no longer held by this claim; nothing was stored`);
         return 'lost';
       }
-      this.logger.log(`job ${jobId} completed: ${stats.rowCount} rows, ${sealed.sizeBytes} bytes in ${Date.now() - started} ms`);
+      this.logger.log(`job ${jobId} completed: ${stats.rowCount} rows, ${sealed.sizeBytes} bytes in ${this.clock.nowMs() - started} ms`);
       return 'completed';
     } catch (error) {
       await sink?.abort();

@@ -1,4 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Clock } from '../common/clock/clock.js';
+import type { PeriodicTask } from '../common/clock/periodic-task.js';
+import { Scheduler } from '../common/clock/scheduler.js';
 import { FetCode } from '../common/errors/fet-code.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { JobRepository } from '../job/job.repository.js';
@@ -21,35 +24,30 @@ const BATCH = 100;
 @Injectable()
 export class JobRecovery {
   private readonly logger = new Logger(JobRecovery.name);
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
+  private readonly loop: PeriodicTask;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly jobs: JobRepository,
     @Inject(JOB_QUEUE) private readonly queue: JobQueue,
     private readonly storage: ResultStorageService,
-  ) {}
-
-  /** Sweeps once, then every JOB_RECOVERY_INTERVAL_MS. */
-  async start(): Promise<void> {
-    this.stopped = false;
-    await this.sweep(new Date()).catch((error: unknown) => this.logger.warn(`recovery sweep failed: ${String(error)}`));
-    const tick = () => {
-      this.running = this.sweep(new Date())
-        .catch((error: unknown) => this.logger.warn(`recovery sweep failed: ${String(error)}`))
-        .finally(() => {
-          if (!this.stopped) this.timer = setTimeout(tick, this.config.leases.recoveryIntervalMs);
-        });
-    };
-    this.timer = setTimeout(tick, this.config.leases.recoveryIntervalMs);
+    private readonly clock: Clock,
+    scheduler: Scheduler,
+  ) {
+    this.loop = scheduler.every(() => this.sweep(this.clock.now()), {
+      intervalMs: config.leases.recoveryIntervalMs,
+      onError: (error) => this.logger.warn(`recovery sweep failed: ${String(error)}`),
+    });
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+  /** Sweeps once (resolving when that sweep has ended), then every JOB_RECOVERY_INTERVAL_MS. */
+  start(): Promise<void> {
+    return this.loop.startWithPass();
+  }
+
+  /** Cancels the next sweep and waits for one in progress. */
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** A dead worker may have finished its attempt's upload; that object will never be committed. */
@@ -81,7 +79,7 @@ export class JobRecovery {
         await this.queue.enqueue(job.id, `r${job.attempts}`);
       }
     }
-    for (const job of await this.jobs.findStalePending(new Date(Date.now() - leaseMs), BATCH)) {
+    for (const job of await this.jobs.findStalePending(new Date(this.clock.nowMs() - leaseMs), BATCH)) {
       await this.queue.enqueue(job.id);
       await this.jobs.touchPending(job.id);
     }

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { v7 as uuidv7 } from 'uuid';
 import { AuthError } from '../auth/auth.error.js';
 import { actsFor, type Principal } from '../auth/principal.js';
+import { Clock } from '../common/clock/clock.js';
+import { IdGenerator } from '../common/clock/id-generator.js';
 import { FetCode } from '../common/errors/fet-code.js';
 import { ServiceUnavailableError } from '../common/errors/fetcher.error.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
@@ -28,7 +29,7 @@ export interface CreateJobOutcome {
   readonly body: JobAcceptedDto;
 }
 
-/** Job creation (SPEC §5.1, in that order) and job reads. */
+/** Job creation, its checks in the order docs/job-lifecycle.md, "Creation" gives, and job reads. */
 @Injectable()
 export class JobService {
   private readonly logger = new Logger(JobService.name);
@@ -41,6 +42,8 @@ export class JobService {
     private readonly internal: InternalDatasources,
     @Inject(JOB_QUEUE) private readonly queue: JobQueue,
     private readonly retention: ResultRetentionRepository,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
   ) {}
 
   async create(request: CreateJobDto, principal: Principal): Promise<CreateJobOutcome> {
@@ -58,9 +61,9 @@ export class JobService {
     this.assertOwnership(datasources, source);
     await this.assertReachable(datasources);
 
-    const now = new Date();
+    const now = this.clock.now();
     const job: JobRecord = {
-      id: uuidv7(),
+      id: this.ids.orderedUuid(),
       status: JobStatus.Pending,
       requestHash: hash,
       dedupKey: hash,
@@ -163,10 +166,11 @@ export class JobService {
       if (!holder) continue;
       const since = this.windowStart();
       if (holder.status !== JobStatus.Completed) return holder;
-      if (resultAvailability(holder, this.config.results.retentionSeconds, new Date()) === 'deleted') {
+      const now = this.clock.now();
+      if (resultAvailability(holder, this.config.results.retentionSeconds, now) === 'deleted') {
         // Its retention ran out before the sweep came by: record the deletion (the sweep removes the
         // object), which also frees the key, as a deleted result does.
-        await this.retention.requestResultDeletion(holder.id, new Date());
+        await this.retention.requestResultDeletion(holder.id, now);
         continue;
       }
       if (holder.createdAt >= since) return holder;
@@ -176,14 +180,17 @@ export class JobService {
   }
 
   private windowStart(): Date {
-    return new Date(Date.now() - this.config.jobs.dedupWindowSeconds * 1000);
+    return new Date(this.clock.nowMs() - this.config.jobs.dedupWindowSeconds * 1000);
   }
 
   private async findDuplicate(hash: string): Promise<JobRecord | null> {
     const newest = await this.jobs.findNewestByHash(hash, this.windowStart());
     if (!newest || newest.status === JobStatus.Failed) return null;
     // A consumer that deleted the result (or let it expire) and asks again wants a fresh extraction.
-    if (newest.status === JobStatus.Completed && resultAvailability(newest, this.config.results.retentionSeconds, new Date()) === 'deleted')
+    if (
+      newest.status === JobStatus.Completed &&
+      resultAvailability(newest, this.config.results.retentionSeconds, this.clock.now()) === 'deleted'
+    )
       return null;
     return newest;
   }

@@ -1,4 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Clock } from '../../common/clock/clock.js';
+import type { PeriodicTask } from '../../common/clock/periodic-task.js';
+import { Scheduler } from '../../common/clock/scheduler.js';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { ResultDeletionService } from './result-deletion.service.js';
 import { ResultRetentionRepository } from './result-retention.repository.js';
@@ -13,36 +16,35 @@ const BATCH = 100;
 @Injectable()
 export class ResultRetentionSweep implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(ResultRetentionSweep.name);
-  private timer: NodeJS.Timeout | undefined;
+  private readonly loop: PeriodicTask;
   private running: Promise<number> | undefined;
-  private stopped = true;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly retention: ResultRetentionRepository,
     private readonly deletion: ResultDeletionService,
-  ) {}
+    private readonly clock: Clock,
+    scheduler: Scheduler,
+  ) {
+    // Unref'd: waiting for the next sweep never keeps the process alive; what one leaves undone, the next (in any process) finishes.
+    this.loop = scheduler.every(() => this.sweep(), {
+      intervalMs: config.results.sweepIntervalMs,
+      unref: true,
+      onError: (error) => this.logger.warn(`result retention sweep failed: ${String(error)}`),
+    });
+  }
 
   onApplicationBootstrap(): void {
-    this.stopped = false;
-    const tick = () => {
-      this.sweep()
-        .catch((error: unknown) => this.logger.warn(`result retention sweep failed: ${String(error)}`))
-        .finally(() => {
-          if (!this.stopped) this.timer = setTimeout(tick, this.config.results.sweepIntervalMs).unref();
-        });
-    };
-    this.timer = setTimeout(tick, 0).unref();
+    this.loop.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
+    await this.loop.stop();
     await this.running?.catch(() => undefined);
   }
 
   /** One pass (concurrent calls share it); resolves to the number of results deleted. */
-  sweep(now = new Date()): Promise<number> {
+  sweep(now = this.clock.now()): Promise<number> {
     this.running ??= this.deleteDue(now).finally(() => {
       this.running = undefined;
     });
@@ -66,7 +68,7 @@ export class ResultRetentionSweep implements OnApplicationBootstrap, OnApplicati
         }
       }
       // A short batch was the last; a batch of failures waits for the next pass rather than spin.
-      if (due.length < BATCH || failed > 0 || this.stopped) break;
+      if (due.length < BATCH || failed > 0 || !this.loop.active) break;
     }
     if (deleted > 0) this.logger.log(`deleted ${deleted} result(s) past retention or left half-deleted`);
     return deleted;

@@ -4,7 +4,7 @@ import { Clock } from '../clock.js';
 export class ManualClock extends Clock {
   private current: number;
 
-  constructor(start: Date | string = '2026-01-01T00:00:00.000Z') {
+  constructor(start: Date | string | number = '2026-01-01T00:00:00.000Z') {
     super();
     this.current = new Date(start).getTime();
   }
@@ -13,11 +13,16 @@ export class ManualClock extends Clock {
     return new Date(this.current);
   }
 
+  override nowMs(): number {
+    return this.current;
+  }
+
   advance(ms: number): void {
     this.current += ms;
   }
 
-  set(to: Date | string): void {
+  /** `to` as a date, an ISO string or milliseconds since the epoch. */
+  set(to: Date | string | number): void {
     this.current = new Date(to).getTime();
   }
 }
