@@ -1,15 +1,11 @@
+import type { RequestProblem } from '../../request/data-request.error.js';
 import { FET_CATALOGUE, FetCode } from './fet-code.js';
 
-/** One offending item of a request or a job: which datasource, table, field, and what is wrong. */
-export interface ErrorDetail {
-  readonly type: string;
-  readonly datasource?: string;
-  readonly table?: string;
-  readonly field?: string;
-  readonly operator?: string;
-  readonly reason?: string;
-  readonly message?: string;
-}
+/**
+ * One offending item of a request or a job: which datasource, table, field, and what is wrong.
+ * The request language's own problems are these, so they reach the envelope as they are.
+ */
+export type ErrorDetail = RequestProblem;
 
 export interface FetcherErrorOptions {
   /** field path → what is wrong with it (request validation) */

@@ -6,19 +6,21 @@ import type * as Swagger from '@nestjs/swagger';
  * memory in every process; most never serve their docs. The decorators are the library's own, with
  * the same arguments, on the same targets, in the same order: only the moment they run moves.
  */
-type DecoratorName =
-  | 'ApiBearerAuth'
-  | 'ApiBody'
-  | 'ApiExcludeEndpoint'
-  | 'ApiExtraModels'
-  | 'ApiHeader'
-  | 'ApiOperation'
-  | 'ApiProduces'
-  | 'ApiProperty'
-  | 'ApiPropertyOptional'
-  | 'ApiQuery'
-  | 'ApiResponse'
-  | 'ApiTags';
+const DEFERRED = [
+  'ApiBearerAuth',
+  'ApiBody',
+  'ApiExcludeEndpoint',
+  'ApiExtraModels',
+  'ApiHeader',
+  'ApiOperation',
+  'ApiProduces',
+  'ApiProperty',
+  'ApiPropertyOptional',
+  'ApiQuery',
+  'ApiResponse',
+  'ApiTags',
+] as const;
+type DecoratorName = (typeof DEFERRED)[number];
 
 interface RecordedDecorator {
   readonly name: DecoratorName;
@@ -50,18 +52,23 @@ function deferred<N extends DecoratorName>(name: N): (typeof Swagger)[N] {
   return factory as unknown as (typeof Swagger)[N];
 }
 
-export const ApiBearerAuth = deferred('ApiBearerAuth');
-export const ApiBody = deferred('ApiBody');
-export const ApiExcludeEndpoint = deferred('ApiExcludeEndpoint');
-export const ApiExtraModels = deferred('ApiExtraModels');
-export const ApiHeader = deferred('ApiHeader');
-export const ApiOperation = deferred('ApiOperation');
-export const ApiProduces = deferred('ApiProduces');
-export const ApiProperty = deferred('ApiProperty');
-export const ApiPropertyOptional = deferred('ApiPropertyOptional');
-export const ApiQuery = deferred('ApiQuery');
-export const ApiResponse = deferred('ApiResponse');
-export const ApiTags = deferred('ApiTags');
+const decorators = Object.fromEntries(DEFERRED.map((name) => [name, deferred(name)])) as { [N in DecoratorName]: (typeof Swagger)[N] };
+
+// Named once more: an ES module's exports are static.
+export const {
+  ApiBearerAuth,
+  ApiBody,
+  ApiExcludeEndpoint,
+  ApiExtraModels,
+  ApiHeader,
+  ApiOperation,
+  ApiProduces,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiQuery,
+  ApiResponse,
+  ApiTags,
+} = decorators;
 
 /** A `$ref` to a DTO's schema, as @nestjs/swagger's getSchemaPath writes it. */
 export function getSchemaPath(model: string | { name: string }): string {

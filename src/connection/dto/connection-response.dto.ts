@@ -1,10 +1,29 @@
 import { ApiProperty, ApiPropertyOptional } from '../../common/http/api-docs.js';
+import { PageOf } from '../../common/http/page.dto.js';
 import { DatasourceType } from '../../datasource/datasource-type.js';
 import type { InternalDatasourceConfig } from '../../config/internal-datasources.config.js';
 import type { ConnectionRecord } from '../../datasource/connection.entity.js';
 
 /** Internal datasources have no creation time; they sort as the oldest connections. */
 export const INTERNAL_CREATED_AT = new Date(0);
+
+/** What a response shows of a stored connection; an internal datasource is shown as one. */
+type ConnectionFacts = Pick<
+  ConnectionRecord,
+  | 'id'
+  | 'productName'
+  | 'configName'
+  | 'type'
+  | 'host'
+  | 'port'
+  | 'databaseName'
+  | 'schemaName'
+  | 'userName'
+  | 'sslMode'
+  | 'metadata'
+  | 'createdAt'
+  | 'updatedAt'
+>;
 
 export class SslModeDto {
   @ApiProperty({ example: 'require' })
@@ -31,47 +50,43 @@ export class ConnectionResponseDto {
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
 
   static from(record: ConnectionRecord): ConnectionResponseDto {
-    const dto = new ConnectionResponseDto();
-    dto.id = record.id;
-    if (record.productName) dto.productName = record.productName;
-    dto.configName = record.configName;
-    dto.type = record.type;
-    dto.host = record.host;
-    dto.port = record.port;
-    dto.databaseName = record.databaseName;
-    if (record.schemaName) dto.schema = record.schemaName;
-    dto.userName = record.userName;
-    dto.hasPassword = record.passwordEncrypted.length > 0;
-    if (record.sslMode) dto.ssl = { mode: record.sslMode };
-    if (record.metadata && Object.keys(record.metadata).length > 0) dto.metadata = record.metadata;
-    dto.createdAt = record.createdAt.toISOString();
-    dto.updatedAt = record.updatedAt.toISOString();
-    return dto;
+    return ConnectionResponseDto.of(record, record.passwordEncrypted.length > 0);
   }
 
   static fromInternal(datasource: InternalDatasourceConfig): ConnectionResponseDto {
+    const facts = {
+      ...datasource,
+      productName: null,
+      sslMode: datasource.ssl.mode,
+      metadata: { ...datasource.metadata },
+      createdAt: INTERNAL_CREATED_AT,
+      updatedAt: INTERNAL_CREATED_AT,
+    };
+    return ConnectionResponseDto.of(facts, datasource.password.length > 0, true);
+  }
+
+  private static of(facts: ConnectionFacts, hasPassword: boolean, internal?: true): ConnectionResponseDto {
     const dto = new ConnectionResponseDto();
-    dto.id = datasource.id;
-    dto.configName = datasource.configName;
-    dto.type = datasource.type;
-    dto.host = datasource.host;
-    dto.port = datasource.port;
-    dto.databaseName = datasource.databaseName;
-    if (datasource.schemaName) dto.schema = datasource.schemaName;
-    dto.userName = datasource.userName;
-    dto.hasPassword = datasource.password.length > 0;
-    if (datasource.ssl.mode) dto.ssl = { mode: datasource.ssl.mode };
-    if (Object.keys(datasource.metadata).length > 0) dto.metadata = { ...datasource.metadata };
-    dto.internal = true;
-    dto.createdAt = INTERNAL_CREATED_AT.toISOString();
-    dto.updatedAt = INTERNAL_CREATED_AT.toISOString();
+    dto.id = facts.id;
+    if (facts.productName) dto.productName = facts.productName;
+    dto.configName = facts.configName;
+    dto.type = facts.type;
+    dto.host = facts.host;
+    dto.port = facts.port;
+    dto.databaseName = facts.databaseName;
+    if (facts.schemaName) dto.schema = facts.schemaName;
+    dto.userName = facts.userName;
+    dto.hasPassword = hasPassword;
+    if (facts.sslMode) dto.ssl = { mode: facts.sslMode };
+    if (facts.metadata && Object.keys(facts.metadata).length > 0) dto.metadata = facts.metadata;
+    if (internal) dto.internal = true;
+    dto.createdAt = facts.createdAt.toISOString();
+    dto.updatedAt = facts.updatedAt.toISOString();
     return dto;
   }
 }
 
-export class ConnectionPageDto {
-  @ApiProperty({ type: [ConnectionResponseDto] }) items!: ConnectionResponseDto[];
-  @ApiProperty({ example: 1 }) page!: number;
-  @ApiProperty({ example: 10 }) limit!: number;
-  @ApiProperty({ example: 37, description: 'Number of connections matching the filters.' }) total!: number;
-}
+export class ConnectionPageDto extends PageOf(ConnectionResponseDto, {
+  example: 37,
+  description: 'Number of connections matching the filters.',
+}) {}

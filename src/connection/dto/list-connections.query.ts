@@ -1,18 +1,14 @@
 import { FetCode } from '../../common/errors/fet-code.js';
-import { flatQuery as flatten, invalidQuery as invalid, parseDay, parsePageRequest } from '../../common/http/pagination.js';
+import { knownQuery, parseListRequest, type ListRequest } from '../../common/http/list-request.js';
+import { invalidQuery as invalid } from '../../common/http/pagination.js';
 import { DATASOURCE_TYPES, DatasourceType } from '../../datasource/datasource-type.js';
-const METADATA_KEY = /^[A-Za-z0-9_-]{1,64}$/;
-const DAY_MS = 24 * 60 * 60 * 1000;
 
-export interface ListConnectionsQuery {
-  readonly page: number;
-  readonly limit: number;
-  readonly order: 'ASC' | 'DESC';
+const METADATA_KEY = /^[A-Za-z0-9_-]{1,64}$/;
+
+export interface ListConnectionsQuery extends ListRequest {
   readonly type?: DatasourceType;
   readonly host?: string;
   readonly databaseName?: string;
-  readonly createdFrom?: Date;
-  readonly createdBefore?: Date;
   readonly metadata: Record<string, string>;
 }
 
@@ -23,24 +19,17 @@ const KNOWN = new Set(['page', 'limit', 'sortOrder', 'type', 'host', 'databaseNa
  * (FET-0405), not a silently ignored filter.
  */
 export function parseListQuery(raw: Record<string, unknown>): ListConnectionsQuery {
-  const flat = flatten(raw);
-  const unknown = Object.keys(flat).filter((key) => !KNOWN.has(key) && !key.startsWith('metadata.'));
-  if (unknown.length > 0) throw invalid(FetCode.InvalidQuery, `unknown query parameter(s): ${unknown.join(', ')}`, unknown);
+  const flat = knownQuery(raw, (key) => KNOWN.has(key) || key.startsWith('metadata.'));
+  return {
+    ...parseListRequest(flat, 'type', DATASOURCE_TYPES),
+    host: flat.host,
+    databaseName: flat.databaseName,
+    metadata: metadataFilter(flat),
+  };
+}
 
-  const { page, limit } = parsePageRequest(flat);
-  const sortOrder = (flat.sortOrder ?? 'desc').toLowerCase();
-  if (sortOrder !== 'asc' && sortOrder !== 'desc')
-    throw invalid(FetCode.InvalidSortOrder, "sortOrder must be 'asc' or 'desc'", ['sortOrder']);
-  const type = flat.type;
-  if (type !== undefined && !DATASOURCE_TYPES.includes(type as DatasourceType)) {
-    throw invalid(FetCode.InvalidQuery, `type must be one of ${DATASOURCE_TYPES.join(', ')}`, ['type']);
-  }
-  const createdFrom = parseDay(flat.startDate, 'startDate');
-  const endDay = parseDay(flat.endDate, 'endDate');
-  const createdBefore = endDay && new Date(endDay.getTime() + DAY_MS);
-  if (createdFrom && endDay && endDay < createdFrom)
-    throw invalid(FetCode.InvalidDateRange, 'endDate cannot be earlier than startDate', ['endDate']);
-
+/** `metadata.<key>=<value>` parameters: connections whose metadata has every one of them. */
+function metadataFilter(flat: Record<string, string>): Record<string, string> {
   const metadata: Record<string, string> = {};
   for (const [key, value] of Object.entries(flat)) {
     if (!key.startsWith('metadata.')) continue;
@@ -51,15 +40,5 @@ export function parseListQuery(raw: Record<string, unknown>): ListConnectionsQue
     }
     metadata[name] = value;
   }
-  return {
-    page,
-    limit,
-    order: sortOrder === 'asc' ? 'ASC' : 'DESC',
-    type: type as DatasourceType | undefined,
-    host: flat.host,
-    databaseName: flat.databaseName,
-    createdFrom,
-    createdBefore,
-    metadata,
-  };
+  return metadata;
 }

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '../../common/http/api-docs.js';
+import { PageOf } from '../../common/http/page.dto.js';
 import { FET_CATALOGUE, FetCode } from '../../common/errors/fet-code.js';
 import type { JobRecord } from '../job.entity.js';
 import { JobStatus } from '../job-status.js';
@@ -96,12 +97,10 @@ export class JobSummaryDto {
   }
 }
 
-export class JobPageDto {
-  @ApiProperty({ type: [JobSummaryDto] }) items!: JobSummaryDto[];
-  @ApiProperty({ example: 1 }) page!: number;
-  @ApiProperty({ example: 10 }) limit!: number;
-  @ApiProperty({ example: 37, description: 'Number of jobs matching the filters (and visible to the credential).' }) total!: number;
-}
+export class JobPageDto extends PageOf(JobSummaryDto, {
+  example: 37,
+  description: 'Number of jobs matching the filters (and visible to the credential).',
+}) {}
 
 function countsOf(mappedFields: JobRecord['mappedFields']): JobRequestCountsDto {
   const tables = Object.values(mappedFields ?? {}).flatMap((byTable) => Object.values(byTable ?? {}));

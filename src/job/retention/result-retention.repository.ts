@@ -4,6 +4,10 @@ import { DataSource, IsNull, LessThan, Not, type FindOptionsWhere, type Reposito
 import { JOB_ENTITY, type JobRecord } from '../job.entity.js';
 import { JobStatus } from '../job-status.js';
 
+/** The two steps of a deletion, each a timestamp column of the job. */
+const STEP_COLUMNS = { resultDeleteRequestedAt: 'result_delete_requested_at', resultDeletedAt: 'result_deleted_at' } as const;
+type DeletionStep = keyof typeof STEP_COLUMNS;
+
 /**
  * The two steps of deleting a completed job's result, each one conditional update: the intent
  * (from then on the result is gone for consumers), then the record that the object is gone.
@@ -23,24 +27,14 @@ export class ResultRetentionRepository {
    * completed; true when the deletion was asked for already.
    */
   async requestResultDeletion(id: string, at: Date): Promise<boolean> {
-    await this.jobs
-      .createQueryBuilder()
-      .update()
-      .set({ resultDeleteRequestedAt: at, dedupKey: null })
-      .where('id = :id AND status = :status AND result_delete_requested_at IS NULL', { id, status: JobStatus.Completed })
-      .execute();
+    await this.stampOnce(id, 'resultDeleteRequestedAt', at);
     const job = await this.jobs.findOne({ select: { id: true, status: true, resultDeleteRequestedAt: true }, where: { id } });
     return job?.status === JobStatus.Completed && job.resultDeleteRequestedAt !== null;
   }
 
   /** Second step: the object is gone from the store. Idempotent. */
   async recordResultDeleted(id: string, at: Date): Promise<void> {
-    await this.jobs
-      .createQueryBuilder()
-      .update()
-      .set({ resultDeletedAt: at, dedupKey: null })
-      .where('id = :id AND status = :status AND result_deleted_at IS NULL', { id, status: JobStatus.Completed })
-      .execute();
+    await this.stampOnce(id, 'resultDeletedAt', at);
   }
 
   /**
@@ -52,5 +46,15 @@ export class ResultRetentionRepository {
     const where: FindOptionsWhere<JobRecord>[] = [{ ...pending, resultDeleteRequestedAt: Not(IsNull()) }];
     if (completedBefore) where.push({ ...pending, completedAt: LessThan(completedBefore) });
     return this.jobs.find({ where, order: { completedAt: 'ASC' }, take: limit });
+  }
+
+  /** Sets the step's column of a completed job, unless it is set already; the dedup key goes with it. */
+  private async stampOnce(id: string, step: DeletionStep, at: Date): Promise<void> {
+    await this.jobs
+      .createQueryBuilder()
+      .update()
+      .set({ [step]: at, dedupKey: null })
+      .where(`id = :id AND status = :status AND ${STEP_COLUMNS[step]} IS NULL`, { id, status: JobStatus.Completed })
+      .execute();
   }
 }

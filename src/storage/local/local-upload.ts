@@ -2,7 +2,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { FetCode } from '../../common/errors/fet-code.js';
-import type { ObjectUpload } from '../object-store.port.js';
+import { BufferedUpload } from '../buffered-writer.js';
 import { StorageError } from '../storage.error.js';
 import { fsFailure, syncDirectory } from './local-fs.js';
 
@@ -17,10 +17,9 @@ const WRITES_IN_FLIGHT = 2;
  * left the main thread idle a third of the time). At most WRITES_IN_FLIGHT buffers are out; a
  * failed write fails the next call, and `complete` waits for every write before fsync and rename.
  */
-export class LocalUpload implements ObjectUpload {
+export class LocalUpload extends BufferedUpload {
   private state: 'open' | 'completed' | 'aborted' = 'open';
   private buffer: Buffer = Buffer.allocUnsafe(LOCAL_WRITE_BYTES);
-  private filled = 0;
   private readonly spare: Buffer[] = [];
   private readonly inFlight = new Set<Promise<void>>();
   private failure: StorageError | undefined;
@@ -31,23 +30,14 @@ export class LocalUpload implements ObjectUpload {
     private readonly temp: string,
     private readonly target: string,
     private readonly key: string,
-  ) {}
-
-  async write(chunk: Buffer): Promise<void> {
-    this.assertOpen();
-    let offset = 0;
-    while (offset < chunk.length) {
-      const copied = chunk.copy(this.buffer, this.filled, offset);
-      this.filled += copied;
-      offset += copied;
-      if (this.filled === this.buffer.length) await this.send();
-    }
+  ) {
+    super();
   }
 
-  async complete(): Promise<void> {
+  override async complete(): Promise<void> {
     this.assertOpen();
     try {
-      if (this.filled > 0) await this.send();
+      if (this.filled > 0) await this.flush();
       await Promise.all(this.inFlight);
       this.assertOpen();
       // Data must be on disk before the rename publishes it, or a crash could expose a short file.
@@ -62,7 +52,7 @@ export class LocalUpload implements ObjectUpload {
     await syncDirectory(dirname(this.target));
   }
 
-  async abort(): Promise<void> {
+  override async abort(): Promise<void> {
     if (this.state !== 'open') return;
     this.state = 'aborted';
     // A write still running on the handle must end before the file goes.
@@ -71,13 +61,17 @@ export class LocalUpload implements ObjectUpload {
     await rm(this.temp, { force: true }).catch(() => undefined);
   }
 
-  private assertOpen(): void {
+  protected override assertOpen(): void {
     if (this.failure !== undefined) throw this.failure;
     if (this.state !== 'open') throw new StorageError(FetCode.StorageFailed, `upload of ${this.key} is already ${this.state}`);
   }
 
-  /** Hands the full buffer to a background write; waits only when WRITES_IN_FLIGHT are already out. */
-  private async send(): Promise<void> {
+  protected override filling(): Buffer {
+    return this.buffer;
+  }
+
+  /** Hands the buffer to a background write; waits only when WRITES_IN_FLIGHT are already out. */
+  protected override async flush(): Promise<void> {
     while (this.inFlight.size >= WRITES_IN_FLIGHT) await Promise.race(this.inFlight);
     this.assertOpen();
     const full = this.buffer;

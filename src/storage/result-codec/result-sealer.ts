@@ -1,5 +1,6 @@
 import { createCipheriv, createHash, createHmac, randomBytes, type CipherGCM, type Hash, type Hmac } from 'node:crypto';
 import { GCM_NONCE_BYTES } from '../../common/crypto/aes-gcm.js';
+import { BufferedWriter } from '../buffered-writer.js';
 import type { ObjectUpload } from '../object-store.port.js';
 import { StorageError } from '../storage.error.js';
 import { Base64StreamEncoder } from './base64-stream.js';
@@ -40,7 +41,7 @@ const RESOLVED: Promise<void> = Promise.resolve();
  * before the write rejects, so a failed result never becomes visible even if the caller forgets
  * to call `abort`; calling it anyway is harmless.
  */
-export class ResultSealer {
+export class ResultSealer extends BufferedWriter {
   private readonly upload: ObjectUpload;
   private readonly limit: number;
   private readonly hmac: Hmac;
@@ -49,7 +50,6 @@ export class ResultSealer {
   private readonly encoder: Base64StreamEncoder;
   private readonly staging: Buffer;
   private readonly utf8 = new TextEncoder();
-  private staged = 0;
   private plaintextBytes = 0;
   private state: SealerState = 'open';
   private busy = false;
@@ -57,6 +57,7 @@ export class ResultSealer {
   private uploadAborted = false;
 
   constructor(options: ResultSealerOptions) {
+    super();
     if (!Number.isSafeInteger(options.maxPlaintextBytes) || options.maxPlaintextBytes < 0) {
       throw new RangeError(`maxPlaintextBytes must be a non-negative integer (got ${options.maxPlaintextBytes})`);
     }
@@ -88,15 +89,15 @@ export class ResultSealer {
     if (this.plaintextBytes + size > this.limit) return this.fail(StorageError.tooLarge(this.limit));
     this.plaintextBytes += size;
 
-    if (this.staged + size < this.staging.length) {
-      if (typeof text === 'string') this.staging.write(text, this.staged, 'utf8');
-      else text.copy(this.staging, this.staged);
-      this.staged += size;
+    if (this.filled + size < this.staging.length) {
+      if (typeof text === 'string') this.staging.write(text, this.filled, 'utf8');
+      else text.copy(this.staging, this.filled);
+      this.filled += size;
       return RESOLVED;
     }
     // A large buffer is sealed where it lies: copying it into the staging buffer first gains nothing.
     if (typeof text !== 'string' && size >= this.staging.length / 2) return this.step(() => this.sealDirect(text));
-    return this.step(() => (typeof text === 'string' ? this.stageString(text) : this.stageBuffer(text)));
+    return this.step(() => (typeof text === 'string' ? this.stageString(text) : this.gather(text)));
   }
 
   /** Seals the object (GCM tag), makes it visible, and returns the plaintext's size and digests. */
@@ -104,8 +105,8 @@ export class ResultSealer {
     const refusal = this.refusal();
     if (refusal) throw refusal;
     await this.step(async () => {
-      const plain = this.staging.subarray(0, this.staged);
-      this.staged = 0;
+      const plain = this.staging.subarray(0, this.filled);
+      this.filled = 0;
       this.hmac.update(plain);
       this.sha256.update(plain);
       const tail = Buffer.concat([this.cipher.update(plain), this.cipher.final(), this.cipher.getAuthTag()]);
@@ -170,31 +171,25 @@ export class ResultSealer {
     let rest = text;
     while (rest.length > 0) {
       // encodeInto stops at a character boundary when the buffer is full, so no code point is split.
-      const { read, written } = this.utf8.encodeInto(rest, this.staging.subarray(this.staged));
-      this.staged += written;
+      const { read, written } = this.utf8.encodeInto(rest, this.staging.subarray(this.filled));
+      this.filled += written;
       rest = rest.slice(read);
-      if (rest.length > 0 || this.staged === this.staging.length) await this.flush();
+      if (rest.length > 0 || this.filled === this.staging.length) await this.flush();
     }
   }
 
-  private async stageBuffer(bytes: Buffer): Promise<void> {
-    let offset = 0;
-    while (offset < bytes.length) {
-      const copied = bytes.copy(this.staging, this.staged, offset);
-      this.staged += copied;
-      offset += copied;
-      if (this.staged === this.staging.length) await this.flush();
-    }
+  protected override filling(): Buffer {
+    return this.staging;
   }
 
-  private async flush(): Promise<void> {
-    const plain = this.staging.subarray(0, this.staged);
-    this.staged = 0;
+  protected override async flush(): Promise<void> {
+    const plain = this.staging.subarray(0, this.filled);
+    this.filled = 0;
     await this.seal(plain);
   }
 
   private async sealDirect(bytes: Buffer): Promise<void> {
-    if (this.staged > 0) await this.flush();
+    if (this.filled > 0) await this.flush();
     await this.seal(bytes);
   }
 

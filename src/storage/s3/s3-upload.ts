@@ -1,6 +1,6 @@
 import type { Client } from 'minio';
 import { FetCode } from '../../common/errors/fet-code.js';
-import type { ObjectUpload } from '../object-store.port.js';
+import { BufferedUpload } from '../buffered-writer.js';
 import { StorageError } from '../storage.error.js';
 import { describeS3Failure, type S3Secrets } from './s3-failure.js';
 
@@ -29,9 +29,8 @@ type UploadState = 'open' | 'failed' | 'completed' | 'aborted';
  * parts are held, and parts go out strictly in order. An object that never reached one part is
  * sent with a single PUT at `complete`.
  */
-export class S3Upload implements ObjectUpload {
+export class S3Upload extends BufferedUpload {
   private part: Buffer | undefined;
-  private filled = 0;
   /** The buffer of the part on the wire; it becomes `spare` once that part has landed. */
   private sending: Buffer | undefined;
   /** Reused rather than reallocated: fresh 8 MiB buffers per part pile up as garbage faster than GC runs. */
@@ -47,31 +46,18 @@ export class S3Upload implements ObjectUpload {
   constructor(
     private readonly client: S3UploadClient,
     private readonly target: S3UploadTarget,
-  ) {}
-
-  async write(chunk: Buffer): Promise<void> {
-    this.assertOpen();
-    let offset = 0;
-    while (offset < chunk.length) {
-      if (!this.part) {
-        this.part = this.spare ?? Buffer.allocUnsafe(this.target.partSizeBytes);
-        this.spare = undefined;
-      }
-      const copied = chunk.copy(this.part, this.filled, offset);
-      this.filled += copied;
-      offset += copied;
-      if (this.filled === this.part.length) await this.sendPart();
-    }
+  ) {
+    super();
   }
 
-  async complete(): Promise<void> {
+  override async complete(): Promise<void> {
     this.assertOpen();
     const { bucket, objectName } = this.target;
     if (this.partsSent === 0) {
       const body = this.part ? this.part.subarray(0, this.filled) : Buffer.alloc(0);
       await this.call('put object', () => this.client.putObject(bucket, objectName, body, body.length, CONTENT_TYPE));
     } else {
-      if (this.filled > 0) await this.sendPart();
+      if (this.filled > 0) await this.flush();
       await this.settle();
       const parts = [...this.etags].sort((a, b) => a.part - b.part);
       const uploadId = this.uploadId as string;
@@ -82,7 +68,7 @@ export class S3Upload implements ObjectUpload {
     this.release();
   }
 
-  async abort(): Promise<void> {
+  override async abort(): Promise<void> {
     if (this.state === 'completed' || this.state === 'aborted') return;
     this.state = 'aborted';
     this.release();
@@ -95,7 +81,16 @@ export class S3Upload implements ObjectUpload {
     await within(ABORT_WAIT_MS, this.client.abortMultipartUpload(bucket, objectName, uploadId));
   }
 
-  private async sendPart(): Promise<void> {
+  protected override filling(): Buffer {
+    if (!this.part) {
+      this.part = this.spare ?? Buffer.allocUnsafe(this.target.partSizeBytes);
+      this.spare = undefined;
+    }
+    return this.part;
+  }
+
+  /** Sends the filled part, once the one before it has landed. */
+  protected override async flush(): Promise<void> {
     const buffer = this.part as Buffer;
     const body = buffer.subarray(0, this.filled);
     this.part = undefined;
@@ -170,7 +165,7 @@ export class S3Upload implements ObjectUpload {
     return error;
   }
 
-  private assertOpen(): void {
+  protected override assertOpen(): void {
     if (this.failure) throw this.failure;
     if (this.state !== 'open') {
       throw new StorageError(FetCode.StorageFailed, `S3 upload of ${this.target.objectName} was already ${this.state}`);
