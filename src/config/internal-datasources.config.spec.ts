@@ -48,4 +48,30 @@ describe('parseInternalDatasources', () => {
       'DATASOURCE_B_PORT: must be an integer from 1 to 65535',
     ]);
   });
+
+  it("checks each engine's SSL modes (as written) and required metadata, and uses its default port", () => {
+    const { datasources, problems } = parseInternalDatasources({
+      DATASOURCE_ERP_CONFIG_NAME: 'erp',
+      DATASOURCE_ERP_TYPE: 'ORACLE',
+      DATASOURCE_ERP_HOST: 'ora',
+      DATASOURCE_ERP_DATABASE: 'erp',
+      DATASOURCE_ERP_SSLMODE: 'verify-full',
+      DATASOURCE_SHOP_CONFIG_NAME: 'shop',
+      DATASOURCE_SHOP_TYPE: 'MYSQL',
+      DATASOURCE_SHOP_HOST: 'maria',
+      DATASOURCE_SHOP_DATABASE: 'shop',
+      DATASOURCE_SHOP_SSLMODE: 'preferred',
+      DATASOURCE_MSSQL_CONFIG_NAME: 'mssql',
+      DATASOURCE_MSSQL_TYPE: 'SQL_SERVER',
+      DATASOURCE_MSSQL_HOST: 'sql',
+      DATASOURCE_MSSQL_DATABASE: 'crm',
+      DATASOURCE_MSSQL_SSLMODE: 'Strict',
+    });
+    expect(problems).toEqual([
+      'DATASOURCE_ERP_SSLMODE: must be one of disable, false, true, enable, verify, skip-verify',
+      'DATASOURCE_ERP_OPTIONS: Oracle needs serviceName=…',
+      'DATASOURCE_MSSQL_SSLMODE: must be one of disable, false, true, strict',
+    ]);
+    expect(datasources.map((d) => [d.configName, d.port, d.ssl.mode])).toEqual([['shop', 3306, 'preferred']]);
+  });
 });

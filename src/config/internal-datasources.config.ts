@@ -1,34 +1,19 @@
 import { v5 as uuidv5 } from 'uuid';
-import { DATASOURCE_TYPES, DatasourceType } from '../datasource/datasource-type.js';
-import { isValidSslMode, SSL_MODES } from '../datasource/ssl-modes.js';
+import type { DatasourceEndpoint } from '../datasource/connectors/shared/engine-connector.js';
+import { acceptsSslMode, ENGINE_FACTS, engineFacts } from '../datasource/connectors/shared/engine-facts.js';
+import type { DatasourceType } from '../datasource/datasource-type.js';
 
 /** Namespace of the original service, so internal datasource ids stay the same across both. */
 const INTERNAL_ID_NAMESPACE = 'f47ac10b-58cc-4372-a567-0e02b2c3d479';
 const CONFIG_NAME_PATTERN = /^[A-Za-z0-9_-]{3,100}$/;
 const PRODUCT_NAME_PATTERN = /^[a-z0-9_-]{1,100}$/;
-const DEFAULT_PORTS: Record<DatasourceType, number> = {
-  [DatasourceType.PostgreSQL]: 5432,
-  [DatasourceType.MySQL]: 3306,
-  [DatasourceType.SqlServer]: 1433,
-  [DatasourceType.Oracle]: 1521,
-  [DatasourceType.MongoDB]: 27017,
-};
 
-/** A datasource declared by `DATASOURCE_<NAME>_*` variables (SPEC §3.6). */
-export interface InternalDatasourceConfig {
+/** A datasource declared by `DATASOURCE_<NAME>_*` variables (docs/api.md, "Internal datasources"). */
+export interface InternalDatasourceConfig extends DatasourceEndpoint {
   /** UUIDv5 of `/<configName>`: stable across restarts and replicas. */
   readonly id: string;
   /** The `<NAME>` of its variables, for messages. */
   readonly envName: string;
-  readonly configName: string;
-  readonly type: DatasourceType;
-  readonly host: string;
-  readonly port: number;
-  readonly databaseName: string;
-  readonly schemaName: string | null;
-  readonly userName: string;
-  readonly password: string;
-  readonly ssl: { readonly mode: string | null; readonly ca?: string; readonly cert?: string; readonly key?: string };
   readonly metadata: Readonly<Record<string, string>>;
   /** DATASOURCE_<NAME>_PRODUCTS, lower-cased: only these products may use it; null: every product. */
   readonly products: readonly string[] | null;
@@ -64,26 +49,27 @@ export function parseInternalDatasources(env: NodeJS.ProcessEnv): { datasources:
       problems.push(`${variable('CONFIG_NAME')}: '${configName}' is already declared by DATASOURCE_${previous}_CONFIG_NAME`);
     seen.set(configName, envName);
 
-    const type = read('TYPE') as DatasourceType | undefined;
-    if (!type || !DATASOURCE_TYPES.includes(type)) problems.push(`${variable('TYPE')}: must be one of ${DATASOURCE_TYPES.join(', ')}`);
+    const type = read('TYPE');
+    // The engine's facts come straight from their files: this runs at boot, before dependency injection.
+    const facts = type === undefined ? undefined : engineFacts(type);
+    if (!facts) problems.push(`${variable('TYPE')}: must be one of ${ENGINE_FACTS.map((engine) => engine.type).join(', ')}`);
     const host = read('HOST');
     if (!host) problems.push(`${variable('HOST')}: is required`);
     const databaseName = read('DATABASE');
     if (!databaseName) problems.push(`${variable('DATABASE')}: is required`);
     const portText = read('PORT');
-    const port = portText === undefined ? ((type && DEFAULT_PORTS[type]) ?? 0) : Number(portText);
+    const port = portText === undefined ? (facts?.defaultPort ?? 0) : Number(portText);
     if (!Number.isInteger(port) || port < 1 || port > 65535) problems.push(`${variable('PORT')}: must be an integer from 1 to 65535`);
     const sslMode = read('SSLMODE') ?? null;
-    if (type && DATASOURCE_TYPES.includes(type) && !isValidSslMode(type, sslMode)) {
-      problems.push(`${variable('SSLMODE')}: must be one of ${SSL_MODES[type].join(', ')}`);
-    }
+    if (facts && !acceptsSslMode(facts, sslMode)) problems.push(`${variable('SSLMODE')}: must be one of ${facts.ssl.modes.join(', ')}`);
     const metadata: Record<string, string> = {};
     for (const pair of (read('OPTIONS') ?? '').split('&').filter(Boolean)) {
       const [key, ...rest] = pair.split('=');
       if (!key || rest.length === 0) problems.push(`${variable('OPTIONS')}: expected k=v&k=v, got '${pair}'`);
       else metadata[decodeURIComponent(key)] = decodeURIComponent(rest.join('='));
     }
-    if (type === DatasourceType.Oracle && !metadata.serviceName) problems.push(`${variable('OPTIONS')}: Oracle needs serviceName=…`);
+    const missing = facts?.requiredMetadata?.filter((key) => !metadata[key]) ?? [];
+    for (const key of missing) problems.push(`${variable('OPTIONS')}: ${facts?.label} needs ${key}=…`);
     const productsText = read('PRODUCTS');
     const products =
       productsText === undefined

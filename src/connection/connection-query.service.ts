@@ -4,6 +4,8 @@ import type { ProductScope } from '../auth/product-scope.js';
 import type { InternalDatasourceConfig } from '../config/internal-datasources.config.js';
 import type { ConnectionRecord } from '../datasource/connection.entity.js';
 import { ConnectionRepository, type ConnectionListFilter } from '../datasource/connection.repository.js';
+import type { ResolvedDatasource } from '../datasource/connectors/shared/engine-connector.js';
+import { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
 import { notFound } from '../datasource/datasource.error.js';
 import { ConnectionPageDto, ConnectionResponseDto, INTERNAL_CREATED_AT } from './dto/connection-response.dto.js';
 import type { ListConnectionsQuery } from './dto/list-connections.query.js';
@@ -19,6 +21,7 @@ export class ConnectionQueryService {
   constructor(
     private readonly connections: ConnectionRepository,
     private readonly internal: InternalDatasources,
+    private readonly resolver: DatasourceResolver,
   ) {}
 
   /**
@@ -34,6 +37,11 @@ export class ConnectionQueryService {
     const record = await this.connections.findById(id);
     if (!record || !actsFor(principal, record.productName)) throw notFound();
     return { internal: false, record };
+  }
+
+  /** What a driver needs to reach it; FET-1024 for a stored connection whose password was cleared. */
+  resolved(loaded: LoadedConnection): ResolvedDatasource {
+    return loaded.internal ? InternalDatasources.resolved(loaded.datasource) : this.resolver.fromRecord(loaded.record);
   }
 
   async get(id: string, principal: Principal): Promise<ConnectionResponseDto> {

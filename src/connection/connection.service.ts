@@ -1,21 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { v7 as uuidv7 } from 'uuid';
 import { ANONYMOUS_OPERATOR, type Principal } from '../auth/principal.js';
+import { Clock } from '../common/clock/clock.js';
 import { FetCode } from '../common/errors/fet-code.js';
+import type { ConnectionRecord } from '../datasource/connection.entity.js';
+import { ConnectionRepository } from '../datasource/connection.repository.js';
+import { DatasourceError, notFound } from '../datasource/datasource.error.js';
 import { isUniqueViolation } from '../persistence/unique-violation.js';
 import { ACTIVE_JOBS, type ActiveJobs } from './active-jobs.port.js';
-import type { ConnectionRecord } from '../datasource/connection.entity.js';
 import { ConnectionQueryService } from './connection-query.service.js';
-import { ConnectionRepository } from '../datasource/connection.repository.js';
-import { CredentialCipher } from '../datasource/credential-cipher.service.js';
-import { DatasourceError, notFound } from '../datasource/datasource.error.js';
-import { DatasourceType } from '../datasource/datasource-type.js';
+import { ConnectionRecordFactory } from './connection-record.factory.js';
+import { ConnectionRules } from './connection-rules.js';
 import { ConnectionResponseDto } from './dto/connection-response.dto.js';
 import type { CreateConnectionDto } from './dto/create-connection.dto.js';
 import type { UpdateConnectionDto } from './dto/update-connection.dto.js';
-import { InternalDatasources } from '../datasource/internal/internal-datasources.service.js';
-import { isValidSslMode, SSL_MODES } from '../datasource/ssl-modes.js';
-import { HostGuard } from '../datasource/ssrf/host-guard.service.js';
 
 /** Creating, changing, assigning and deleting stored connections. */
 @Injectable()
@@ -23,39 +20,18 @@ export class ConnectionService {
   constructor(
     private readonly connections: ConnectionRepository,
     private readonly queries: ConnectionQueryService,
-    private readonly internal: InternalDatasources,
-    private readonly cipher: CredentialCipher,
-    private readonly guard: HostGuard,
+    private readonly rules: ConnectionRules,
+    private readonly records: ConnectionRecordFactory,
     @Inject(ACTIVE_JOBS) private readonly activeJobs: ActiveJobs,
+    private readonly clock: Clock,
   ) {}
 
   async create(productName: string, dto: CreateConnectionDto): Promise<ConnectionResponseDto> {
     const configName = dto.configName.trim();
-    this.assertNotReserved(configName);
-    assertEngineRules(dto.type, dto.ssl?.mode ?? null, dto.metadata ?? null);
-    await this.guard.assertAllowed(dto.host);
-    const now = new Date();
-    const record: ConnectionRecord = {
-      id: uuidv7(),
-      productName,
-      configName,
-      type: dto.type,
-      host: dto.host.trim(),
-      port: dto.port,
-      databaseName: dto.databaseName.trim(),
-      schemaName: dto.schema?.trim() || null,
-      userName: dto.userName.trim(),
-      passwordEncrypted: this.cipher.encrypt(dto.password),
-      sslMode: dto.ssl?.mode || null,
-      sslCaEncrypted: this.cipher.encryptOptional(dto.ssl?.ca),
-      sslCertEncrypted: this.cipher.encryptOptional(dto.ssl?.cert),
-      sslKeyEncrypted: this.cipher.encryptOptional(dto.ssl?.key),
-      encryptionKeyVersion: this.cipher.keyVersion,
-      metadata: dto.metadata ?? null,
-      createdAt: now,
-      updatedAt: now,
-      deletedAt: null,
-    };
+    this.rules.assertNotReserved(configName);
+    this.rules.assertEngineRules(dto.type, dto.ssl?.mode ?? null, dto.metadata ?? null);
+    await this.rules.assertAllowedHost(dto.host);
+    const record = this.records.create(productName, configName, dto);
     try {
       await this.connections.insert(record);
     } catch (error) {
@@ -64,20 +40,17 @@ export class ConnectionService {
     return ConnectionResponseDto.from(record);
   }
 
-  /**
-   * Merge update (see UpdateConnectionDto). Secrets present in the body are re-encrypted with the
-   * current key version; existing ones are re-encrypted too so a row never mixes versions.
-   */
+  /** Merge update (see ConnectionRecordFactory.merge); refused while a pending or processing job uses the connection. */
   async update(id: string, dto: UpdateConnectionDto, principal: Principal): Promise<ConnectionResponseDto> {
     if (Object.values(dto).every((value) => value === undefined)) {
       throw new DatasourceError(FetCode.BadRequest, 'empty request body: send at least one field to change');
     }
     const current = await this.loadStored(id, 'modified', principal);
     await this.assertNoActiveJobs(current.configName, 'update');
-    const next = this.merge(current, dto);
-    if (next.configName !== current.configName) this.assertNotReserved(next.configName);
-    assertEngineRules(next.type, next.sslMode, next.metadata);
-    if (dto.host !== undefined) await this.guard.assertAllowed(next.host);
+    const next = this.records.merge(current, dto);
+    if (next.configName !== current.configName) this.rules.assertNotReserved(next.configName);
+    this.rules.assertEngineRules(next.type, next.sslMode, next.metadata);
+    if (dto.host !== undefined) await this.rules.assertAllowedHost(next.host);
 
     try {
       if (!(await this.connections.update(id, next))) throw notFound();
@@ -90,13 +63,13 @@ export class ConnectionService {
   async remove(id: string, principal: Principal): Promise<void> {
     const current = await this.loadStored(id, 'deleted', principal);
     await this.assertNoActiveJobs(current.configName, 'delete');
-    if (!(await this.connections.softDelete(id, new Date()))) throw notFound();
+    if (!(await this.connections.softDelete(id, this.clock.now()))) throw notFound();
   }
 
   /** Operators only (the route says so): a product cannot see an unassigned connection. */
   async assign(id: string, productName: string): Promise<ConnectionResponseDto> {
     await this.loadStored(id, 'assigned', ANONYMOUS_OPERATOR);
-    if (!(await this.connections.assignProduct(id, productName, new Date()))) {
+    if (!(await this.connections.assignProduct(id, productName, this.clock.now()))) {
       const now = await this.connections.findById(id);
       if (!now) throw notFound();
       throw new DatasourceError(FetCode.AlreadyAssigned, 'The connection is already assigned to a product and cannot be reassigned.');
@@ -119,81 +92,6 @@ export class ConnectionService {
     if (await this.activeJobs.usesConnection(configName)) {
       throw new DatasourceError(FetCode.JobInProgress, `cannot ${verb} connection with active jobs`);
     }
-  }
-
-  private assertNotReserved(configName: string): void {
-    if (this.internal.findByConfigName(configName)) {
-      throw new DatasourceError(FetCode.DuplicateConfigName, `'${configName}' is the name of an internal datasource`, {
-        fields: { configName: `'${configName}' is reserved by an internal datasource` },
-      });
-    }
-  }
-
-  private merge(current: ConnectionRecord, dto: UpdateConnectionDto): ConnectionRecord {
-    const version = current.encryptionKeyVersion;
-    const reseal = (incoming: string | null | undefined, stored: string | null) =>
-      incoming === undefined ? this.cipher.reseal(stored, version) : this.cipher.encryptOptional(incoming);
-    const ssl = dto.ssl === null ? { mode: null, ca: null, cert: null, key: null } : (dto.ssl ?? {});
-    const next: ConnectionRecord = {
-      ...current,
-      configName: dto.configName?.trim() ?? current.configName,
-      type: dto.type ?? current.type,
-      host: dto.host?.trim() ?? current.host,
-      port: dto.port ?? current.port,
-      databaseName: dto.databaseName?.trim() ?? current.databaseName,
-      schemaName: dto.schema === undefined ? current.schemaName : dto.schema?.trim() || null,
-      userName: dto.userName?.trim() ?? current.userName,
-      passwordEncrypted:
-        dto.password === undefined ? this.cipher.reseal(current.passwordEncrypted, version) : this.cipher.encrypt(dto.password),
-      sslMode: ssl.mode === undefined ? current.sslMode : ssl.mode || null,
-      sslCaEncrypted: reseal(ssl.ca, current.sslCaEncrypted),
-      sslCertEncrypted: reseal(ssl.cert, current.sslCertEncrypted),
-      sslKeyEncrypted: reseal(ssl.key, current.sslKeyEncrypted),
-      encryptionKeyVersion: this.cipher.keyVersion,
-      metadata: dto.metadata === undefined ? current.metadata : dto.metadata,
-      updatedAt: new Date(Math.max(Date.now(), current.updatedAt.getTime() + 1)),
-    };
-    // A stored password goes only where it was entered: pointing the connection elsewhere (or
-    // changing how it is protected in transit) without a new password forgets the old one.
-    if (dto.password === undefined && this.movesEndpoint(current, next, ssl)) next.passwordEncrypted = '';
-    return next;
-  }
-
-  private movesEndpoint(
-    current: ConnectionRecord,
-    next: ConnectionRecord,
-    ssl: { ca?: string | null; cert?: string | null; key?: string | null },
-  ): boolean {
-    if (
-      next.type !== current.type ||
-      next.host.toLowerCase() !== current.host.toLowerCase() ||
-      next.port !== current.port ||
-      next.databaseName !== current.databaseName
-    ) {
-      return true;
-    }
-    if (next.sslMode !== current.sslMode) return true;
-    const stored = (sealed: string | null) => (sealed === null ? null : this.cipher.decrypt(sealed, current.encryptionKeyVersion));
-    const changed = (incoming: string | null | undefined, sealed: string | null) =>
-      incoming !== undefined && (incoming || null) !== stored(sealed);
-    return (
-      changed(ssl.ca, current.sslCaEncrypted) || changed(ssl.cert, current.sslCertEncrypted) || changed(ssl.key, current.sslKeyEncrypted)
-    );
-  }
-}
-
-function assertEngineRules(type: DatasourceType, sslMode: string | null, metadata: Record<string, unknown> | null): void {
-  if (!isValidSslMode(type, sslMode)) {
-    throw new DatasourceError(
-      FetCode.InvalidSslMode,
-      `Invalid SSL mode. The provided SSL mode '${sslMode}' is not supported for ${type}; use one of: ${SSL_MODES[type].join(', ')}.`,
-      { fields: { 'ssl.mode': `must be one of ${SSL_MODES[type].join(', ')}` } },
-    );
-  }
-  if (type === DatasourceType.Oracle && typeof metadata?.serviceName !== 'string') {
-    throw new DatasourceError(FetCode.MissingFields, 'Oracle connections need metadata.serviceName', {
-      fields: { 'metadata.serviceName': 'metadata.serviceName is a required field for ORACLE' },
-    });
   }
 }
 

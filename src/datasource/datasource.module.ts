@@ -15,10 +15,28 @@ import { CredentialCipher } from './credential-cipher.service.js';
 import { DatasourceResolver } from './datasource-resolver.service.js';
 import { DatasourceSessions } from './datasource-sessions.service.js';
 import { InternalDatasources } from './internal/internal-datasources.service.js';
+import { RequestedSchemaMatcher } from './schema/requested-schema-matcher.service.js';
 import { MemorySchemaCache, RedisSchemaCache, SCHEMA_CACHE } from './schema/schema-cache.js';
 import { SchemaService } from './schema/schema.service.js';
 import { ADDRESS_RESOLVER, systemResolver } from './ssrf/address-resolver.port.js';
 import { HostGuard } from './ssrf/host-guard.service.js';
+
+/** One class per engine (adding one: see EngineConnector), each provided and handed to the registry as ENGINE_CONNECTORS. */
+const CONNECTORS = [PostgresConnector, MySqlConnector, SqlServerConnector, OracleConnector, MongoDbConnector];
+
+/** What the other modules use; the rest (connectors, schema cache, DNS) stays behind these. */
+const EXPORTED = [
+  ConnectionRepository,
+  CredentialCipher,
+  InternalDatasources,
+  DatasourceResolver,
+  DatasourceSessions,
+  ConnectionTester,
+  ConnectorRegistry,
+  HostGuard,
+  SchemaService,
+  RequestedSchemaMatcher,
+];
 
 /**
  * Connection records, credential protection, internal datasources, the engine connectors and the
@@ -26,42 +44,17 @@ import { HostGuard } from './ssrf/host-guard.service.js';
  */
 @Module({
   providers: [
-    ConnectionRepository,
-    CredentialCipher,
-    InternalDatasources,
-    DatasourceResolver,
-    DatasourceSessions,
-    ConnectionTester,
-    ConnectorRegistry,
-    HostGuard,
+    ...EXPORTED,
+    ...CONNECTORS,
     { provide: ADDRESS_RESOLVER, useValue: systemResolver },
-    SchemaService,
     { provide: POSTGRES_READ_PATH, inject: [APP_CONFIG], useFactory: (config: AppConfig) => config.postgresReadPath },
-    PostgresConnector,
-    MySqlConnector,
-    OracleConnector,
-    MongoDbConnector,
-    SqlServerConnector,
-    {
-      provide: ENGINE_CONNECTORS,
-      useFactory: (...connectors: EngineConnector[]) => connectors,
-      inject: [PostgresConnector, MySqlConnector, SqlServerConnector, OracleConnector, MongoDbConnector],
-    },
+    { provide: ENGINE_CONNECTORS, inject: CONNECTORS, useFactory: (...connectors: EngineConnector[]) => connectors },
     {
       provide: SCHEMA_CACHE,
       inject: [REDIS_CLIENT],
       useFactory: (redis: Redis | null) => (redis ? new RedisSchemaCache(redis) : new MemorySchemaCache()),
     },
   ],
-  exports: [
-    ConnectionRepository,
-    CredentialCipher,
-    InternalDatasources,
-    DatasourceResolver,
-    DatasourceSessions,
-    ConnectionTester,
-    HostGuard,
-    SchemaService,
-  ],
+  exports: EXPORTED,
 })
 export class DatasourceModule {}

@@ -2,41 +2,34 @@ import { Inject, Injectable } from '@nestjs/common';
 import { FetCode } from '../common/errors/fet-code.js';
 import { FetcherError, type ErrorDetail } from '../common/errors/fetcher.error.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import type { ConnectorSession, ResolvedDatasource } from '../datasource/connectors/shared/engine-connector.js';
+import type { ConnectorSession } from '../datasource/connectors/shared/engine-connector.js';
 import { DatasourceConnectError } from '../datasource/datasource.error.js';
-import { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
 import { DatasourceSessions } from '../datasource/datasource-sessions.service.js';
-import { collectRequestedTables, matchRequestedTables, schemasOf } from '../datasource/schema/mapped-tables.js';
-import type { Filters } from '../request/data-request.js';
+import { RequestedSchemaMatcher, type DatasourceMatch } from '../datasource/schema/requested-schema-matcher.service.js';
 import { checkDataRequest } from '../job/data-request-check.js';
 import { effectiveLimits } from '../request/data-request.validator.js';
 import type { JobRecord } from '../job/job.entity.js';
-import { mapWithConcurrency } from './concurrency.js';
-import type { DatasourcePlan, ExtractionPlan } from './extraction-plan.js';
+import type { ExtractionPlan } from './extraction-plan.js';
 import { ExtractionError } from './extraction.error.js';
 
 const CONNECT_TIMEOUT_MS = 15_000;
 
-type PlanOutcome =
-  | { readonly ok: true; readonly plan: DatasourcePlan }
-  | {
-      readonly ok: false;
-      readonly details: ErrorDetail[];
-      readonly session?: ConnectorSession;
-      /** Why the datasource could not be used at all (unreachable, refused host), as opposed to unknown names. */
-      readonly unavailable?: FetCode;
-    };
+type PlanFailure = {
+  readonly details: readonly ErrorDetail[];
+  /** Why the datasource could not be used at all (unreachable, refused host), as opposed to unknown names. */
+  readonly unavailable?: FetCode;
+};
 
 /**
- * Resolves every datasource, discovers only the namespaces the job names (once per datasource),
- * and validates every table, field and filter field before any data query. All offenders are
- * reported together.
+ * Resolves every datasource, discovers only the namespaces the job names (once per datasource,
+ * on the session its extraction then reads through), and validates every table, field and
+ * filter field before any data query. All offenders are reported together.
  */
 @Injectable()
 export class ExtractionPlanner {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly resolver: DatasourceResolver,
+    private readonly matcher: RequestedSchemaMatcher,
     private readonly sessions: DatasourceSessions,
   ) {}
 
@@ -46,72 +39,58 @@ export class ExtractionPlanner {
       this.config.extraction,
     );
     const limits = effectiveLimits(this.config.extraction, job.limits);
-    const configNames = Object.keys(job.mappedFields).sort();
-    const resolved = await this.resolver.resolve(configNames);
+    const requested = await this.matcher.collect({ mappedFields: job.mappedFields, filters: job.filters });
 
-    const outcomes = await mapWithConcurrency(configNames, limits.maxParallelDatasources, async (configName): Promise<PlanOutcome> => {
-      const datasource = resolved.get(configName);
-      if (!datasource) return { ok: false, details: [{ type: 'datasource_not_found', datasource: configName }] };
-      return this.planDatasource(datasource, job.mappedFields[configName], job.filters, signal);
+    const opened = new Map<string, ConnectorSession>();
+    const matches = await this.matcher.match(requested, limits.maxParallelDatasources, async (datasource, schemas) => {
+      const session = await this.sessions.open(datasource, { connectTimeoutMs: CONNECT_TIMEOUT_MS, signal });
+      opened.set(datasource.configName, session);
+      return session.discover(schemas, signal);
     });
 
-    const closeAll = () =>
-      Promise.allSettled(outcomes.map((outcome) => (outcome.ok ? outcome.plan.session.close() : outcome.session?.close())));
+    const closeAll = () => Promise.allSettled([...opened.values()].map((session) => session.close()));
     if (signal.aborted) {
+      // The job's deadline or a shutdown, whatever planning had reached.
       await closeAll();
       throw signal.reason;
     }
-    const failures = outcomes.filter((outcome): outcome is Extract<PlanOutcome, { ok: false }> => !outcome.ok);
+    const failures = matches.flatMap((match) => failureOf(match, opened.has(match.configName)));
     if (failures.length === 0) {
-      return { datasources: outcomes.map((outcome) => (outcome as Extract<PlanOutcome, { ok: true }>).plan), limits };
+      const datasources = matches.map((match) => {
+        const { configName, datasource, tables } = match as Extract<DatasourceMatch, { status: 'matched' }>;
+        return { configName, datasource, session: opened.get(configName) as ConnectorSession, tables };
+      });
+      return { datasources, limits };
     }
     await closeAll();
     throw planningError(failures);
   }
+}
 
-  /** Never throws: every failure becomes an outcome, so sessions opened by others can be closed. */
-  private async planDatasource(
-    datasource: ResolvedDatasource,
-    mapped: Record<string, string[]>,
-    filters: Filters | null,
-    signal: AbortSignal,
-  ): Promise<PlanOutcome> {
-    const configName = datasource.configName;
-    const requested = collectRequestedTables(
-      mapped,
-      filters && Object.hasOwn(filters, configName) ? filters[configName] : undefined,
-      this.sessions.defaultSchema(datasource),
-      this.sessions.canonicalName(datasource),
-    );
-    let session: ConnectorSession;
-    try {
-      session = await this.sessions.open(datasource, { connectTimeoutMs: CONNECT_TIMEOUT_MS, signal });
-    } catch (error) {
-      return unavailable(configName, error);
-    }
-    try {
-      const snapshot = await session.discover(schemasOf(requested), signal);
-      const { tables, details } = matchRequestedTables(configName, requested, snapshot);
-      return details.length > 0 ? { ok: false, details, session } : { ok: true, plan: { configName, datasource, session, tables } };
-    } catch (error) {
-      // The job's deadline or a shutdown: plan() rethrows the signal's reason.
-      if (signal.aborted) return { ok: false, session, details: [] };
-      const message = error instanceof Error ? error.message : String(error);
-      return {
-        ok: false,
-        session,
-        unavailable: FetCode.ConnectionDown,
-        details: [{ type: 'datasource_unavailable', datasource: configName, message: `schema discovery failed: ${message}` }],
-      };
+/** Why one datasource cannot be extracted, or nothing when it can; `opened`: its session was opened (discovery failed). */
+function failureOf(match: DatasourceMatch, opened: boolean): PlanFailure[] {
+  switch (match.status) {
+    case 'not_found':
+      return [{ details: [{ type: 'datasource_not_found', datasource: match.configName }] }];
+    case 'matched':
+      return match.details.length > 0 ? [{ details: match.details }] : [];
+    case 'unavailable': {
+      if (!opened) return [unavailable(match.configName, match.error)];
+      const message = match.error instanceof Error ? match.error.message : String(match.error);
+      return [
+        {
+          unavailable: FetCode.ConnectionDown,
+          details: [{ type: 'datasource_unavailable', datasource: match.configName, message: `schema discovery failed: ${message}` }],
+        },
+      ];
     }
   }
 }
 
-function unavailable(configName: string, error: unknown): PlanOutcome {
+function unavailable(configName: string, error: unknown): PlanFailure {
   if (error instanceof FetcherError) {
     // The SSRF guard refused the host: the job fails with its code, not as "unreachable".
     return {
-      ok: false,
       unavailable: error.code,
       details: [{ type: 'datasource_unavailable', datasource: configName, message: error.message }],
     };
@@ -119,13 +98,12 @@ function unavailable(configName: string, error: unknown): PlanOutcome {
   const reason = error instanceof DatasourceConnectError ? error.reason : 'unknown';
   const message = error instanceof DatasourceConnectError ? error.message : `cannot connect to datasource '${configName}'`;
   return {
-    ok: false,
     unavailable: FetCode.ConnectionDown,
     details: [{ type: 'datasource_unavailable', datasource: configName, reason, message }],
   };
 }
 
-function planningError(failures: Extract<PlanOutcome, { ok: false }>[]): ExtractionError {
+function planningError(failures: readonly PlanFailure[]): ExtractionError {
   const details = failures.flatMap((failure) => failure.details);
   const down = failures.filter((failure) => failure.unavailable !== undefined);
   if (down.length > 0) {

@@ -5,7 +5,8 @@ import type { ResolvedDatasource } from '../connectors/shared/engine-connector.j
 
 /**
  * Datasources declared by DATASOURCE_<NAME>_* variables: read-only through the API, no product,
- * exempt from the SSRF guard and from the connection test at job creation (SPEC §3.6).
+ * exempt from the SSRF guard and from the connection test at job creation
+ * (docs/api.md, "Internal datasources").
  */
 @Injectable()
 export class InternalDatasources {
@@ -37,21 +38,9 @@ export class InternalDatasources {
     return products === 'all' || datasource.products === null || datasource.products.some((product) => products.includes(product));
   }
 
+  /** As the connectors see it: no product, and `internal`, so no SSRF guard. */
   static resolved(datasource: InternalDatasourceConfig): ResolvedDatasource {
-    return {
-      id: datasource.id,
-      configName: datasource.configName,
-      type: datasource.type,
-      host: datasource.host,
-      port: datasource.port,
-      databaseName: datasource.databaseName,
-      schemaName: datasource.schemaName,
-      userName: datasource.userName,
-      password: datasource.password,
-      ssl: datasource.ssl,
-      metadata: datasource.metadata,
-      productName: null,
-      internal: true,
-    };
+    const { envName: _envName, products: _products, ...endpoint } = datasource;
+    return { ...endpoint, productName: null, internal: true };
   }
 }

@@ -55,8 +55,9 @@ export function schemasOf(tables: readonly RequestedTable[]): string[] {
 }
 
 /**
- * Checks every table, field and filter field against a discovered schema. Returns the read
- * requests of the tables that exist and every offender (SPEC §4.1: all of them, not the first).
+ * Checks every table, field and filter field against a discovered schema. Returns the read requests
+ * of the tables that exist and every offender (all of them, not the first: docs/api.md,
+ * "mappedFields").
  */
 export function matchRequestedTables(
   datasource: string,

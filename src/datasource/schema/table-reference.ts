@@ -4,7 +4,7 @@ export interface TableReference {
   readonly requested: string;
   readonly schema: string | null;
   readonly name: string;
-  /** `name` in the default schema, `schema.name` otherwise (SPEC §4.2). */
+  /** `name` in the default schema, `schema.name` otherwise (docs/api.md, "Tables and result keys"). */
   readonly key: string;
 }
 

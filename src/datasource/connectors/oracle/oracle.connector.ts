@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { DatasourceType } from '../../datasource-type.js';
 import { runInEgressScope } from '../../ssrf/egress-scope.js';
-import type { ConnectorSession, EngineConnector, OpenSessionOptions, ResolvedDatasource } from '../shared/engine-connector.js';
-import { connectOptions, connectOracle, connectTarget, type ConnectTarget } from './oracle-client.js';
+import { ConnectorBase } from '../shared/connector-base.js';
+import type { ConnectorSession, OpenSessionOptions, ResolvedDatasource } from '../shared/engine-connector.js';
+import { OpenAttempt } from '../shared/open-attempt.js';
+import { connectOptions, connectOracle, connectTarget } from './oracle-client.js';
 import { toConnectError } from './oracle-connect-error.js';
-import { oracleDriver, type OracleConnection, type OracleDriver } from './oracle-driver.js';
+import { oracleDriver, type OracleDriver } from './oracle-driver.js';
+import { ORACLE_ENGINE } from './oracle-engine.js';
 import { OracleSession } from './oracle-session.js';
-import { probeServerChain, tlsPlan, walletFor, type OracleTlsPlan } from './oracle-ssl.js';
+import { probeServerChain, tlsPlan, walletFor } from './oracle-ssl.js';
 
 /**
  * The login's schema from a user name: upper-cased (Oracle folds unquoted names), and for proxy
@@ -19,12 +21,12 @@ export function loginSchema(userName: string): string {
 
 /**
  * Oracle Database through node-oracledb in thin mode (pure JavaScript, no Instant Client).
- * Unqualified table names read the login's schema (SPEC §4.2); result keys and column names are
- * Oracle's own, i.e. upper-case for every name created without quotes.
+ * Unqualified table names read the login's schema (docs/api.md, "Tables and result keys"); result
+ * keys and column names are Oracle's own, i.e. upper-case for every name created without quotes.
  */
 @Injectable()
-export class OracleConnector implements EngineConnector {
-  readonly type = DatasourceType.Oracle;
+export class OracleConnector extends ConnectorBase {
+  readonly facts = ORACLE_ENGINE;
 
   /** node-oracledb, loaded when first needed (no constructor parameter: Nest injects this class). */
   private get driver(): OracleDriver {
@@ -40,7 +42,7 @@ export class OracleConnector implements EngineConnector {
   }
 
   /** The login user's schema, or the record's `schema` when set; upper-case. */
-  defaultSchema(datasource: ResolvedDatasource): string {
+  override defaultSchema(datasource: ResolvedDatasource): string {
     return datasource.schemaName ? datasource.schemaName.trim().toUpperCase() : loginSchema(datasource.userName);
   }
 
@@ -54,19 +56,13 @@ export class OracleConnector implements EngineConnector {
    */
   async open(datasource: ResolvedDatasource, options: OpenSessionOptions): Promise<ConnectorSession> {
     const { connectTimeoutMs, signal, egress } = options;
-    signal?.throwIfAborted();
-    let target: ConnectTarget;
-    let tls: OracleTlsPlan;
-    try {
-      target = connectTarget(datasource);
-      tls = tlsPlan(datasource.ssl, datasource.metadata);
-    } catch (error) {
-      throw toConnectError(error, datasource, connectTimeoutMs);
-    }
-
-    let connection: OracleConnection;
+    const attempt = new OpenAttempt(datasource, options, toConnectError);
+    const { target, tls } = attempt.prepare(() => ({
+      target: connectTarget(datasource),
+      tls: tlsPlan(datasource.ssl, datasource.metadata),
+    }));
     const started = Date.now();
-    try {
+    const connection = await attempt.connect(async () => {
       let wallet: string | undefined;
       if (tls.trustPresentedChain) {
         // The probe sends no SNI: it can dial the checked address directly.
@@ -76,11 +72,8 @@ export class OracleConnector implements EngineConnector {
       // The probe's time counts against the same deadline.
       const remaining = connectTimeoutMs > 0 ? Math.max(1, connectTimeoutMs - (Date.now() - started)) : connectTimeoutMs;
       const connect = () => connectOracle(this.driver, connectOptions(datasource, target, tls, remaining, wallet), remaining, signal);
-      connection = await (egress === undefined ? connect() : runInEgressScope(egress, connect));
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      throw toConnectError(error, datasource, connectTimeoutMs);
-    }
+      return egress === undefined ? connect() : runInEgressScope(egress, connect);
+    });
     return new OracleSession(connection, this.driver, { configName: datasource.configName, defaultSchema: this.defaultSchema(datasource) });
   }
 }

@@ -1,14 +1,13 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { DatasourceType } from '../../datasource-type.js';
-import type { ConnectorSession, EngineConnector, OpenSessionOptions, ResolvedDatasource } from '../shared/engine-connector.js';
-import { clientConfig, connectClient, type ConnectedClient } from './postgres-client.js';
+import { ConnectorBase } from '../shared/connector-base.js';
+import type { ConnectorSession, OpenSessionOptions, ResolvedDatasource } from '../shared/engine-connector.js';
+import { cancelConnectTimeoutMs, OpenAttempt } from '../shared/open-attempt.js';
+import { clientConfig, connectClient } from './postgres-client.js';
 import { classifyConnectError, toConnectError } from './postgres-connect-error.js';
 import type { CopyRefusedError } from './postgres-copy-read.js';
 import { type CopyPreference, PostgresSession } from './postgres-session.js';
-import { sslPlan, type SslPlan } from './postgres-ssl.js';
-
-/** The cancel connection gets at most this long, so an abort stays prompt on a slow network. */
-const MAX_CANCEL_CONNECT_MS = 5_000;
+import { POSTGRES_ENGINE } from './postgres-engine.js';
+import { sslPlan } from './postgres-ssl.js';
 
 /**
  * `copy` (the default): rows through `COPY … TO STDOUT`, and through a cursor for a connection
@@ -18,49 +17,34 @@ export type PostgresReadPath = 'copy' | 'cursor';
 export const POSTGRES_READ_PATH = Symbol('POSTGRES_READ_PATH');
 
 @Injectable()
-export class PostgresConnector implements EngineConnector {
-  readonly type = DatasourceType.PostgreSQL;
+export class PostgresConnector extends ConnectorBase {
+  readonly facts = POSTGRES_ENGINE;
   private readonly logger = new Logger('PostgresConnector');
   /** Connection records whose server refused COPY: remembered for the life of the process. */
   private readonly copyRefused = new Set<string>();
 
-  constructor(@Optional() @Inject(POSTGRES_READ_PATH) private readonly readPath: PostgresReadPath = 'copy') {}
+  constructor(@Optional() @Inject(POSTGRES_READ_PATH) private readonly readPath: PostgresReadPath = 'copy') {
+    super();
+  }
 
-  defaultSchema(datasource: ResolvedDatasource): string {
+  override defaultSchema(datasource: ResolvedDatasource): string {
     return datasource.schemaName ? datasource.schemaName : 'public';
   }
 
   async open(datasource: ResolvedDatasource, options: OpenSessionOptions): Promise<ConnectorSession> {
     const { connectTimeoutMs, signal, egress } = options;
     const refusePlaintext = options.allowPlaintextPassword === false;
-    signal?.throwIfAborted();
-    let plan: SslPlan;
-    try {
-      plan = sslPlan(datasource.ssl);
-    } catch (error) {
-      throw toConnectError(error, datasource, connectTimeoutMs);
-    }
+    const attempt = new OpenAttempt(datasource, options, toConnectError);
+    const plan = attempt.prepare(() => sslPlan(datasource.ssl));
+    const { connected, ssl } = await attempt.connectWithFallback(
+      plan,
+      (ssl) => connectClient(clientConfig(datasource, ssl, connectTimeoutMs, egress), connectTimeoutMs, signal, refusePlaintext),
+      // `allow` retries over TLS after a rejection; if the server has no TLS either, the
+      // first answer (e.g. unknown role) is the one that explains the failure.
+      (first, retry) => (classifyConnectError(retry) === 'tls' ? first : retry),
+    );
 
-    let ssl = plan.first;
-    let connected: ConnectedClient;
-    try {
-      connected = await connectClient(clientConfig(datasource, ssl, connectTimeoutMs, egress), connectTimeoutMs, signal, refusePlaintext);
-    } catch (first) {
-      if (signal?.aborted) throw signal.reason;
-      if (plan.fallback === undefined || !plan.fallback.when(first)) throw toConnectError(first, datasource, connectTimeoutMs);
-      ssl = plan.fallback.ssl;
-      try {
-        connected = await connectClient(clientConfig(datasource, ssl, connectTimeoutMs, egress), connectTimeoutMs, signal, refusePlaintext);
-      } catch (second) {
-        if (signal?.aborted) throw signal.reason;
-        // `allow` retries over TLS after a rejection; if the server has no TLS either, the
-        // first answer (e.g. unknown role) is the one that explains the failure.
-        const reported = classifyConnectError(second) === 'tls' ? first : second;
-        throw toConnectError(reported, datasource, connectTimeoutMs);
-      }
-    }
-
-    const cancelTimeoutMs = connectTimeoutMs > 0 ? Math.min(connectTimeoutMs, MAX_CANCEL_CONNECT_MS) : MAX_CANCEL_CONNECT_MS;
+    const cancelTimeoutMs = cancelConnectTimeoutMs(connectTimeoutMs);
     return new PostgresSession(connected.client, {
       configName: datasource.configName,
       defaultSchema: this.defaultSchema(datasource),

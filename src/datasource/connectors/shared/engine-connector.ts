@@ -3,9 +3,11 @@ import type { FilterCondition } from '../../../request/data-request.js';
 import type { EgressPolicy } from '../../ssrf/egress-policy.js';
 import type { ReadBudget } from './read-budget.js';
 
-/** A connection record with its secrets decrypted, ready for a driver. Never logged or returned. */
-export interface ResolvedDatasource {
-  readonly id: string;
+/**
+ * Where a datasource is and how to log in: what a stored connection and an internal datasource
+ * (DATASOURCE_<NAME>_* variables) both declare.
+ */
+export interface DatasourceEndpoint {
   readonly configName: string;
   readonly type: DatasourceType;
   readonly host: string;
@@ -16,6 +18,11 @@ export interface ResolvedDatasource {
   readonly password: string;
   readonly ssl: { readonly mode: string | null; readonly ca?: string; readonly cert?: string; readonly key?: string };
   readonly metadata: Readonly<Record<string, unknown>>;
+}
+
+/** A connection record with its secrets decrypted, ready for a driver. Never logged or returned. */
+export interface ResolvedDatasource extends DatasourceEndpoint {
+  readonly id: string;
   readonly productName: string | null;
   /** Declared through DATASOURCE_<NAME>_* variables: no product, no SSRF guard, no test at job creation. */
   readonly internal: boolean;
@@ -33,7 +40,7 @@ export interface TableInfo {
   /** Physical namespace: PostgreSQL/SQL Server schema, Oracle owner; null where the engine has none. */
   readonly schema: string | null;
   readonly name: string;
-  /** Result key: `schema.table`, or `table` for the default schema (SPEC §4.2). */
+  /** Result key: `schema.table`, or `table` for the default schema (docs/api.md, "Tables and result keys"). */
   readonly key: string;
   /** In table (ordinal) order. */
   readonly columns: readonly ColumnInfo[];
@@ -60,7 +67,7 @@ export interface TableReadRequest {
 }
 
 /**
- * Rows already rendered as JSON objects (SPEC §6 value mapping), joined with commas, as UTF-8.
+ * Rows already rendered as JSON objects (docs/value-mapping.md), joined with commas, as UTF-8.
  * Bytes rather than a string: a batch waiting in a buffer is then one object, not a rope of
  * thousands of small strings that the garbage collector has to promote and trace.
  */
@@ -104,8 +111,12 @@ export interface OpenSessionOptions {
   readonly allowPlaintextPassword?: boolean;
 }
 
-/** One database engine. Adding an engine is one class implementing this, registered in DatasourceModule. */
+/**
+ * One database engine. Adding an engine is its facts (`<engine>-engine.ts`, listed in
+ * engine-facts.ts) and one class implementing this, registered in DatasourceModule.
+ */
 export interface EngineConnector {
+  /** The `type` of its engine's facts. */
   readonly type: DatasourceType;
   /** Namespace of unqualified table names (`public`), or null when names are never qualified. */
   defaultSchema(datasource: ResolvedDatasource): string | null;

@@ -1,28 +1,29 @@
 import { Injectable } from '@nestjs/common';
-import { DatasourceType } from '../../datasource-type.js';
-import type { ConnectorSession, EngineConnector, OpenSessionOptions, ResolvedDatasource } from '../shared/engine-connector.js';
+import { ConnectorBase } from '../shared/connector-base.js';
+import type { ConnectorSession, OpenSessionOptions, ResolvedDatasource } from '../shared/engine-connector.js';
+import { OpenAttempt } from '../shared/open-attempt.js';
 import { plaintextPasswordRefused } from '../shared/plaintext-password.js';
-import { ConnectionWatch, connectPool, poolConfig, type ConnectedPool } from './sqlserver-client.js';
+import { ConnectionWatch, connectPool, poolConfig } from './sqlserver-client.js';
 import { toConnectError } from './sqlserver-connect-error.js';
+import { SQLSERVER_ENGINE } from './sqlserver-engine.js';
 import { SqlServerSession } from './sqlserver-session.js';
-import { tlsOptions, type SqlServerTls } from './sqlserver-ssl.js';
+import { tlsOptions } from './sqlserver-ssl.js';
 
 /** SQL Server (2012+) and Azure SQL through mssql/tedious. */
 @Injectable()
-export class SqlServerConnector implements EngineConnector {
-  readonly type = DatasourceType.SqlServer;
+export class SqlServerConnector extends ConnectorBase {
+  readonly facts = SQLSERVER_ENGINE;
 
   /** The connection's schema, `dbo` when it names none (an empty name counts as none). */
-  defaultSchema(datasource: ResolvedDatasource): string {
+  override defaultSchema(datasource: ResolvedDatasource): string {
     return datasource.schemaName ? datasource.schemaName : 'dbo';
   }
 
   async open(datasource: ResolvedDatasource, options: OpenSessionOptions): Promise<ConnectorSession> {
     const { connectTimeoutMs, signal } = options;
-    signal?.throwIfAborted();
-    let tls: SqlServerTls;
-    try {
-      tls = tlsOptions(datasource.ssl);
+    const attempt = new OpenAttempt(datasource, options, toConnectError);
+    const tls = attempt.prepare(() => {
+      const tls = tlsOptions(datasource.ssl);
       // Without encryption tedious sends LOGIN7, password included, as it is (the TDS password
       // "obfuscation" is a reversible nibble swap): refuse before any socket is opened.
       if (tls.encrypt === false && datasource.password !== '' && options.allowPlaintextPassword === false) {
@@ -31,18 +32,14 @@ export class SqlServerConnector implements EngineConnector {
           '"true" or "strict"',
         );
       }
-    } catch (error) {
-      throw toConnectError(error, datasource, connectTimeoutMs);
-    }
+      return tls;
+    });
 
     const watch = new ConnectionWatch(tls.encrypt === true);
-    let connected: ConnectedPool;
-    try {
-      connected = await connectPool(poolConfig(datasource, tls, connectTimeoutMs, watch, options.egress), watch, connectTimeoutMs, signal);
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      throw toConnectError(error, datasource, connectTimeoutMs, { serverErrors: watch.loginErrors, sslMode: tls.mode });
-    }
+    const connected = await attempt.connect(
+      () => connectPool(poolConfig(datasource, tls, connectTimeoutMs, watch, options.egress), watch, connectTimeoutMs, signal),
+      (error) => toConnectError(error, datasource, connectTimeoutMs, { serverErrors: watch.loginErrors, sslMode: tls.mode }),
+    );
     return new SqlServerSession(connected, { configName: datasource.configName, defaultSchema: this.defaultSchema(datasource) });
   }
 }
