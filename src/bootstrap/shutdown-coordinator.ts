@@ -18,10 +18,11 @@ import { OBJECT_STORE, type ObjectStore } from '../storage/object-store.port.js'
 import { ReadinessService } from '../system/readiness.service.js';
 
 /**
- * Graceful shutdown in the order SPEC §9 asks for. Provided by the root module, whose hooks Nest
- * runs first: readiness turns 503 at once; the worker's processor then drains its jobs (its own
- * hook); once HTTP has closed, the queue, the broker, the store's pool, Redis and the object store
- * close in that order. The modules' own close hooks that run later find them closed already.
+ * Graceful shutdown in the order docs/reliability.md, "Shutdown" gives. Provided by the root
+ * module, whose hooks Nest runs first: readiness turns 503 at once; the worker's processor then
+ * drains its jobs (its own hook); once HTTP has closed, the queue, the broker, the store's pool,
+ * Redis and the object store close in that order. The modules' own close hooks that run later find
+ * them closed already.
  */
 @Injectable()
 export class ShutdownCoordinator implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {

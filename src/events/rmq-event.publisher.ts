@@ -8,7 +8,8 @@ const PUBLISH_TIMEOUT_MS = 5_000;
 
 /**
  * The message body is the event payload itself: Nest's default serializer would wrap it as
- * `{pattern, data}`, which is not the documented contract (PITFALLS).
+ * `{pattern, data}`, which is not the documented message body
+ * (docs/job-lifecycle.md, "Terminal events").
  */
 class PayloadSerializer {
   serialize(packet: { data: unknown }): unknown {

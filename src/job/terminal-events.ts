@@ -1,7 +1,7 @@
 import type { JobErrorInfo, JobRecord } from './job.entity.js';
 import type { CompletedResult, TerminalEvent } from './job.repository.js';
 
-/** `job.completed` with the original's payload (reference §8.7); the id is stable across re-sends. */
+/** `job.completed` with the original's payload (docs/job-lifecycle.md, "Terminal events"); the id is stable across re-sends. */
 export function completedEvent(job: JobRecord, result: CompletedResult, executionTimeMs: number, completedAt: Date): TerminalEvent {
   return {
     id: `fetcher.job.completed.${job.id}`,
