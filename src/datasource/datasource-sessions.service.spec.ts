@@ -105,7 +105,7 @@ describe('DatasourceSessions', () => {
     const reason = new Error('job cancelled');
     const { subject } = sessions({
       onOpen: async (options) => {
-        expect(() => options.egress?.checkAddress('127.0.0.5')).toThrow();
+        expect(() => options.egress?.checkAddress('127.0.0.5')).toThrow(/address that is not allowed/);
         controller.abort(reason);
         throw reason;
       },

@@ -1,8 +1,7 @@
 import { FetCode } from '../common/errors/fet-code.js';
-import type { ExtractionCeilings } from '../request/data-request.js';
 import { DataRequestError } from '../request/data-request.error.js';
 import { validateDataRequest } from '../request/data-request.validator.js';
-import type { DataRequestInput } from '../request/data-request.js';
+import type { DataRequestInput, ExtractionCeilings } from '../request/data-request.js';
 import { JobError } from './job.error.js';
 
 /**

@@ -16,7 +16,7 @@ describe('AES-256-GCM sealing', () => {
   it('refuses a tampered value', () => {
     const sealed = Buffer.from(sealToBase64(key, 'payload'), 'base64');
     sealed[14] ^= 1;
-    expect(() => openFromBase64(key, sealed.toString('base64'))).toThrow();
+    expect(() => openFromBase64(key, sealed.toString('base64'))).toThrow(/unable to authenticate/);
   });
 
   it('derives distinct keys per purpose, stable for one master key', () => {
