@@ -1,11 +1,12 @@
 import type { Document } from 'mongodb';
 import { mongodb } from './mongodb-driver.js';
-import type { FilterCondition, FilterOperator, FilterScalar } from '../../../request/data-request.js';
+import type { FilterCondition, FilterScalar } from '../../../request/data-request.js';
 import type { ColumnInfo } from '../shared/engine-connector.js';
+import { type FieldClauses, walkFilters } from '../shared/filter-walk.js';
 import { type BsonTypeName, mongoFieldType } from './mongodb-types.js';
 
 /**
- * Filters → ONE MongoDB query document with the semantics of the SQL engines (SPEC §4.3):
+ * Filters → ONE MongoDB query document with the semantics of the SQL engines (sql/sql-column-filter.ts):
  *
  * - `eq`/`in` one value → `{f: {$eq: v}}`; several → `$in`. `eq [null]` → `{$eq: null}`, which in
  *   MongoDB matches null AND missing fields: the natural analogue of SQL NULL. A null inside a
@@ -31,8 +32,6 @@ import { type BsonTypeName, mongoFieldType } from './mongodb-types.js';
  * outside MongoDB too (e.g. with mingo; its $regex uses JS RegExp, which reads the patterns the
  * same way).
  */
-const OPERATOR_ORDER: readonly FilterOperator[] = ['eq', 'gt', 'gte', 'lt', 'lte', 'between', 'in', 'nin', 'ne', 'like'];
-
 /** A condition no document satisfies (SQL comparisons with NULL). */
 const NEVER: Readonly<Document> = { $in: [] };
 
@@ -162,30 +161,17 @@ function membership(list: readonly FilterScalar[], types: readonly BsonTypeName[
   return { $in: hasNull ? [...present, null] : present };
 }
 
-function clause(op: FilterOperator, list: readonly FilterScalar[], types: readonly BsonTypeName[]): Document {
-  switch (op) {
-    case 'eq':
-    case 'in':
-      return membership(list, types, false);
-    case 'ne':
-    case 'nin':
-      return membership(list, types, true);
-    case 'between': {
-      const [low, high] = list;
-      if (low === null || high === null || low === undefined || high === undefined) return NEVER;
-      return { $gte: candidates(low, types)[0], $lte: candidates(high, types)[0] };
-    }
-    case 'like': {
-      const pattern = list[0];
-      if (pattern === null || pattern === undefined) return NEVER;
-      return { $regex: likeToRegex(String(pattern)), $options: 's' };
-    }
-    default: {
-      const value = list[0];
-      if (value === null || value === undefined) return NEVER;
-      return { ['$' + op]: candidates(value, types)[0] };
-    }
-  }
+/** A comparison with a null (or missing) bound matches nothing, as the SQL comparison with NULL. */
+const isMissing = (value: FilterScalar | undefined): value is null | undefined => value === null || value === undefined;
+
+function fieldClauses(types: readonly BsonTypeName[]): FieldClauses<Document> {
+  return {
+    membership: (list, negated) => membership(list, types, negated),
+    comparison: (operator, value) => (isMissing(value) ? NEVER : { ['$' + operator]: candidates(value, types)[0] }),
+    between: (low, high) =>
+      isMissing(low) || isMissing(high) ? NEVER : { $gte: candidates(low, types)[0], $lte: candidates(high, types)[0] },
+    like: (pattern) => (isMissing(pattern) ? NEVER : { $regex: likeToRegex(String(pattern)), $options: 's' }),
+  };
 }
 
 /** A path the query language reads as a field: no empty segment, no `$` operator, no NUL. */
@@ -200,13 +186,14 @@ export function isFieldPath(path: string): boolean {
  * must never reach the server as operators.
  */
 export function buildMongoFilter(filters: Readonly<Record<string, FilterCondition>> | undefined, columns: readonly ColumnInfo[]): Document {
-  const types = new Map(columns.map((column) => [column.name, mongoFieldType(column)?.bsonTypes ?? []]));
+  const fields = walkFilters(filters ?? {}, columns, (field, column) => {
+    if (!isFieldPath(field)) return undefined;
+    const types = column === undefined ? [] : (mongoFieldType(column)?.bsonTypes ?? []);
+    return fieldClauses(types);
+  });
   const single: [string, Document][] = [];
   const and: Document[] = [];
-  for (const [field, condition] of Object.entries(filters ?? {})) {
-    if (!isFieldPath(field)) continue;
-    const fieldTypes = types.get(field) ?? [];
-    const clauses = OPERATOR_ORDER.filter((op) => (condition[op]?.length ?? 0) > 0).map((op) => clause(op, condition[op]!, fieldTypes));
+  for (const [field, clauses] of fields) {
     if (clauses.length === 1) single.push([field, clauses[0]]);
     else for (const c of clauses) and.push(Object.fromEntries([[field, c]]));
   }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { FilterCondition } from '../../../request/data-request.js';
 import type { ColumnInfo } from '../shared/engine-connector.js';
 import { buildWhere, temporalValue } from './mysql-filter.js';
-import { SqlBuilder } from './mysql-sql.js';
+import { MySqlStatementBuilder } from './mysql-sql.js';
 import { describeColumnType } from './mysql-types.js';
 
 const col = (
@@ -32,7 +32,7 @@ const COLUMNS = [
 ];
 
 const where = (filters: Record<string, FilterCondition>) => {
-  const sql = new SqlBuilder();
+  const sql = new MySqlStatementBuilder();
   buildWhere(filters, COLUMNS, sql);
   const { text, values } = sql.build();
   return { sql: text, values };
@@ -115,9 +115,18 @@ describe('MySQL filter translation', () => {
   });
 
   it('binds values uncast for a column without engine type', () => {
-    const sql = new SqlBuilder();
+    const sql = new MySqlStatementBuilder();
     buildWhere({ x: { eq: [1] } }, [{ name: 'x', dataType: 'int' }], sql);
     expect(sql.build().text).toBe(' WHERE `x` = ?');
+  });
+
+  it('cuts the statement at its placeholders only, and refuses a NUL elsewhere rather than splice a value there', () => {
+    const sql = new MySqlStatementBuilder();
+    buildWhere({ 'a?b': { eq: ['?'] }, n: { in: [1, 2] } }, COLUMNS, sql);
+    expect(sql.build().fragments).toEqual([' WHERE `a?b` = ', ' AND `n` IN (CAST(', ' AS DECIMAL(65,30)), CAST(', ' AS DECIMAL(65,30)))']);
+    const odd = new MySqlStatementBuilder();
+    buildWhere({ 'a\u0000b': { eq: [1] } }, [], odd);
+    expect(() => odd.build()).toThrow(/NUL/);
   });
 });
 

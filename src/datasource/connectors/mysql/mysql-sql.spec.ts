@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ColumnInfo, TableInfo } from '../shared/engine-connector.js';
 import { qualifiedName, quoteIdent } from './mysql-identifier.js';
-import { buildSelect, renderSql, SqlBuilder } from './mysql-sql.js';
+import { buildSelect, MySqlStatementBuilder, renderSql } from './mysql-sql.js';
 import { describeColumnType } from './mysql-types.js';
 
 const col = (name: string, dataType: string, columnType = dataType): ColumnInfo => ({
@@ -100,7 +100,7 @@ describe('rendering the statement sent to the server', () => {
   });
 
   it('escapes quotes, backslashes and control characters, and writes null, booleans and numbers as literals', () => {
-    const statement = new SqlBuilder()
+    const statement = new MySqlStatementBuilder()
       .append('SELECT ')
       .bind("a'b\\c\n\u0000")
       .append(', ')

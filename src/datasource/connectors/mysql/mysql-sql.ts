@@ -4,6 +4,7 @@ import type { ColumnInfo, TableReadRequest } from '../shared/engine-connector.js
 import { buildWhere } from './mysql-filter.js';
 import { qualifiedName, quoteIdent } from './mysql-identifier.js';
 import { kindOfColumn } from './mysql-types.js';
+import { SqlBuilder } from '../sql/sql-builder.js';
 
 export interface SqlStatement {
   /** SQL with `?` placeholders, for people and tests. */
@@ -16,27 +17,24 @@ export interface SqlStatement {
   readonly fragments: readonly string[];
 }
 
-/** Accumulates SQL text and bound values in order. */
-export class SqlBuilder {
-  private readonly fragments: string[] = [''];
-  private readonly values: FilterScalar[] = [];
+/**
+ * A placeholder as it stands in the builder's text: a NUL, which no MySQL identifier may contain
+ * (U+0000 is the one character quoted names exclude), so build() cuts the text exactly at the
+ * placeholders and never at a `?` inside a quoted identifier. Values are kept in the order their
+ * placeholders were made, which is their order in the text: SQL is composed left to right.
+ */
+const CUT = '\u0000';
 
-  append(sql: string): this {
-    this.fragments[this.fragments.length - 1] += sql;
-    return this;
-  }
-
-  /** A `?` placeholder for `value`, optionally wrapped in `CAST(? AS type)`. */
-  bind(value: FilterScalar, castType?: string): this {
-    if (castType !== undefined) this.append('CAST(');
-    this.values.push(value);
-    this.fragments.push('');
-    if (castType !== undefined) this.append(` AS ${castType})`);
-    return this;
+/** Accumulates SQL text and bound values; build() gives the text with `?` placeholders and its cuts. */
+export class MySqlStatementBuilder extends SqlBuilder<FilterScalar> {
+  constructor() {
+    super(() => CUT);
   }
 
   build(): SqlStatement {
-    return { text: this.fragments.join('?'), values: [...this.values], fragments: [...this.fragments] };
+    const fragments = this.text.split(CUT);
+    if (fragments.length !== this.values.length + 1) throw new Error('a MySQL statement holds a NUL outside its placeholders');
+    return { text: fragments.join('?'), values: [...this.values], fragments };
   }
 }
 
@@ -82,7 +80,7 @@ export function buildSelect(request: TableReadRequest): SqlStatement {
   const from = qualifiedName(table);
   // MySQL has no empty select list; the renderer ignores the value.
   const list = columns.length === 0 ? '1' : columns.map(projection).join(', ');
-  const sql = new SqlBuilder().append(`SELECT ${list} FROM ${from}`);
+  const sql = new MySqlStatementBuilder().append(`SELECT ${list} FROM ${from}`);
   if (filters !== undefined) buildWhere(filters, table.columns, sql);
   if (table.primaryKey.length > 0) sql.append(' ORDER BY ' + table.primaryKey.map((c) => `${from}.${quoteIdent(c)}`).join(', '));
   return sql.build();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { FilterCondition } from '../../../request/data-request.js';
 import type { ColumnInfo } from '../shared/engine-connector.js';
 import { buildWhere, likePattern, MAX_BINDS, MAX_IN_LIST, OracleFilterError } from './oracle-filter.js';
-import { SqlBuilder } from './oracle-sql.js';
+import { OracleStatementBuilder } from './oracle-sql.js';
 import { describeColumnType } from './oracle-types.js';
 
 const col = (name: string, dataType: string, precision: number | null = null, scale: number | null = null): ColumnInfo => ({
@@ -31,7 +31,7 @@ const COLUMNS = [
 ];
 
 const where = (filters: Record<string, FilterCondition>) => {
-  const sql = new SqlBuilder();
+  const sql = new OracleStatementBuilder();
   buildWhere(filters, COLUMNS, sql);
   const { text, binds } = sql.build();
   return { sql: text, binds };
@@ -249,7 +249,7 @@ describe('Oracle filter translation', () => {
           'the filters need 70000 bind values, more than the 65535 Oracle takes in one statement (only integers on numeric columns can be written into it instead)',
         ),
       );
-      const sql = new SqlBuilder().append('SELECT 1 FROM t');
+      const sql = new OracleStatementBuilder().append('SELECT 1 FROM t');
       expect(() => buildWhere({ NAME: { in: names } }, COLUMNS, sql)).toThrow(OracleFilterError);
       expect(sql.build()).toEqual({ text: 'SELECT 1 FROM t', binds: [] });
     });
@@ -275,7 +275,7 @@ describe('Oracle filter translation', () => {
   });
 
   it('binds values as given for a column without engine type (booleans as 1/0)', () => {
-    const sql = new SqlBuilder();
+    const sql = new OracleStatementBuilder();
     buildWhere({ X: { eq: [1, 'a', true] } }, [{ name: 'X', dataType: 'NUMBER' }], sql);
     expect(sql.build()).toEqual({ text: ' WHERE "X" IN (:1, :2, :3)', binds: [1, 'a', 1] });
   });

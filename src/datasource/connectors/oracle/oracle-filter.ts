@@ -1,18 +1,16 @@
-import type { FilterCondition, FilterOperator, FilterScalar } from '../../../request/data-request.js';
+import type { FilterCondition, FilterScalar } from '../../../request/data-request.js';
 import type { ColumnInfo } from '../shared/engine-connector.js';
+import { readBooleanText } from '../sql/boolean-text.js';
+import { SqlColumnFilter, type PresentScalar, type SqlComparison } from '../sql/sql-column-filter.js';
+import { buildSqlWhere } from '../sql/where-builder.js';
 import { quoteIdent } from './oracle-identifier.js';
-import type { SqlBuilder } from './oracle-sql.js';
+import type { OracleStatementBuilder } from './oracle-sql.js';
 import { isoFormat, temporalOperand } from './oracle-temporal.js';
 import { oracleColumnType, type OracleColumnType, type OracleValueKind } from './oracle-types.js';
 
 /**
- * Filters → one WHERE clause (SPEC §4.3), with the semantics of the PostgreSQL and MySQL
- * connectors so the same dataset and filter give the same rows. Every field and operator is
- * ANDed; operators of one field are emitted in a fixed order so the SQL is deterministic.
- *
- * NULL inside a value list is treated as a value: `eq`/`in` [1, null] → `(c = 1 OR c IS NULL)`;
- * `ne`/`nin` [1, null] → `(c <> 1 AND c IS NOT NULL)`. Without a null, `ne`/`nin` keep SQL
- * semantics (NULL rows never match). A null in `gt gte lt lte between like` matches nothing.
+ * Filters → one WHERE clause (sql/where-builder.ts), with the semantics every SQL engine shares
+ * (sql/sql-column-filter.ts).
  *
  * Values are made to compare as the column's type:
  * - NUMBER: numbers bound as numbers, strings through TO_NUMBER (exact: `'9007199254740993'`
@@ -35,9 +33,6 @@ export class OracleFilterError extends Error {
   override readonly name = 'OracleFilterError';
 }
 
-const OPERATOR_ORDER: readonly FilterOperator[] = ['eq', 'gt', 'gte', 'lt', 'lte', 'between', 'in', 'nin', 'ne', 'like'];
-const COMPARISON: Partial<Record<FilterOperator, string>> = { gt: '>', gte: '>=', lt: '<', lte: '<=' };
-
 /** Oracle refuses more than 1000 expressions in one IN list (ORA-01795). */
 export const MAX_IN_LIST = 1000;
 /** Oracle takes at most 65,535 bind variables in one statement. */
@@ -47,89 +42,106 @@ const NUMERIC: ReadonlySet<OracleValueKind> = new Set(['integer', 'decimal', 'bi
 const TEMPORAL: ReadonlySet<OracleValueKind> = new Set(['date', 'timestamp', 'timestamp_tz', 'timestamp_ltz']);
 const TEXT: ReadonlySet<OracleValueKind> = new Set(['text', 'char', 'long', 'clob', 'rowid']);
 
-const BOOLEAN_TEXT: ReadonlyMap<string, boolean> = new Map([
-  ...['true', 't', 'yes', 'y', 'on', '1'].map((text): [string, boolean] => [text, true]),
-  ...['false', 'f', 'no', 'n', 'off', '0'].map((text): [string, boolean] => [text, false]),
-]);
-
-interface FieldContext {
-  readonly field: string;
-  readonly column: string;
-  readonly type: OracleColumnType | null;
-  readonly kind: OracleValueKind | null;
-  readonly sql: SqlBuilder;
-  /** Past the bind limit: list integers on numeric columns written as literals (see above). */
-  readonly inlineIntegers: boolean;
-}
-
 const describeValue = (value: string): string => JSON.stringify(value.length > 60 ? value.slice(0, 60) + '…' : value);
 
-/** The SQL of one non-null filter value (placeholders bound on `ctx.sql`). */
-function operand(ctx: FieldContext, value: Exclude<FilterScalar, null>): string {
-  const { sql, kind, type } = ctx;
-  if (kind !== null && NUMERIC.has(kind)) {
-    if (typeof value === 'boolean') return sql.placeholder(value ? 1 : 0);
-    if (typeof value === 'number') return sql.placeholder(value);
-    const fn = kind === 'binary_float' ? 'TO_BINARY_FLOAT' : kind === 'binary_double' ? 'TO_BINARY_DOUBLE' : 'TO_NUMBER';
-    return `${fn}(${sql.placeholder(value.trim())})`;
+class OracleColumnFilter extends SqlColumnFilter {
+  private readonly kind: OracleValueKind | null;
+
+  constructor(
+    private readonly field: string,
+    private readonly type: OracleColumnType | null,
+    private readonly sql: OracleStatementBuilder,
+    /** Past the bind limit: list integers on numeric columns written as literals (see above). */
+    private readonly inlineIntegers: boolean,
+  ) {
+    super(quoteIdent(field));
+    this.kind = type?.kind ?? null;
   }
-  if (type !== null && TEMPORAL.has(type.kind)) {
-    const temporal = typeof value === 'string' ? temporalOperand(type, value) : null;
-    if (temporal === null) {
-      const shown = typeof value === 'string' ? describeValue(value) : String(value);
-      throw new OracleFilterError(
-        `filter value ${shown} for ${type.dataType} column "${ctx.field}" is not an ISO-8601 date (YYYY-MM-DD[THH:MM[:SS[.fff]]][zone])`,
-      );
+
+  override bind(value: FilterScalar): string {
+    return value === null ? this.sql.placeholder(null) : this.operand(value);
+  }
+
+  /** `c op v`, or for LOBs (which `=`/`<` reject) `DBMS_LOB.COMPARE(c, v) op 0`. */
+  override compare(operator: SqlComparison, value: FilterScalar): string {
+    if (this.kind !== 'clob') return super.compare(operator, value);
+    return `DBMS_LOB.COMPARE(${this.subject}, ${this.bind(value)}) ${operator} 0`;
+  }
+
+  override between(low: FilterScalar, high: FilterScalar): string {
+    if (this.kind === 'clob') return `(${this.compare('>=', low)} AND ${this.compare('<=', high)})`;
+    return super.between(low, high);
+  }
+
+  /** IN lists of at most MAX_IN_LIST values each; on LOBs one comparison per value. */
+  override several(values: readonly PresentScalar[], negated: boolean): string[] {
+    if (this.kind === 'clob') return values.map((v) => this.compare(negated ? '<>' : '=', v));
+    const tests: string[] = [];
+    for (let i = 0; i < values.length; i += MAX_IN_LIST) {
+      const items = values.slice(i, i + MAX_IN_LIST).map((v) => this.listItem(v));
+      tests.push(`${this.subject} ${negated ? 'NOT IN' : 'IN'} (${items.join(', ')})`);
     }
-    return temporal.sql(sql.placeholder(temporal.value));
+    return tests;
   }
-  if (kind === 'boolean') {
-    if (typeof value === 'string') return sql.placeholder(BOOLEAN_TEXT.get(value.trim().toLowerCase()) ?? value);
-    return sql.placeholder(typeof value === 'number' ? value !== 0 : value);
-  }
-  if (kind !== null && TEXT.has(kind)) {
-    const text = String(value);
-    if (kind === 'char') return sql.placeholder({ charType: type?.national ? 'nchar' : 'char', value: text });
-    if (kind === 'clob') return `${type?.national ? 'TO_NCLOB' : 'TO_CLOB'}(${sql.placeholder(text)})`;
-    return sql.placeholder(text);
-  }
-  // Elsewhere booleans are 1/0: a JS boolean binds as BOOLEAN, which servers before 23ai refuse.
-  return sql.placeholder(typeof value === 'boolean' ? (value ? 1 : 0) : value);
-}
 
-/** One value of an IN list: a literal where the statement is past the bind limit and that is exact. */
-function listItem(ctx: FieldContext, value: Exclude<FilterScalar, null>): string {
-  if (ctx.inlineIntegers && ctx.kind !== null && NUMERIC.has(ctx.kind)) {
-    if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
-    if (typeof value === 'boolean') return value ? '1' : '0';
-    // TO_NUMBER of plain integer digits is that NUMBER whatever the NLS settings (64-bit IDs
-    // travel as strings). Not for BINARY_*: TO_BINARY_* rounds a long one its own way.
-    const digits = typeof value === 'string' ? value.trim() : '';
-    if ((ctx.kind === 'integer' || ctx.kind === 'decimal') && /^-?\d{1,38}$/.test(digits)) return digits;
+  override like(pattern: FilterScalar): string {
+    return `${this.likeSubject()} LIKE ${this.sql.placeholder(pattern === null ? null : likePattern(String(pattern)))} ESCAPE '\\'`;
   }
-  return operand(ctx, value);
-}
 
-/** `c op v`, or for LOBs (which `=`/`<` reject) `DBMS_LOB.COMPARE(c, v) op 0`. */
-function compare(ctx: FieldContext, op: string, value: FilterScalar): string {
-  const right = value === null ? ctx.sql.placeholder(null) : operand(ctx, value);
-  return ctx.kind === 'clob' ? `DBMS_LOB.COMPARE(${ctx.column}, ${right}) ${op} 0` : `${ctx.column} ${op} ${right}`;
-}
-
-/** `eq`/`in` (negated: `ne`/`nin`) over a list that may hold nulls. */
-function membership(ctx: FieldContext, list: readonly FilterScalar[], negated: boolean): string {
-  const present = list.filter((v): v is Exclude<FilterScalar, null> => v !== null);
-  const parts: string[] = [];
-  if (present.length === 1 || (present.length > 1 && ctx.kind === 'clob')) {
-    parts.push(...present.map((v) => compare(ctx, negated ? '<>' : '=', v)));
-  } else if (present.length > 1) {
-    for (let i = 0; i < present.length; i += MAX_IN_LIST) {
-      const items = present.slice(i, i + MAX_IN_LIST).map((v) => listItem(ctx, v));
-      parts.push(`${ctx.column} ${negated ? 'NOT IN' : 'IN'} (${items.join(', ')})`);
+  /** The SQL of one non-null filter value (placeholders bound on `sql`). */
+  private operand(value: PresentScalar): string {
+    const { sql, kind, type } = this;
+    if (kind !== null && NUMERIC.has(kind)) {
+      if (typeof value === 'boolean') return sql.placeholder(value ? 1 : 0);
+      if (typeof value === 'number') return sql.placeholder(value);
+      const fn = kind === 'binary_float' ? 'TO_BINARY_FLOAT' : kind === 'binary_double' ? 'TO_BINARY_DOUBLE' : 'TO_NUMBER';
+      return `${fn}(${sql.placeholder(value.trim())})`;
     }
+    if (type !== null && TEMPORAL.has(type.kind)) {
+      const temporal = typeof value === 'string' ? temporalOperand(type, value) : null;
+      if (temporal === null) {
+        const shown = typeof value === 'string' ? describeValue(value) : String(value);
+        throw new OracleFilterError(
+          `filter value ${shown} for ${type.dataType} column "${this.field}" is not an ISO-8601 date (YYYY-MM-DD[THH:MM[:SS[.fff]]][zone])`,
+        );
+      }
+      return temporal.sql(sql.placeholder(temporal.value));
+    }
+    if (kind === 'boolean') {
+      if (typeof value === 'string') return sql.placeholder(readBooleanText(value) ?? value);
+      return sql.placeholder(typeof value === 'number' ? value !== 0 : value);
+    }
+    if (kind !== null && TEXT.has(kind)) {
+      const text = String(value);
+      if (kind === 'char') return sql.placeholder({ charType: type?.national ? 'nchar' : 'char', value: text });
+      if (kind === 'clob') return `${type?.national ? 'TO_NCLOB' : 'TO_CLOB'}(${sql.placeholder(text)})`;
+      return sql.placeholder(text);
+    }
+    // Elsewhere booleans are 1/0: a JS boolean binds as BOOLEAN, which servers before 23ai refuse.
+    return sql.placeholder(typeof value === 'boolean' ? (value ? 1 : 0) : value);
   }
-  if (present.length < list.length) parts.push(`${ctx.column} ${negated ? 'IS NOT NULL' : 'IS NULL'}`);
-  return parts.length === 1 ? parts[0] : '(' + parts.join(negated ? ' AND ' : ' OR ') + ')';
+
+  /** One value of an IN list: a literal where the statement is past the bind limit and that is exact. */
+  private listItem(value: PresentScalar): string {
+    const { kind } = this;
+    if (this.inlineIntegers && kind !== null && NUMERIC.has(kind)) {
+      if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
+      if (typeof value === 'boolean') return value ? '1' : '0';
+      // TO_NUMBER of plain integer digits is that NUMBER whatever the NLS settings (64-bit IDs
+      // travel as strings). Not for BINARY_*: TO_BINARY_* rounds a long one its own way.
+      const digits = typeof value === 'string' ? value.trim() : '';
+      if ((kind === 'integer' || kind === 'decimal') && /^-?\d{1,38}$/.test(digits)) return digits;
+    }
+    return this.operand(value);
+  }
+
+  private likeSubject(): string {
+    const { kind, type, subject } = this;
+    if (kind === null || TEXT.has(kind) || kind === 'xml') return subject;
+    if (type !== null && TEMPORAL.has(type.kind)) return `TO_CHAR(${subject}, '${isoFormat(type, false)}')`;
+    if (kind === 'json') return `JSON_SERIALIZE(${subject} RETURNING CLOB)`;
+    return `TO_CHAR(${subject})`;
+  }
 }
 
 /**
@@ -154,40 +166,16 @@ export function likePattern(pattern: string): string {
   return out;
 }
 
-function likeSubject(ctx: FieldContext): string {
-  const { kind, type, column } = ctx;
-  if (kind === null || TEXT.has(kind) || kind === 'xml') return column;
-  if (type !== null && TEMPORAL.has(type.kind)) return `TO_CHAR(${column}, '${isoFormat(type, false)}')`;
-  if (kind === 'json') return `JSON_SERIALIZE(${column} RETURNING CLOB)`;
-  return `TO_CHAR(${column})`;
-}
-
-function predicate(ctx: FieldContext, op: FilterOperator, list: readonly FilterScalar[]): string {
-  switch (op) {
-    case 'eq':
-    case 'in':
-      return membership(ctx, list, false);
-    case 'ne':
-    case 'nin':
-      return membership(ctx, list, true);
-    case 'between':
-      if (ctx.kind === 'clob') return `(${compare(ctx, '>=', list[0])} AND ${compare(ctx, '<=', list[1])})`;
-      return `${ctx.column} BETWEEN ${list[0] === null ? ctx.sql.placeholder(null) : operand(ctx, list[0])} AND ${list[1] === null ? ctx.sql.placeholder(null) : operand(ctx, list[1])}`;
-    case 'like': {
-      const pattern = list[0] === null ? null : likePattern(String(list[0]));
-      return `${likeSubject(ctx)} LIKE ${ctx.sql.placeholder(pattern)} ESCAPE '\\'`;
-    }
-    default:
-      return compare(ctx, COMPARISON[op] ?? '=', list[0]);
-  }
-}
-
 /**
  * Appends ` WHERE …` with bound values to `sql`, or nothing when no filter applies. `columns`
  * are the table's columns, for types. Throws OracleFilterError for a value that cannot be read
  * as the column's type, and for filters needing more binds than Oracle takes.
  */
-export function buildWhere(filters: Readonly<Record<string, FilterCondition>>, columns: readonly ColumnInfo[], sql: SqlBuilder): void {
+export function buildWhere(
+  filters: Readonly<Record<string, FilterCondition>>,
+  columns: readonly ColumnInfo[],
+  sql: OracleStatementBuilder,
+): void {
   // Counted on a scratch builder first, so that `sql` only ever gets the statement sent.
   const binds = (inlineIntegers: boolean) => {
     const scratch = sql.scratch();
@@ -210,20 +198,13 @@ export function buildWhere(filters: Readonly<Record<string, FilterCondition>>, c
 function render(
   filters: Readonly<Record<string, FilterCondition>>,
   columns: readonly ColumnInfo[],
-  sql: SqlBuilder,
+  sql: OracleStatementBuilder,
   inlineIntegers: boolean,
 ): void {
-  const byName = new Map(columns.map((c) => [c.name, c]));
-  const predicates: string[] = [];
-  for (const [field, condition] of Object.entries(filters)) {
-    const column = byName.get(field);
-    const type = column === undefined ? null : oracleColumnType(column);
-    const ctx: FieldContext = { field, column: quoteIdent(field), type, kind: type?.kind ?? null, sql, inlineIntegers };
-    for (const op of OPERATOR_ORDER) {
-      const list = condition[op];
-      if (list === undefined || list.length === 0) continue;
-      predicates.push(predicate(ctx, op, list));
-    }
-  }
-  if (predicates.length > 0) sql.append(' WHERE ' + predicates.join(' AND '));
+  const where = buildSqlWhere(
+    filters,
+    columns,
+    (field, column) => new OracleColumnFilter(field, column === undefined ? null : oracleColumnType(column), sql, inlineIntegers),
+  );
+  if (where !== '') sql.append(' WHERE ' + where);
 }

@@ -3,8 +3,9 @@ import type { SchemaSnapshot } from '../shared/engine-connector.js';
 
 /**
  * Oracle folds unquoted names to upper case, and its catalog stores them so: a request for
- * `accounts.balance` means table ACCOUNTS, column BALANCE (reference §2, §3.3: Oracle matching is
- * case-insensitive by upper-folding both sides, and result keys and column keys are upper-case).
+ * `accounts.balance` means table ACCOUNTS, column BALANCE (docs/api.md, "Tables and result keys":
+ * Oracle matching is case-insensitive by upper-folding both sides, and result keys and column keys
+ * are upper-case).
  *
  * The planner applies `normalizeOracleRequest` to an Oracle datasource's part of the request
  * before collecting tables (so `accounts`, `ACCOUNTS` and `Fetcher.Accounts` become one table
@@ -53,7 +54,7 @@ export function normalizeOracleField(field: string, table: string, snapshot?: Sc
 /**
  * One Oracle datasource's `mappedFields` and `filters`, canonicalised. Tables that become the same
  * name are merged (fields in first-seen order, duplicates dropped; a wildcard wins), as are their
- * filters (the first condition given for a field wins, as in the reference).
+ * filters (the first condition given for a field wins, as in the original service).
  */
 export function normalizeOracleRequest(
   mapped: Readonly<Record<string, readonly string[]>>,

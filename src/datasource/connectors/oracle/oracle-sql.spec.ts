@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ColumnInfo, TableInfo } from '../shared/engine-connector.js';
 import { qualifiedName, quoteIdent } from './oracle-identifier.js';
-import { buildSelect, SqlBuilder, UnsupportedColumnError } from './oracle-sql.js';
+import { buildSelect, OracleStatementBuilder, UnsupportedColumnError } from './oracle-sql.js';
 import { describeColumnType } from './oracle-types.js';
 
 const col = (name: string, dataType: string, precision: number | null = null, scale: number | null = null): ColumnInfo => ({
@@ -106,7 +106,7 @@ describe('SELECT building', () => {
   });
 
   it('numbers placeholders in order and returns copies', () => {
-    const builder = new SqlBuilder().append('a ').bind(1).append(' b ').bind({ charType: 'char', value: 'x' });
+    const builder = new OracleStatementBuilder().append('a ').bind(1).append(' b ').bind({ charType: 'char', value: 'x' });
     expect(builder.placeholder(null)).toBe(':3');
     const built = builder.build();
     expect(built).toEqual({ text: 'a :1 b :2', binds: [1, { charType: 'char', value: 'x' }, null] });

@@ -4,6 +4,7 @@ import { buildWhere } from './oracle-filter.js';
 import { qualifiedName, quoteIdent } from './oracle-identifier.js';
 import { isoFormat } from './oracle-temporal.js';
 import { oracleColumnType } from './oracle-types.js';
+import { SqlBuilder } from '../sql/sql-builder.js';
 
 /**
  * A string bound as CHAR / NCHAR rather than VARCHAR2: Oracle then compares it with a CHAR column
@@ -24,38 +25,18 @@ export interface SqlStatement {
 }
 
 /** Accumulates SQL text and bound values; each bind gets the next `:n`. */
-export class SqlBuilder {
-  private text = '';
-  private readonly binds: OracleBind[] = [];
-
-  append(sql: string): this {
-    this.text += sql;
-    return this;
-  }
-
-  /** Values bound so far. */
-  get bindCount(): number {
-    return this.binds.length;
+export class OracleStatementBuilder extends SqlBuilder<OracleBind> {
+  constructor() {
+    super((position) => ':' + position);
   }
 
   /** A new, empty builder: to measure what a fragment would bind without adding it here. */
-  scratch(): SqlBuilder {
-    return new SqlBuilder();
-  }
-
-  /** Binds `value` and returns its placeholder, without appending it. */
-  placeholder(value: OracleBind): string {
-    this.binds.push(value);
-    return ':' + this.binds.length;
-  }
-
-  /** Binds `value` and appends its placeholder. */
-  bind(value: OracleBind): this {
-    return this.append(this.placeholder(value));
+  scratch(): OracleStatementBuilder {
+    return new OracleStatementBuilder();
   }
 
   build(): SqlStatement {
-    return { text: this.text, binds: [...this.binds] };
+    return { text: this.text, binds: [...this.values] };
   }
 }
 
@@ -97,15 +78,15 @@ const ALIAS = 't';
 
 /**
  * `SELECT <columns> FROM "OWNER"."TABLE" t [WHERE …] [ORDER BY t.<primary key>]`, values bound as
- * `:n`. Ordering by the primary key makes the result stable and is what SPEC §6 promises; it
- * names the table's columns through the alias because a bare name would resolve to the select
- * list first, i.e. to the text projection of a DATE key.
+ * `:n`. Ordering by the primary key makes the result stable and is what the result contract
+ * promises; it names the table's columns through the alias because a bare name would resolve to
+ * the select list first, i.e. to the text projection of a DATE key.
  */
 export function buildSelect(request: TableReadRequest): SqlStatement {
   const { table, columns, filters } = request;
   // Oracle has no empty select list; the renderer ignores the value.
   const list = columns.length === 0 ? '1' : columns.map(projection).join(', ');
-  const sql = new SqlBuilder().append(`SELECT ${list} FROM ${qualifiedName(table)} ${ALIAS}`);
+  const sql = new OracleStatementBuilder().append(`SELECT ${list} FROM ${qualifiedName(table)} ${ALIAS}`);
   if (filters !== undefined) buildWhere(filters, table.columns, sql);
   if (table.primaryKey.length > 0) sql.append(' ORDER BY ' + table.primaryKey.map((c) => `${ALIAS}.${quoteIdent(c)}`).join(', '));
   return sql.build();

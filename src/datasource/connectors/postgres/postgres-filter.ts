@@ -1,27 +1,9 @@
-import type { FilterCondition, FilterOperator, FilterScalar } from '../../../request/data-request.js';
+import type { FilterCondition, FilterScalar } from '../../../request/data-request.js';
 import type { ColumnInfo } from '../shared/engine-connector.js';
+import { SqlColumnFilter, type PresentScalar } from '../sql/sql-column-filter.js';
+import { buildSqlWhere } from '../sql/where-builder.js';
 import { quoteIdent } from './postgres-identifier.js';
 import { postgresColumnType, type PostgresColumnType } from './postgres-types.js';
-import { membershipPredicate, type PresentScalar } from '../sql/sql-membership.js';
-
-/**
- * Filters → one WHERE clause (SPEC §4.3). Every field and operator is ANDed; operators of one
- * field are emitted in a fixed order so the SQL is deterministic.
- *
- * NULL inside a value list is treated as a value, not as an unknown:
- * - `eq`/`in` [1, 2, null]  → `(c = ANY($1) OR c IS NULL)`: matches 1, 2 or NULL.
- * - `ne`/`nin` [1, 2, null] → `(c <> ALL($1) AND c IS NOT NULL)`: matches none of them.
- * Without a null in the list, `ne`/`nin` keep plain SQL semantics: NULL rows never match `<>` or
- * NOT IN (as in the original). A null in `gt gte lt lte between like` is bound as NULL and so
- * matches nothing, which is what the SQL comparison means.
- *
- * Several values are one array parameter, however many: a Bind message carries at most 65,535
- * parameters. `= ANY` / `<> ALL` over an array without nulls mean exactly IN / NOT IN, and each
- * element is read by its type's input function, as `$n::type` reads a single value.
- */
-const OPERATOR_ORDER: readonly FilterOperator[] = ['eq', 'gt', 'gte', 'lt', 'lte', 'between', 'in', 'nin', 'ne', 'like'];
-
-const COMPARISON: Partial<Record<FilterOperator, string>> = { gt: '>', gte: '>=', lt: '<', lte: '<=' };
 
 /** String-category types compare with LIKE natively (and keep their collation, e.g. citext). */
 const TEXT_CATEGORY = 'S';
@@ -47,58 +29,51 @@ export function bindParameters(values: unknown[]): SqlParameters {
   };
 }
 
-interface FieldContext {
-  readonly column: string;
-  readonly type: PostgresColumnType | null;
-  readonly cast: string;
-  readonly isText: boolean;
-  readonly params: SqlParameters;
-}
+/**
+ * Filters → one WHERE clause (sql/where-builder.ts), with the semantics every SQL engine shares
+ * (sql/sql-column-filter.ts).
+ *
+ * Each value is bound with the cast of the column's type: `$n::date` makes '2024-01-01' compare as
+ * a date, '10' as a number, etc. The cast type carries no typmod, so numeric(38,10) or varchar(5)
+ * never round or cut it.
+ *
+ * Several values are one array parameter, however many: a Bind message carries at most 65,535
+ * parameters. `= ANY` / `<> ALL` over an array without nulls mean exactly IN / NOT IN, and each
+ * element is read by its type's input function, as `$n::type` reads a single value.
+ */
+class PostgresColumnFilter extends SqlColumnFilter {
+  private readonly cast: string;
 
-function bind(ctx: FieldContext, value: FilterScalar): string {
-  return ctx.params.add(value, ctx.cast);
-}
+  constructor(
+    field: string,
+    private readonly type: PostgresColumnType | null,
+    private readonly params: SqlParameters,
+  ) {
+    super(quoteIdent(field));
+    this.cast = type === null ? '' : '::' + type.castType;
+  }
 
-/** Two or more values as one array parameter (see above). */
-function anyOf(ctx: FieldContext, values: readonly PresentScalar[], negated: boolean): string {
-  const list = [...values];
-  const test = `${ctx.column} ${negated ? '<> ALL' : '= ANY'}`;
-  // Without a known type the server infers the parameter as an array of the column's type.
-  if (ctx.type === null) return `${test}(${ctx.params.add(list, '')})`;
-  // An array column: ANY over an array of arrays would compare with their elements, so the
-  // values travel as texts and each is cast whole.
-  if (ctx.type.category === ARRAY_CATEGORY)
-    return `${test}(SELECT v::${ctx.type.castType} FROM unnest(${ctx.params.add(list, '::text[]')}) AS v)`;
-  return `${test}(${ctx.params.add(list, `::${ctx.type.castType}[]`)})`;
-}
+  override bind(value: FilterScalar): string {
+    return this.params.add(value, this.cast);
+  }
 
-function membership(ctx: FieldContext, list: readonly FilterScalar[], negated: boolean): string {
-  return membershipPredicate(
-    ctx.column,
-    list,
-    negated,
-    (value) => bind(ctx, value),
-    (values) => anyOf(ctx, values, negated),
-  );
-}
+  /** Two or more values as one array parameter (see above). */
+  override several(values: readonly PresentScalar[], negated: boolean): string[] {
+    const list = [...values];
+    const test = `${this.subject} ${negated ? '<> ALL' : '= ANY'}`;
+    const { type, params } = this;
+    // Without a known type the server infers the parameter as an array of the column's type.
+    if (type === null) return [`${test}(${params.add(list, '')})`];
+    // An array column: ANY over an array of arrays would compare with their elements, so the
+    // values travel as texts and each is cast whole.
+    if (type.category === ARRAY_CATEGORY) return [`${test}(SELECT v::${type.castType} FROM unnest(${params.add(list, '::text[]')}) AS v)`];
+    return [`${test}(${params.add(list, `::${type.castType}[]`)})`];
+  }
 
-function predicate(ctx: FieldContext, op: FilterOperator, list: readonly FilterScalar[]): string {
-  switch (op) {
-    case 'eq':
-    case 'in':
-      return membership(ctx, list, false);
-    case 'ne':
-    case 'nin':
-      return membership(ctx, list, true);
-    case 'between':
-      return `${ctx.column} BETWEEN ${bind(ctx, list[0])} AND ${bind(ctx, list[1])}`;
-    case 'like': {
-      // Non-text columns are matched on their text form; the pattern is always text.
-      const subject = ctx.isText ? ctx.column : ctx.column + '::text';
-      return `${subject} LIKE ${ctx.params.add(list[0], '::text')}`;
-    }
-    default:
-      return `${ctx.column} ${COMPARISON[op]} ${bind(ctx, list[0])}`;
+  override like(pattern: FilterScalar): string {
+    // Non-text columns are matched on their text form; the pattern is always text.
+    const isText = this.type === null || this.type.category === TEXT_CATEGORY;
+    return `${isText ? this.subject : this.subject + '::text'} LIKE ${this.params.add(pattern, '::text')}`;
   }
 }
 
@@ -111,25 +86,9 @@ export function buildWhere(
   columns: readonly ColumnInfo[],
   params: SqlParameters,
 ): string {
-  const byName = new Map(columns.map((c) => [c.name, c]));
-  const predicates: string[] = [];
-  for (const [field, condition] of Object.entries(filters)) {
-    const column = byName.get(field);
-    const type = column === undefined ? null : postgresColumnType(column);
-    // Casting the parameter makes '2024-01-01' compare as a timestamp, '10' as a number, etc.
-    // The cast type carries no typmod, so numeric(38,10) or varchar(5) never round or cut it.
-    const ctx: FieldContext = {
-      column: quoteIdent(field),
-      type,
-      cast: type === null ? '' : '::' + type.castType,
-      isText: type === null || type.category === TEXT_CATEGORY,
-      params,
-    };
-    for (const op of OPERATOR_ORDER) {
-      const list = condition[op];
-      if (list === undefined || list.length === 0) continue;
-      predicates.push(predicate(ctx, op, list));
-    }
-  }
-  return predicates.join(' AND ');
+  return buildSqlWhere(
+    filters,
+    columns,
+    (field, column) => new PostgresColumnFilter(field, column === undefined ? null : postgresColumnType(column), params),
+  );
 }

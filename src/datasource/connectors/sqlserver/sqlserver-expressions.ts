@@ -17,63 +17,60 @@ import type { SqlServerValueKind } from './sqlserver-types.js';
  * - json (SQL Server 2025) and unknown future types: nvarchar text.
  */
 export function readExpression(quoted: string, kind: SqlServerValueKind): string {
-  switch (kind) {
-    case 'decimal':
-      return `CONVERT(varchar(41), ${quoted})`;
-    case 'money':
-      return `CONVERT(varchar(30), ${quoted}, 2)`;
-    case 'datetime2':
-      return `CONVERT(varchar(27), ${quoted}, 121)`;
-    case 'datetime':
-      return `CONVERT(varchar(23), ${quoted}, 121)`;
-    case 'smalldatetime':
-      return `CONVERT(varchar(19), ${quoted}, 120)`;
-    case 'datetimeoffset':
-      return `CONVERT(varchar(34), ${quoted}, 121)`;
-    case 'date':
-      return `CONVERT(varchar(10), ${quoted}, 23)`;
-    case 'time':
-      return `CAST(${quoted} AS varchar(16))`;
-    case 'clr':
-      return `${quoted}.ToString()`;
-    case 'variant':
-      return variantText(quoted);
-    case 'json':
-    case 'other':
-      return `CONVERT(nvarchar(max), ${quoted})`;
-    default:
-      return quoted;
-  }
+  const read = READ_AS_TEXT[kind];
+  return read === undefined ? quoted : read(quoted);
 }
 
 /**
  * The text of a column where SQL needs text: `like` on any column (PostgreSQL matches a non-text
  * column on its text form too), and comparisons on types that have no `=` of their own (text,
- * ntext, xml, CLR types). Text columns stay bare so they keep their collation.
+ * ntext, xml, CLR types). Text columns stay bare so they keep their collation; the kinds not in
+ * TEXT_FORM are matched on the text they are read as.
  */
 export function textExpression(quoted: string, kind: SqlServerValueKind): string {
-  switch (kind) {
-    case 'text':
-      return quoted;
-    case 'long-text':
-    case 'xml':
-      return `CAST(${quoted} AS nvarchar(max))`;
-    case 'boolean':
-      return `CASE ${quoted} WHEN 1 THEN 'true' WHEN 0 THEN 'false' END`;
-    case 'integer':
-    case 'bigint':
-      return `CONVERT(varchar(20), ${quoted})`;
-    case 'float':
-    case 'real':
-      return `CONVERT(varchar(30), ${quoted}, 3)`;
-    case 'uuid':
-      return `LOWER(CONVERT(char(36), ${quoted}))`;
-    case 'binary':
-      return `CONVERT(varchar(max), ${quoted}, 1)`;
-    default:
-      return readExpression(quoted, kind);
-  }
+  const text = TEXT_FORM[kind];
+  return text === undefined ? readExpression(quoted, kind) : text(quoted);
 }
+
+type Expression = (quoted: string) => string;
+
+/** `CONVERT(type, column[, style])`. */
+const convert =
+  (type: string, style?: number): Expression =>
+  (quoted) =>
+    style === undefined ? `CONVERT(${type}, ${quoted})` : `CONVERT(${type}, ${quoted}, ${style})`;
+
+const asLongText: Expression = (quoted) => `CAST(${quoted} AS nvarchar(max))`;
+
+/** What readExpression reads as text, by kind (see there); the other kinds are read bare. */
+const READ_AS_TEXT: Partial<Record<SqlServerValueKind, Expression>> = {
+  decimal: convert('varchar(41)'),
+  money: convert('varchar(30)', 2),
+  datetime2: convert('varchar(27)', 121),
+  datetime: convert('varchar(23)', 121),
+  smalldatetime: convert('varchar(19)', 120),
+  datetimeoffset: convert('varchar(34)', 121),
+  date: convert('varchar(10)', 23),
+  time: (quoted) => `CAST(${quoted} AS varchar(16))`,
+  clr: (quoted) => `${quoted}.ToString()`,
+  variant: variantText,
+  json: convert('nvarchar(max)'),
+  other: convert('nvarchar(max)'),
+};
+
+/** The text forms of kinds the driver reads intact but SQL cannot match as text (see textExpression). */
+const TEXT_FORM: Partial<Record<SqlServerValueKind, Expression>> = {
+  text: (quoted) => quoted,
+  'long-text': asLongText,
+  xml: asLongText,
+  boolean: (quoted) => `CASE ${quoted} WHEN 1 THEN 'true' WHEN 0 THEN 'false' END`,
+  integer: convert('varchar(20)'),
+  bigint: convert('varchar(20)'),
+  float: convert('varchar(30)', 3),
+  real: convert('varchar(30)', 3),
+  uuid: (quoted) => `LOWER(CONVERT(char(36), ${quoted}))`,
+  binary: convert('varchar(max)', 1),
+};
 
 /** sql_variant base types whose plain CONVERT would lose digits or use a locale format. */
 const VARIANT_TEXT: readonly (readonly [string, (q: string) => string])[] = [

@@ -1,10 +1,12 @@
-import type { FilterCondition, FilterOperator, FilterScalar } from '../../../request/data-request.js';
+import type { FilterCondition, FilterScalar } from '../../../request/data-request.js';
 import type { ColumnInfo } from '../shared/engine-connector.js';
+import { readBooleanText } from '../sql/boolean-text.js';
+import { SqlColumnFilter, type PresentScalar } from '../sql/sql-column-filter.js';
+import { buildSqlWhere } from '../sql/where-builder.js';
 import { textExpression } from './sqlserver-expressions.js';
 import { quoteIdent } from './sqlserver-identifier.js';
 import { MAX_STATEMENT_PARAMS, openJsonMembership } from './sqlserver-json-list.js';
 import { sqlServerColumnType, type SqlServerColumnType, type SqlServerValueKind } from './sqlserver-types.js';
-import { membershipPredicate } from '../sql/sql-membership.js';
 
 /** The parameter types this connector binds (mssql `NVarChar(MAX)`, `Bit`, `Float`, `VarBinary(MAX)`). */
 export type SqlParamType = 'nvarchar' | 'bit' | 'float' | 'varbinary';
@@ -16,45 +18,10 @@ export interface SqlParam {
   readonly value: string | number | boolean | Buffer | null;
 }
 
-/**
- * Filters → one WHERE clause (SPEC §4.3), with the semantics of the PostgreSQL and MySQL
- * connectors so the same dataset and filter give the same rows. Every field and operator is
- * ANDed; operators of one field are emitted in a fixed order so the SQL is deterministic.
- *
- * NULL inside a value list is treated as a value, not as an unknown:
- * - `eq`/`in` [1, null]  → `(c = 1 OR c IS NULL)`: matches 1 or NULL.
- * - `ne`/`nin` [1, null] → `(c <> 1 AND c IS NOT NULL)`: matches neither.
- * Without a null in the list, `ne`/`nin` keep plain SQL semantics: NULL rows never match `<>` or
- * NOT IN. A null in `gt gte lt lte between like` is bound as NULL and so matches nothing.
- *
- * Values are bound as typed parameters and made to compare as the column's type, as
- * PostgreSQL's `$n::type` does: a string against a date/time column is CAST to that type (so it
- * compares as a date, never as text), a number or numeric string against a numeric column is
- * CAST to an exact decimal, a number or boolean against a text column is bound as its text
- * (SQL Server would otherwise convert the column to int and fail on the first non-number).
- *
- * `like` matches the column's text form with the column's collation. SQL Server's own LIKE also
- * treats `[...]` as a character class and has no escape character; the pattern is rewritten so
- * that, as on the other engines, only `%` and `_` are wildcards and `\` escapes.
- *
- * A statement whose values would pass SQL Server's parameter limit binds each list of several
- * values as one JSON parameter instead (sqlserver-json-list.ts), with the same typing; others keep
- * one parameter per value, which also works where OPENJSON does not (compatibility level < 130).
- */
-const OPERATOR_ORDER: readonly FilterOperator[] = ['eq', 'gt', 'gte', 'lt', 'lte', 'between', 'in', 'nin', 'ne', 'like'];
-
-const COMPARISON: Partial<Record<FilterOperator, string>> = { gt: '>', gte: '>=', lt: '<', lte: '<=' };
-
 /** Kinds with no comparison operators of their own: compared through their text. */
 const TEXT_COMPARED: ReadonlySet<SqlServerValueKind> = new Set(['long-text', 'xml', 'json', 'clr', 'variant', 'other']);
 const DECIMAL_KINDS: ReadonlySet<SqlServerValueKind> = new Set(['integer', 'bigint', 'decimal', 'money']);
 const DATETIME2_KINDS: ReadonlySet<SqlServerValueKind> = new Set(['datetime2', 'datetime', 'smalldatetime']);
-
-/** Texts PostgreSQL reads as booleans, for bit columns. */
-const BOOLEAN_TEXT: ReadonlyMap<string, boolean> = new Map([
-  ...['true', 't', 'yes', 'y', 'on', '1'].map((text): [string, boolean] => [text, true]),
-  ...['false', 'f', 'no', 'n', 'off', '0'].map((text): [string, boolean] => [text, false]),
-]);
 
 /**
  * The exact decimal type a value is CAST to for a numeric column: as many fraction digits as fit
@@ -116,7 +83,7 @@ export function bindingFor(type: SqlServerColumnType | null, value: FilterScalar
     case 'boolean': {
       if (typeof value === 'boolean' || value === null) return { type: 'bit', value };
       if (typeof value === 'number') return { type: 'bit', value: value !== 0 };
-      const flag = BOOLEAN_TEXT.get(value.trim().toLowerCase());
+      const flag = readBooleanText(value);
       return flag === undefined ? { type: 'nvarchar', value, cast: 'bit' } : { type: 'bit', value: flag };
     }
     case 'float':
@@ -159,59 +126,58 @@ export function likePattern(pattern: string): string {
   return out;
 }
 
-interface FieldContext {
-  /** The column as compared: its quoted name, or its text form for kinds without `=`. */
-  readonly subject: string;
-  /** The column's text form, for LIKE. */
-  readonly text: string;
-  readonly type: SqlServerColumnType | null;
-  readonly params: SqlParam[];
-  /** Lists of several values as one JSON parameter each, rather than one parameter per value. */
-  readonly jsonLists: boolean;
-}
-
 function push(params: SqlParam[], type: SqlParamType, value: SqlParam['value']): string {
   const name = `p${params.length + 1}`;
   params.push({ name, type, value });
   return '@' + name;
 }
 
-function bind(ctx: FieldContext, value: FilterScalar): string {
-  const binding = bindingFor(ctx.type, value);
-  const placeholder = push(ctx.params, binding.type, binding.value);
-  return binding.cast === undefined ? placeholder : `CAST(${placeholder} AS ${binding.cast})`;
-}
+/**
+ * Filters → one WHERE clause (sql/where-builder.ts), with the semantics every SQL engine shares
+ * (sql/sql-column-filter.ts).
+ *
+ * Values are bound as typed parameters and made to compare as the column's type, as
+ * PostgreSQL's `$n::type` does: a string against a date/time column is CAST to that type (so it
+ * compares as a date, never as text), a number or numeric string against a numeric column is
+ * CAST to an exact decimal, a number or boolean against a text column is bound as its text
+ * (SQL Server would otherwise convert the column to int and fail on the first non-number).
+ *
+ * `like` matches the column's text form with the column's collation. SQL Server's own LIKE also
+ * treats `[...]` as a character class and has no escape character; the pattern is rewritten so
+ * that, as on the other engines, only `%` and `_` are wildcards and `\` escapes.
+ *
+ * A statement whose values would pass SQL Server's parameter limit binds each list of several
+ * values as one JSON parameter instead (sqlserver-json-list.ts), with the same typing; others keep
+ * one parameter per value, which also works where OPENJSON does not (compatibility level < 130).
+ */
+class SqlServerColumnFilter extends SqlColumnFilter {
+  constructor(
+    subject: string,
+    /** The column's text form, for LIKE. */
+    private readonly text: string,
+    private readonly type: SqlServerColumnType | null,
+    private readonly params: SqlParam[],
+    /** Lists of several values as one JSON parameter each, rather than one parameter per value. */
+    private readonly jsonLists: boolean,
+  ) {
+    super(subject);
+  }
 
-function membership(ctx: FieldContext, list: readonly FilterScalar[], negated: boolean): string {
-  const one = (value: FilterScalar) => bind(ctx, value);
-  if (!ctx.jsonLists) return membershipPredicate(ctx.subject, list, negated, one);
-  return membershipPredicate(ctx.subject, list, negated, one, (values) =>
-    openJsonMembership(
-      ctx.subject,
-      values.map((value) => bindingFor(ctx.type, value)),
-      negated,
-      (type, json) => push(ctx.params, type, json),
-    ),
-  );
-}
+  override bind(value: FilterScalar): string {
+    const binding = bindingFor(this.type, value);
+    const placeholder = push(this.params, binding.type, binding.value);
+    return binding.cast === undefined ? placeholder : `CAST(${placeholder} AS ${binding.cast})`;
+  }
 
-function predicate(ctx: FieldContext, op: FilterOperator, list: readonly FilterScalar[]): string {
-  switch (op) {
-    case 'eq':
-    case 'in':
-      return membership(ctx, list, false);
-    case 'ne':
-    case 'nin':
-      return membership(ctx, list, true);
-    case 'between':
-      return `${ctx.subject} BETWEEN ${bind(ctx, list[0])} AND ${bind(ctx, list[1])}`;
-    case 'like': {
-      const pattern = list[0];
-      const placeholder = push(ctx.params, 'nvarchar', pattern === null ? null : likePattern(String(pattern)));
-      return `${ctx.text} LIKE ${placeholder} ESCAPE N'\\'`;
-    }
-    default:
-      return `${ctx.subject} ${COMPARISON[op]} ${bind(ctx, list[0])}`;
+  override several(values: readonly PresentScalar[], negated: boolean): string[] {
+    if (!this.jsonLists) return super.several(values, negated);
+    const bindings = values.map((value) => bindingFor(this.type, value));
+    return [openJsonMembership(this.subject, bindings, negated, (type, json) => push(this.params, type, json))];
+  }
+
+  override like(pattern: FilterScalar): string {
+    const placeholder = push(this.params, 'nvarchar', pattern === null ? null : likePattern(String(pattern)));
+    return `${this.text} LIKE ${placeholder} ESCAPE N'\\'`;
   }
 }
 
@@ -236,25 +202,11 @@ function render(
   params: SqlParam[],
   jsonLists: boolean,
 ): string {
-  const byName = new Map(columns.map((c) => [c.name, c]));
-  const predicates: string[] = [];
-  for (const [field, condition] of Object.entries(filters)) {
-    const column = byName.get(field);
+  return buildSqlWhere(filters, columns, (field, column) => {
     const type = column === undefined ? null : sqlServerColumnType(column);
     const quoted = quoteIdent(field);
     const kind = type?.kind ?? 'text';
-    const ctx: FieldContext = {
-      subject: TEXT_COMPARED.has(kind) ? textExpression(quoted, kind) : quoted,
-      text: textExpression(quoted, kind),
-      type,
-      params,
-      jsonLists,
-    };
-    for (const op of OPERATOR_ORDER) {
-      const list = condition[op];
-      if (list === undefined || list.length === 0) continue;
-      predicates.push(predicate(ctx, op, list));
-    }
-  }
-  return predicates.join(' AND ');
+    const text = textExpression(quoted, kind);
+    return new SqlServerColumnFilter(TEXT_COMPARED.has(kind) ? text : quoted, text, type, params, jsonLists);
+  });
 }
