@@ -2,9 +2,10 @@ import { MongoNetworkError, MongoNetworkTimeoutError, MongoServerError, MongoSer
 import { describe, expect, it } from 'vitest';
 import { DatasourceType } from '../../datasource-type.js';
 import type { ResolvedDatasource } from '../shared/engine-connector.js';
-import { ConnectTimeoutError, InvalidMongoSettingError } from './mongodb-client.js';
+import { ConnectTimeoutError } from '../shared/connect-failure.js';
+import { InvalidMongoSettingError } from './mongodb-client.js';
 import { classifyConnectError, toConnectError } from './mongodb-connect-error.js';
-import { UnsupportedSslModeError } from './mongodb-ssl.js';
+import { UnsupportedSslModeError } from '../shared/tls-options.js';
 
 /** A node socket / DNS / TLS error. */
 const nodeError = (code: string, message: string) => Object.assign(new Error(message), { code });

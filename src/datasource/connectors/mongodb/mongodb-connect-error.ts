@@ -1,4 +1,6 @@
-import { type ConnectFailureReason, DatasourceConnectError } from '../../datasource.error.js';
+import type { ConnectFailureReason, DatasourceConnectError } from '../../datasource.error.js';
+import { SOCKET_FAILURES, stringField as str, TIMEOUT_CODES, tlsSigns } from '../shared/connect-failure.js';
+import { commonDetail, connectError, endpointOf } from '../shared/connect-failure-message.js';
 import type { ResolvedDatasource } from '../shared/engine-connector.js';
 import { authSourceOf } from './mongodb-client.js';
 
@@ -10,20 +12,11 @@ const AUTH_CODES = new Set([18, 11]);
 const AUTH_CODE_NAMES = new Set(['AuthenticationFailed', 'UserNotFound']);
 /** Unauthorized (13): logged in (or not at all) but without any right on the database. */
 const isUnauthorized = (e: Record<string, unknown>): boolean => e.code === 13 || e.codeName === 'Unauthorized';
-const UNREACHABLE_CODES: Readonly<Record<string, string>> = {
-  ECONNREFUSED: 'connection refused',
-  EHOSTUNREACH: 'no route to host',
-  ENETUNREACH: 'network unreachable',
-  ENOTFOUND: 'host name not found',
-  EAI_AGAIN: 'host name lookup failed',
-};
-/** OpenSSL / node TLS codes, and our own SSL mode error. */
-const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|ERR_OSSL_|CERT_|DEPTH_ZERO_|SELF_SIGNED_|UNABLE_TO_|HOSTNAME_MISMATCH|FETCHER_SSL_MODE)/;
-const TLS_MESSAGES = ['certificate', 'SSL routines', 'TLS', 'self-signed', 'self signed', 'wrong version number'];
+/** The driver's words for a TLS server it could not trust, or a plain one it spoke TLS to. */
+const TLS = tlsSigns([], ['self-signed', 'self signed', 'wrong version number']);
 
 type Fields = Record<string, unknown>;
 
-const str = (e: Fields, name: string): string => (typeof e[name] === 'string' ? (e[name] as string) : '');
 const errorName = (e: Fields): string => {
   try {
     return typeof e.name === 'string' ? e.name : '';
@@ -55,10 +48,9 @@ function errorChain(error: unknown): Fields[] {
 
 const isAuthFailure = (e: Fields): boolean =>
   (typeof e.code === 'number' && AUTH_CODES.has(e.code)) || AUTH_CODE_NAMES.has(str(e, 'codeName'));
-const isTls = (e: Fields): boolean => TLS_CODE.test(str(e, 'code')) || TLS_MESSAGES.some((m) => str(e, 'message').includes(m));
-const isUnreachable = (e: Fields): boolean => str(e, 'code') in UNREACHABLE_CODES;
-const isTimeout = (e: Fields): boolean =>
-  ['FETCHER_CONNECT_TIMEOUT', 'ETIMEDOUT'].includes(str(e, 'code')) || errorName(e) === 'MongoNetworkTimeoutError';
+const isTls = (e: Fields): boolean => TLS.shownBy(str(e, 'code'), str(e, 'message'));
+const isUnreachable = (e: Fields): boolean => str(e, 'code') in SOCKET_FAILURES;
+const isTimeout = (e: Fields): boolean => TIMEOUT_CODES.has(str(e, 'code')) || errorName(e) === 'MongoNetworkTimeoutError';
 const isSelectionError = (e: Fields): boolean => errorName(e) === 'MongoServerSelectionError';
 const isNetworkError = (e: Fields): boolean => errorName(e) === 'MongoNetworkError';
 
@@ -90,13 +82,14 @@ export function classifyConnectError(error: unknown): ConnectFailureReason {
   return 'unknown';
 }
 
+/** Server code names are CamelCase (`AuthenticationFailed`), unlike node's codes. */
 const SAFE_CODE = /^[A-Za-z0-9_]{3,60}$/;
 
-/** A short, secret-free explanation; server and driver messages are never copied. */
+/** The MongoDB-specific explanations; server and driver messages are never copied. */
 function detail(reason: ConnectFailureReason, error: unknown, ds: ResolvedDatasource, timeoutMs: number): string {
   const chain = errorChain(error);
   const first = chain[0] ?? {};
-  const where = `${ds.host}:${ds.port}`;
+  const codes = chain.map((e) => str(e, 'code'));
   switch (reason) {
     case 'auth_failed':
       if (chain.some(isUnauthorized) && !chain.some(isAuthFailure)) {
@@ -107,29 +100,25 @@ function detail(reason: ConnectFailureReason, error: unknown, ds: ResolvedDataso
       return `authentication failed: the server rejected the credentials (authSource "${authSourceOf(ds)}")`;
     case 'database_not_found':
       return 'invalid database name';
-    case 'unreachable': {
+    case 'unreachable':
       if (str(first, 'code') === 'FETCHER_MONGO_HOST') return `invalid host or port (${str(first, 'message')})`;
-      const code = chain.map((e) => str(e, 'code')).find((c) => c in UNREACHABLE_CODES) ?? '';
-      return `cannot reach ${where} (${UNREACHABLE_CODES[code]})`;
-    }
-    case 'timeout':
-      return `no answer from ${where} within ${timeoutMs} ms`;
-    case 'tls': {
+      return commonDetail(reason, error, ds, timeoutMs, codes.find((c) => c in SOCKET_FAILURES) ?? '');
+    case 'tls':
+      // Our SSL mode error says which mode was given.
       if (str(first, 'code') === 'FETCHER_SSL_MODE') return str(first, 'message');
-      const code = chain.map((e) => str(e, 'code')).find((c) => TLS_CODE.test(c)) ?? '';
-      return `TLS negotiation failed${code === '' ? '' : ` (${code})`}`;
-    }
-    default: {
-      if (chain.some(isNetworkError)) return `the server at ${where} closed the connection (does it require TLS?)`;
+      return commonDetail(reason, error, ds, timeoutMs, codes.find((c) => TLS.code.test(c)) ?? '');
+    case 'unknown': {
+      if (chain.some(isNetworkError)) return `the server at ${endpointOf(ds)} closed the connection (does it require TLS?)`;
       const code = chain.map((e) => str(e, 'codeName') || str(e, 'code')).find((c) => SAFE_CODE.test(c));
-      return code === undefined ? 'connection failed' : `connection failed (${code})`;
+      return commonDetail(reason, error, ds, timeoutMs, code ?? '');
     }
+    default:
+      return commonDetail(reason, error, ds, timeoutMs, '');
   }
 }
 
 /** The error `open()` throws: reason classified, message naming the datasource, no secrets. */
 export function toConnectError(error: unknown, ds: ResolvedDatasource, timeoutMs: number): DatasourceConnectError {
   const reason = classifyConnectError(error);
-  const message = `Cannot connect to MongoDB datasource "${ds.configName}": ${detail(reason, error, ds, timeoutMs)}`;
-  return new DatasourceConnectError(ds.configName, reason, message);
+  return connectError('MongoDB', ds, reason, detail(reason, error, ds, timeoutMs));
 }

@@ -2,7 +2,8 @@ import type { Document, FindOptions } from 'mongodb';
 import type { ColumnInfo, TableInfo, TableReadRequest } from '../shared/engine-connector.js';
 import { buildMongoFilter } from './mongodb-filter.js';
 import { isSubDocument } from './mongodb-types.js';
-import { BSON_READ_OPTIONS, jsonString, renderValue } from './mongodb-values.js';
+import { jsonString } from '../shared/json-text.js';
+import { BSON_READ_OPTIONS, renderValue } from './mongodb-values.js';
 
 /** Documents per server batch (firstBatch and each getMore); the server also caps a batch at 16 MiB. */
 export const BATCH_DOCS = 1_000;
@@ -58,11 +59,12 @@ export function buildProjection(paths: readonly string[]): Document {
 }
 
 /**
- * The find command for one read: projection of the requested paths, sort on `_id` (the
- * primary key order of SPEC §6), exact BSON types. No maxTimeMS and no noCursorTimeout: a long
- * read is bounded by the extraction timeout and its abort (which kills the cursor); the server
- * reaps a cursor only after 10 idle minutes, while this one is read continuously, and
- * noCursorTimeout is refused on Atlas shared tiers and would leak cursors of a crashed worker.
+ * The find command for one read: projection of the requested paths, sort on `_id` (the primary-key
+ * order of docs/value-mapping.md, "The result document"), exact BSON types. No maxTimeMS and no
+ * noCursorTimeout: a long read is bounded by the extraction timeout and its abort (which kills the
+ * cursor); the server reaps a cursor only after 10 idle minutes, while this one is read
+ * continuously, and noCursorTimeout is refused on Atlas shared tiers and would leak cursors of a
+ * crashed worker.
  */
 export function buildFind(request: TableReadRequest): FindPlan {
   const columns = isWildcardRequest(request) ? wildcardColumns(request.table) : request.columns;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeSslMode, tlsOptions, UnsupportedSslModeError } from './mongodb-ssl.js';
+import { UnsupportedSslModeError } from '../shared/tls-options.js';
+import { normalizeSslMode, tlsOptions } from './mongodb-ssl.js';
 
 const PEM = { ca: 'CA-PEM', cert: 'CERT-PEM', key: 'KEY-PEM' };
 

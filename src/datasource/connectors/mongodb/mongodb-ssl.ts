@@ -1,7 +1,15 @@
 import type { MongoClientOptions } from 'mongodb';
-import type { ResolvedDatasource } from '../shared/engine-connector.js';
+import {
+  type SslSettings,
+  sslModeNormalizer,
+  type TlsChecks,
+  type Transport,
+  transportOptions,
+  UnsupportedSslModeError,
+} from '../shared/tls-options.js';
+import { MONGODB_ENGINE } from './mongodb-engine.js';
 
-export const MONGODB_SSL_MODES = ['disable', 'false', 'true', 'enable', 'insecure'] as const;
+export const MONGODB_SSL_MODES = MONGODB_ENGINE.ssl.modes;
 export type MongoSslMode = (typeof MONGODB_SSL_MODES)[number];
 
 export type MongoTlsOptions = Pick<
@@ -9,32 +17,7 @@ export type MongoTlsOptions = Pick<
   'tls' | 'ca' | 'cert' | 'key' | 'tlsAllowInvalidCertificates' | 'tlsAllowInvalidHostnames'
 >;
 
-export class UnsupportedSslModeError extends Error {
-  override readonly name = 'UnsupportedSslModeError';
-  readonly code = 'FETCHER_SSL_MODE';
-}
-
-export function normalizeSslMode(mode: string | null | undefined): MongoSslMode {
-  const m = (mode ?? '').trim().toLowerCase();
-  if (m === '') return 'disable';
-  if ((MONGODB_SSL_MODES as readonly string[]).includes(m)) return m as MongoSslMode;
-  throw new UnsupportedSslModeError(`unsupported MongoDB SSL mode "${m.slice(0, 40)}"`);
-}
-
-/**
- * PEM contents go to the driver as Node TLS options (`ca`, `cert`, `key`), never through
- * `tlsCAFile`/`tlsCertificateKeyFile`, which would need them written to disk.
- */
-function material(ssl: ResolvedDatasource['ssl']): Pick<MongoTlsOptions, 'ca' | 'cert' | 'key'> {
-  if (Boolean(ssl.cert) !== Boolean(ssl.key)) {
-    throw new UnsupportedSslModeError('a client certificate needs both cert and key');
-  }
-  const out: Pick<MongoTlsOptions, 'ca' | 'cert' | 'key'> = {};
-  if (ssl.ca) out.ca = ssl.ca;
-  if (ssl.cert) out.cert = ssl.cert;
-  if (ssl.key) out.key = ssl.key;
-  return out;
-}
+export const normalizeSslMode = sslModeNormalizer('MongoDB', MONGODB_SSL_MODES, 'disable');
 
 /**
  * The original's modes (mongo-driver URI flags) → MongoClient TLS options:
@@ -46,16 +29,28 @@ function material(ssl: ResolvedDatasource['ssl']): Pick<MongoTlsOptions, 'ca' | 
  *
  * `cert`/`key` (client certificate, for x509-enforcing servers) are sent whenever TLS is used.
  */
-export function tlsOptions(ssl: ResolvedDatasource['ssl']): MongoTlsOptions {
-  const mode = normalizeSslMode(ssl.mode);
-  switch (mode) {
-    case 'disable':
-    case 'false':
-      return { tls: false };
-    case 'true':
-    case 'enable':
-      return { tls: true, ...material(ssl), tlsAllowInvalidCertificates: false, tlsAllowInvalidHostnames: false };
-    case 'insecure':
-      return { tls: true, ...material(ssl), tlsAllowInvalidCertificates: true, tlsAllowInvalidHostnames: true };
+const TRANSPORTS: Readonly<Record<MongoSslMode, Transport>> = {
+  disable: 'plain',
+  false: 'plain',
+  true: 'full',
+  enable: 'full',
+  insecure: 'unverified',
+};
+
+const CHECKS: TlsChecks<MongoTlsOptions> = {
+  unverified: { tls: true, tlsAllowInvalidCertificates: true, tlsAllowInvalidHostnames: true },
+  chain: { tls: true, tlsAllowInvalidCertificates: false, tlsAllowInvalidHostnames: true },
+  full: { tls: true, tlsAllowInvalidCertificates: false, tlsAllowInvalidHostnames: false },
+};
+
+/**
+ * PEM contents go to the driver as Node TLS options (`ca`, `cert`, `key`), never through
+ * `tlsCAFile`/`tlsCertificateKeyFile`, which would need them written to disk.
+ */
+export function tlsOptions(ssl: SslSettings): MongoTlsOptions {
+  const transport = TRANSPORTS[normalizeSslMode(ssl.mode)];
+  if (transport !== 'plain' && Boolean(ssl.cert) !== Boolean(ssl.key)) {
+    throw new UnsupportedSslModeError('a client certificate needs both cert and key');
   }
+  return transportOptions(transport, ssl, CHECKS, { tls: false });
 }

@@ -1,4 +1,4 @@
-import type { ColumnInfo } from '../shared/engine-connector.js';
+import { engineTypeReader } from '../shared/type-table.js';
 
 /**
  * The BSON type of a value, named as MongoDB's `$type` aliases, plus `uuid` for binData of
@@ -36,11 +36,7 @@ export interface MongoFieldType {
 }
 
 /** The connector's type info of a field, or null when the snapshot carries none we understand. */
-export function mongoFieldType(column: ColumnInfo): MongoFieldType | null {
-  const t = column.engineType as Partial<MongoFieldType> | null | undefined;
-  if (t === null || typeof t !== 'object' || !Array.isArray(t.bsonTypes)) return null;
-  return t as MongoFieldType;
-}
+export const mongoFieldType = engineTypeReader<MongoFieldType>({ bsonTypes: 'array' });
 
 /** `_bsontype` tags of the bson package's classes (checked by tag, not instanceof: robust to copies). */
 const BY_TAG: Readonly<Record<string, BsonTypeName>> = {

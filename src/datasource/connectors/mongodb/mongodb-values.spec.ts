@@ -25,7 +25,7 @@ const asDriverReturns = (doc: Document): Document => BSON.deserialize(BSON.seria
 /** The JSON text of one field after the BSON round trip. */
 const rendered = (value: unknown): string => renderValue(asDriverReturns({ v: value }).v);
 
-describe('MongoDB value mapping (SPEC §6)', () => {
+describe('MongoDB value mapping (docs/value-mapping.md)', () => {
   it.each<[string, unknown, string]>([
     ['ObjectId → 24-hex string', new ObjectId('65f0c0ffee0000000000abcd'), '"65f0c0ffee0000000000abcd"'],
     ['Date → ISO-8601 with Z and milliseconds', new Date('2026-03-01T12:00:00.250Z'), '"2026-03-01T12:00:00.250Z"'],

@@ -1,6 +1,9 @@
+import { base64String, jsonDate, jsonNumber, jsonString } from '../shared/json-text.js';
+
 /**
- * BSON values → JSON text (SPEC §6), written straight to text without an intermediate JSON
- * object, so Long and Decimal128 keep every digit. The input is what the driver hands over with
+ * BSON values → JSON text (docs/value-mapping.md, "MongoDB"), written straight to text without an
+ * intermediate JSON object, so Long and Decimal128 keep every digit. The input is what the driver
+ * hands over with
  * `promoteValues: false, promoteLongs: false, promoteBuffers: false, bsonRegExp: true`: every
  * number arrives as Int32, Long or Double and nothing is silently turned into a JS number.
  *
@@ -38,23 +41,6 @@ export const BSON_READ_OPTIONS = {
   bsonRegExp: true,
 } as const;
 
-const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
-
-/**
- * Any text as a JSON string. Most values need no escaping, and a regex test plus concatenation
- * is cheaper than JSON.stringify; the rest (quotes, backslashes, control characters) goes through
- * JSON.stringify. BSON strings are validated UTF-8, so there are no lone surrogates to care about.
- */
-export function jsonString(text: string): string {
-  return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : '"' + text + '"';
-}
-
-/** JSON has no NaN or infinities: those become strings, as the PostgreSQL connector does. */
-export function jsonNumber(n: number): string {
-  if (Number.isFinite(n)) return String(n);
-  return Number.isNaN(n) ? '"NaN"' : n > 0 ? '"Infinity"' : '"-Infinity"';
-}
-
 function bytesOf(binary: { buffer: Uint8Array; position?: number }): Buffer {
   const bytes = binary.buffer;
   const length = typeof binary.position === 'number' ? binary.position : bytes.length;
@@ -68,13 +54,7 @@ function renderBinary(binary: { buffer: Uint8Array; position?: number; sub_type?
     return `"${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}"`;
   }
   // Subtype 3 (legacy UUID) has a driver-specific byte order: base64 keeps the bytes as stored.
-  return '"' + bytes.toString('base64') + '"';
-}
-
-function renderDate(date: Date): string {
-  // BSON dates are int64 milliseconds; beyond ±8.64e15 ms JS has no Date and the driver hands
-  // over an invalid one whose value is lost.
-  return Number.isNaN(date.getTime()) ? 'null' : '"' + date.toISOString() + '"';
+  return base64String(bytes);
 }
 
 function renderArray(items: readonly unknown[]): string {
@@ -166,10 +146,12 @@ export function renderValue(value: unknown): string {
       return 'null';
   }
   if (Array.isArray(value)) return renderArray(value);
-  if (value instanceof Date) return renderDate(value);
+  // BSON dates are int64 milliseconds; beyond ±8.64e15 ms JS has no Date and the driver hands
+  // over an invalid one, which jsonDate renders as null.
+  if (value instanceof Date) return jsonDate(value);
   const tag = (value as { _bsontype?: unknown })._bsontype;
   if (typeof tag === 'string') return renderTagged(value as Tagged);
   if (value instanceof RegExp) return jsonString(`/${value.source}/${value.flags}`);
-  if (value instanceof Uint8Array) return '"' + Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') + '"';
+  if (value instanceof Uint8Array) return base64String(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
   return renderDocument(value as Record<string, unknown>);
 }

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { DatasourceType } from '../../datasource-type.js';
 import type { ResolvedDatasource } from '../shared/engine-connector.js';
-import { classifyConnectError, ConnectTimeoutError, toConnectError } from './mysql-connect-error.js';
-import { UnsupportedSslModeError } from './mysql-ssl.js';
+import { ConnectTimeoutError } from '../shared/connect-failure.js';
+import { classifyConnectError, toConnectError } from './mysql-connect-error.js';
+import { UnsupportedSslModeError } from '../shared/tls-options.js';
 
 /** Shaped like mysql2's server errors: message, ER_ code, errno, SQLSTATE. */
 const serverError = (code: string, errno: number, message: string) =>

@@ -1,12 +1,8 @@
-import { type ConnectFailureReason, DatasourceConnectError } from '../../datasource.error.js';
+import type { ConnectFailureReason, DatasourceConnectError } from '../../datasource.error.js';
+import { numberField, safeCode, SOCKET_FAILURES, stringField, TIMEOUT_CODES, tlsSigns } from '../shared/connect-failure.js';
+import { commonDetail, connectError, SERVER_WITHOUT_SSL } from '../shared/connect-failure-message.js';
 import type { ResolvedDatasource } from '../shared/engine-connector.js';
-import { findPlaintextRefusal, plaintextRefusalMessage } from '../shared/plaintext-password.js';
-
-/** Our own connect deadline (it also covers the session setup that follows the handshake). */
-export class ConnectTimeoutError extends Error {
-  override readonly name = 'ConnectTimeoutError';
-  readonly code = 'FETCHER_CONNECT_TIMEOUT';
-}
+import { findPlaintextRefusal } from '../shared/plaintext-password.js';
 
 /**
  * Refusals of this login, all reported as `auth_failed`: bad credentials, or a login the server
@@ -39,93 +35,52 @@ const AUTH_ERRNOS: ReadonlyMap<number, string> = new Map([
 const AUTH_CODES = new Set([...AUTH_ERRNOS.values(), 'AUTH_SWITCH_PLUGIN_ERROR']);
 /** The login's authentication method cannot be used here, rather than credentials being wrong. */
 const AUTH_METHOD_CODES = new Set(['ER_NOT_SUPPORTED_AUTH_MODE', 'ER_PLUGIN_IS_NOT_LOADED', 'AUTH_SWITCH_PLUGIN_ERROR']);
-const UNREACHABLE_CODES: Readonly<Record<string, string>> = {
-  ECONNREFUSED: 'connection refused',
-  EHOSTUNREACH: 'no route to host',
-  ENETUNREACH: 'network unreachable',
-  ENOTFOUND: 'host name not found',
-  EAI_AGAIN: 'host name lookup failed',
-};
-const TIMEOUT_CODES = new Set(['FETCHER_CONNECT_TIMEOUT', 'ETIMEDOUT']);
-/** mysql2's TLS failures, and the OpenSSL / node codes of certificate problems. */
-const TLS_CODE =
-  /^(HANDSHAKE_NO_SSL_SUPPORT|HANDSHAKE_SSL_ERROR|ERR_TLS_|ERR_SSL_|ERR_OSSL_|CERT_|DEPTH_ZERO_|SELF_SIGNED_|UNABLE_TO_|HOSTNAME_MISMATCH|FETCHER_SSL_MODE)/;
-const TLS_MESSAGES = ['certificate', 'SSL routines', 'secure connection', 'TLS'];
-
-function field(error: unknown, name: string): string | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const value = (error as Record<string, unknown>)[name];
-  return typeof value === 'string' ? value : undefined;
-}
-
-function errno(error: unknown): number | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const value = (error as Record<string, unknown>).errno;
-  return typeof value === 'number' ? value : undefined;
-}
+/** mysql2's TLS failures: the server offers no TLS, or the handshake failed. */
+const TLS = tlsSigns(['HANDSHAKE_NO_SSL_SUPPORT', 'HANDSHAKE_SSL_ERROR'], ['secure connection']);
 
 /** MySQL's require_secure_transport (3159): the fix is an SSL mode with TLS, not the credentials. */
 function secureTransportRequired(error: unknown): boolean {
-  return errno(error) === 3159 || field(error, 'code') === 'ER_SECURE_TRANSPORT_REQUIRED';
+  return numberField(error, 'errno') === 3159 || stringField(error, 'code') === 'ER_SECURE_TRANSPORT_REQUIRED';
 }
 
 /** The server error's name as the server means it: by errno when known (see AUTH_ERRNOS). */
 function authErrorName(error: unknown): string | undefined {
-  const number = errno(error);
+  const number = numberField(error, 'errno');
   if (number !== undefined && AUTH_ERRNOS.has(number)) return AUTH_ERRNOS.get(number);
-  const code = field(error, 'code') ?? '';
+  const code = stringField(error, 'code');
   return AUTH_CODES.has(code) ? code : undefined;
 }
 
 /** Classifies any failure to open a MySQL/MariaDB connection. */
 export function classifyConnectError(error: unknown): ConnectFailureReason {
-  const code = field(error, 'code') ?? '';
-  const number = errno(error);
-  const message = field(error, 'message') ?? '';
+  const code = stringField(error, 'code');
   if (findPlaintextRefusal(error) !== undefined) return 'plaintext_password_refused';
   if (authErrorName(error) !== undefined) return 'auth_failed';
-  if (code === 'ER_BAD_DB_ERROR' || number === 1049) return 'database_not_found';
-  if (code in UNREACHABLE_CODES) return 'unreachable';
+  if (code === 'ER_BAD_DB_ERROR' || numberField(error, 'errno') === 1049) return 'database_not_found';
+  if (code in SOCKET_FAILURES) return 'unreachable';
   if (TIMEOUT_CODES.has(code)) return 'timeout';
   if (secureTransportRequired(error)) return 'tls';
-  if (TLS_CODE.test(code) || TLS_MESSAGES.some((m) => message.includes(m))) return 'tls';
+  if (TLS.shownBy(code, stringField(error, 'message'))) return 'tls';
   return 'unknown';
 }
 
-/** A short, secret-free explanation; server messages are never copied (they name the user). */
+/** The MySQL-specific explanations; every other one is the common one (codes shown: ER_… names, node codes). */
 function detail(reason: ConnectFailureReason, error: unknown, ds: ResolvedDatasource, timeoutMs: number): string {
-  const code = field(error, 'code') ?? '';
-  const where = `${ds.host}:${ds.port}`;
-  const safeCode = /^[A-Z0-9_]{3,60}$/.test(code) ? code : '';
-  switch (reason) {
-    case 'auth_failed': {
-      const name = authErrorName(error) ?? '';
-      if (name === 'ER_DBACCESS_DENIED_ERROR') return `access denied: the login may not use database "${ds.databaseName}"`;
-      if (AUTH_METHOD_CODES.has(name)) return `authentication failed: the login's authentication method cannot be used (${name})`;
-      return 'authentication failed: the server rejected the credentials or does not allow this login';
-    }
-    case 'database_not_found':
-      return `database "${ds.databaseName}" does not exist on ${where}`;
-    case 'unreachable':
-      return `cannot reach ${where} (${UNREACHABLE_CODES[code] ?? code})`;
-    case 'timeout':
-      return `no answer from ${where} within ${timeoutMs} ms`;
-    case 'plaintext_password_refused':
-      return plaintextRefusalMessage(error);
-    case 'tls':
-      if (code === 'FETCHER_SSL_MODE') return 'unsupported SSL mode';
-      if (code === 'HANDSHAKE_NO_SSL_SUPPORT') return 'TLS required by the SSL mode, but the server does not support SSL';
-      if (secureTransportRequired(error)) return 'the server accepts only TLS connections: use an SSL mode with TLS';
-      return `TLS negotiation failed${safeCode === '' ? '' : ` (${safeCode})`}`;
-    default:
-      // Only codes are shown (ER_… names or node error codes), never free text.
-      return safeCode === '' ? 'connection failed' : `connection failed (${safeCode})`;
+  const code = stringField(error, 'code');
+  if (reason === 'auth_failed') {
+    const name = authErrorName(error) ?? '';
+    if (name === 'ER_DBACCESS_DENIED_ERROR') return `access denied: the login may not use database "${ds.databaseName}"`;
+    if (AUTH_METHOD_CODES.has(name)) return `authentication failed: the login's authentication method cannot be used (${name})`;
   }
+  if (reason === 'tls' && code !== 'FETCHER_SSL_MODE') {
+    if (code === 'HANDSHAKE_NO_SSL_SUPPORT') return SERVER_WITHOUT_SSL;
+    if (secureTransportRequired(error)) return 'the server accepts only TLS connections: use an SSL mode with TLS';
+  }
+  return commonDetail(reason, error, ds, timeoutMs, safeCode(code));
 }
 
 /** The error `open()` throws: reason classified, message naming the datasource, no secrets. */
 export function toConnectError(error: unknown, ds: ResolvedDatasource, timeoutMs: number): DatasourceConnectError {
   const reason = classifyConnectError(error);
-  const message = `Cannot connect to MySQL datasource "${ds.configName}": ${detail(reason, error, ds, timeoutMs)}`;
-  return new DatasourceConnectError(ds.configName, reason, message);
+  return connectError('MySQL', ds, reason, detail(reason, error, ds, timeoutMs));
 }

@@ -1,7 +1,8 @@
 import type { SslOptions } from 'mysql2';
-import type { ResolvedDatasource } from '../shared/engine-connector.js';
+import { type SslModeTable, type SslPlan as EngineSslPlan, type SslSettings, sslModeNormalizer, sslPlanOf } from '../shared/tls-options.js';
+import { MYSQL_ENGINE } from './mysql-engine.js';
 
-export const MYSQL_SSL_MODES = ['false', 'true', 'skip-verify', 'preferred'] as const;
+export const MYSQL_SSL_MODES = MYSQL_ENGINE.ssl.modes;
 export type MySqlSslMode = (typeof MYSQL_SSL_MODES)[number];
 
 /** What mysql2 gets for `ssl`: undefined (plain TCP) or its TLS options. */
@@ -11,35 +12,13 @@ export type MySqlSsl = SslOptions | undefined;
  * How to connect for one mode: a first attempt and, for `preferred`, one retry over plain TCP
  * when the first attempt fails because the server offers no TLS at all.
  */
-export interface SslPlan {
-  readonly mode: MySqlSslMode;
-  readonly first: MySqlSsl;
-  readonly fallback?: { readonly ssl: MySqlSsl; readonly when: (error: unknown) => boolean };
-}
+export type SslPlan = EngineSslPlan<MySqlSslMode, MySqlSsl>;
 
-export class UnsupportedSslModeError extends Error {
-  override readonly name = 'UnsupportedSslModeError';
-  readonly code = 'FETCHER_SSL_MODE';
-}
+export const normalizeSslMode = sslModeNormalizer('MySQL', MYSQL_SSL_MODES, 'false');
 
 /** mysql2's error when the server's greeting does not advertise SSL: no handshake was tried. */
 const serverHasNoSsl = (error: unknown): boolean =>
   typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'HANDSHAKE_NO_SSL_SUPPORT';
-
-function material(ssl: ResolvedDatasource['ssl']): SslOptions {
-  const out: SslOptions = {};
-  if (ssl.ca) out.ca = ssl.ca;
-  if (ssl.cert) out.cert = ssl.cert;
-  if (ssl.key) out.key = ssl.key;
-  return out;
-}
-
-export function normalizeSslMode(mode: string | null | undefined): MySqlSslMode {
-  const m = (mode ?? '').trim().toLowerCase();
-  if (m === '') return 'false';
-  if ((MYSQL_SSL_MODES as readonly string[]).includes(m)) return m as MySqlSslMode;
-  throw new UnsupportedSslModeError(`unsupported MySQL SSL mode "${m.slice(0, 40)}"`);
-}
 
 /**
  * The original's go-sql-driver `tls` values → mysql2 `ssl` options:
@@ -55,21 +34,17 @@ export function normalizeSslMode(mode: string | null | undefined): MySqlSslMode 
  *
  * `cert`/`key` (client certificate) are sent whenever TLS is used.
  */
-export function sslPlan(ssl: ResolvedDatasource['ssl']): SslPlan {
-  const mode = normalizeSslMode(ssl.mode);
-  const pem = material(ssl);
-  switch (mode) {
-    case 'false':
-      return { mode, first: undefined };
-    case 'true':
-      return { mode, first: { ...pem, rejectUnauthorized: true, verifyIdentity: true } };
-    case 'skip-verify':
-      return { mode, first: { ...pem, rejectUnauthorized: false, verifyIdentity: false } };
-    case 'preferred':
-      return {
-        mode,
-        first: { ...pem, rejectUnauthorized: false, verifyIdentity: false },
-        fallback: { ssl: undefined, when: serverHasNoSsl },
-      };
-  }
+const MODES: SslModeTable<MySqlSslMode, SslOptions, undefined> = {
+  first: { false: 'plain', true: 'full', 'skip-verify': 'unverified', preferred: 'unverified' },
+  fallback: { preferred: { transport: 'plain', when: serverHasNoSsl } },
+  checks: {
+    unverified: { rejectUnauthorized: false, verifyIdentity: false },
+    chain: { rejectUnauthorized: true, verifyIdentity: false },
+    full: { rejectUnauthorized: true, verifyIdentity: true },
+  },
+  plain: undefined,
+};
+
+export function sslPlan(ssl: SslSettings): SslPlan {
+  return sslPlanOf(normalizeSslMode(ssl.mode), ssl, MODES);
 }

@@ -1,8 +1,9 @@
 import type { ColumnInfo } from '../shared/engine-connector.js';
+import { engineTypeReader } from '../shared/type-table.js';
 
 /**
- * How values of a column are read and rendered (SPEC §6). Chosen once, at discovery, from
- * `DATA_TYPE` / `COLUMN_TYPE`, so the per-row work is a table lookup.
+ * How values of a column are read and rendered (docs/value-mapping.md, "MySQL and MariaDB"). Chosen
+ * once, at discovery, from `DATA_TYPE` / `COLUMN_TYPE`, so the per-row work is a table lookup.
  *
  * - `boolean`: `tinyint(1)` as BOOLEAN declares it (signed, width 1). Non-zero is true, as in
  *   MySQL's own `IS TRUE`; unsigned or wider tinyints stay integers.
@@ -132,13 +133,7 @@ export function describeColumnType(facts: ColumnFacts): MySqlColumnType {
 }
 
 /** The connector's type info of a column, or null when the snapshot carries none we understand. */
-export function mysqlColumnType(column: ColumnInfo): MySqlColumnType | null {
-  const t = column.engineType as Partial<MySqlColumnType> | null | undefined;
-  if (t === null || typeof t !== 'object' || typeof t.kind !== 'string' || typeof t.dataType !== 'string') return null;
-  return t as MySqlColumnType;
-}
+export const mysqlColumnType = engineTypeReader<MySqlColumnType>({ kind: 'string', dataType: 'string' });
 
 /** Kind of a column, `other` (rendered by the value's own shape) when unknown. */
-export function kindOfColumn(column: ColumnInfo): MySqlValueKind {
-  return mysqlColumnType(column)?.kind ?? 'other';
-}
+export const kindOfColumn = (column: ColumnInfo): MySqlValueKind => mysqlColumnType(column)?.kind ?? 'other';

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { RENDER_CHUNK_CHARS } from '../postgres/postgres-value-encoders.js';
+import { float32Text } from '../shared/json-text.js';
+import { RENDER_CHUNK_CHARS } from '../shared/row-batch-renderer.js';
 import type { ColumnInfo } from '../shared/engine-connector.js';
 import { describeColumnType, type MySqlValueKind } from './mysql-types.js';
-import { createBatchRenderer, encoderFor, float32Text, kindsForResult } from './mysql-value-encoders.js';
+import { createBatchRenderer, encoderFor, kindsForResult } from './mysql-value-encoders.js';
 
 const encode = (kind: MySqlValueKind, value: string | number | Buffer): string => encoderFor(kind)(value);
 

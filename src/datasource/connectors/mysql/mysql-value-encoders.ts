@@ -1,6 +1,7 @@
-import type { ColumnInfo, RowBatch } from '../shared/engine-connector.js';
-import { encodeJson, encodeString } from '../postgres/postgres-value-encoders.js';
-import { createRowBatchRenderer } from '../shared/row-batch-renderer.js';
+import type { ColumnInfo } from '../shared/engine-connector.js';
+import { jsonOfCheckedDocument, jsonOfPlainText, jsonOfValue } from '../shared/json-of-value.js';
+import { base64String, compactJson, float32Text, isoDateTime, jsonNumber, jsonString, quoted } from '../shared/json-text.js';
+import { kindBatchRenderer, kindLookup } from '../shared/type-table.js';
 import { kindOfColumn, type MySqlValueKind } from './mysql-types.js';
 
 /**
@@ -14,23 +15,13 @@ import { kindOfColumn, type MySqlValueKind } from './mysql-types.js';
 export type RawValue = string | number | Buffer | null | undefined;
 export type RawRow = readonly RawValue[];
 
-/** Turns one non-NULL value into JSON text (SPEC §6). */
+/** Turns one non-NULL value into JSON text (docs/value-mapping.md, "MySQL and MariaDB"). */
 export type ValueEncoder = (value: string | number | Buffer) => string;
-
-const quoted = (text: string): string => '"' + text + '"';
-
-/** JSON has no NaN or infinities: those become strings. */
-const numberText = (n: number): string => (Number.isFinite(n) ? String(n) : quoted(String(n)));
 
 const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 
 /** Any value by its own shape: the fallback when a value is not what its column type promised. */
-export const encodeAny: ValueEncoder = (v) => {
-  if (typeof v === 'string') return encodeString(v);
-  if (typeof v === 'number') return numberText(v);
-  if (Buffer.isBuffer(v)) return quoted(v.toString('base64'));
-  return encodeString(String(v));
-};
+export const encodeAny: ValueEncoder = jsonOfValue;
 
 /** Integers: JS numbers up to 32 bits, BIGINT (signed and UNSIGNED) as the server's digits. */
 export const encodeInteger: ValueEncoder = (v) => (typeof v === 'number' ? String(v) : typeof v === 'string' ? v : encodeAny(v));
@@ -51,21 +42,10 @@ export const encodeDecimal: ValueEncoder = (v) =>
  * `9.007199254740992e15`) and valid JSON number syntax.
  */
 export const encodeDouble: ValueEncoder = (v) => {
-  if (typeof v === 'number') return numberText(v);
-  if (typeof v === 'string') return v.length > 0 && isDigit(v.charCodeAt(v.length - 1)) ? v : encodeString(v);
+  if (typeof v === 'number') return jsonNumber(v);
+  if (typeof v === 'string') return v.length > 0 && isDigit(v.charCodeAt(v.length - 1)) ? v : jsonString(v);
   return encodeAny(v);
 };
-
-/** The shortest decimal text that reads back as the same single-precision value. */
-export function float32Text(value: number): string {
-  if (!Number.isFinite(value)) return quoted(String(value));
-  const f = Math.fround(value);
-  for (let digits = 1; digits < 9; digits++) {
-    const candidate = Number(f.toPrecision(digits));
-    if (Math.fround(candidate) === f) return String(candidate);
-  }
-  return String(Number(f.toPrecision(9)));
-}
 
 /** FLOAT, read as the exact double of the stored single (`0.10000000149011612`) → `0.1`. */
 export const encodeFloat: ValueEncoder = (v) =>
@@ -80,21 +60,13 @@ const isZeroDate = (text: string): boolean => text.startsWith('0000-00-00');
 /** DATE: `YYYY-MM-DD` already. */
 export const encodeDate: ValueEncoder = (v) => (typeof v === 'string' ? (isZeroDate(v) ? 'null' : quoted(v)) : encodeAny(v));
 
-/** `YYYY-MM-DD HH:MM:SS[.ffffff]` → ISO `T` separator, fraction at the column's precision. */
-function isoDateTime(text: string): string {
-  return text.length > 10 && text.charCodeAt(10) === 32 ? text.slice(0, 10) + 'T' + text.slice(11) : text;
-}
-
-/** DATETIME: no zone, so no offset. */
+/** DATETIME: no zone, so no offset; the fraction at the column's precision. */
 export const encodeDateTime: ValueEncoder = (v) =>
   typeof v === 'string' ? (isZeroDate(v) ? 'null' : quoted(isoDateTime(v))) : encodeAny(v);
 
 /** TIMESTAMP: an instant, printed in the session time zone, which is UTC. */
 export const encodeTimestamp: ValueEncoder = (v) =>
   typeof v === 'string' ? (isZeroDate(v) ? 'null' : quoted(isoDateTime(v) + 'Z')) : encodeAny(v);
-
-/** TIME: the server text, which may be negative or above 24 h (`-838:59:59.000000`). */
-export const encodeTime: ValueEncoder = (v) => (typeof v === 'string' ? quoted(v) : encodeAny(v));
 
 /** BIT(1) as a boolean. */
 export const encodeBitBoolean: ValueEncoder = (v) => {
@@ -112,37 +84,11 @@ export const encodeBit: ValueEncoder = (v) => {
 };
 
 /** MySQL's JSON type: valid by construction; compacted without re-parsing numbers. */
-export const encodeNativeJson: ValueEncoder = (v) => (typeof v === 'string' ? encodeJson(v) : encodeAny(v));
-
-function isValidJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * MariaDB's JSON alias: the check constraint can be bypassed (`check_constraint_checks=0`), and
- * one invalid document embedded as is would corrupt the whole result, so values are validated
- * and an invalid one is kept as a string.
- */
-export const encodeCheckedJson: ValueEncoder = (v) => {
-  if (typeof v !== 'string') return encodeAny(v);
-  return isValidJson(v) ? encodeJson(v) : encodeString(v);
-};
+export const encodeNativeJson: ValueEncoder = (v) => (typeof v === 'string' ? compactJson(v) : encodeAny(v));
 
 /** BINARY/VARBINARY/BLOB as base64. */
 export const encodeBinary: ValueEncoder = (v) =>
-  Buffer.isBuffer(v)
-    ? quoted(v.toString('base64'))
-    : typeof v === 'string'
-      ? quoted(Buffer.from(v, 'utf8').toString('base64'))
-      : encodeAny(v);
-
-/** Character types, ENUM, SET, UUID, INET, WKT: JSON strings (the connection is utf8mb4). */
-export const encodeText: ValueEncoder = (v) => (typeof v === 'string' ? encodeString(v) : encodeAny(v));
+  Buffer.isBuffer(v) ? base64String(v) : typeof v === 'string' ? base64String(Buffer.from(v, 'utf8')) : encodeAny(v);
 
 const ENCODERS: Readonly<Record<MySqlValueKind, ValueEncoder>> = {
   integer: encodeInteger,
@@ -153,20 +99,22 @@ const ENCODERS: Readonly<Record<MySqlValueKind, ValueEncoder>> = {
   date: encodeDate,
   datetime: encodeDateTime,
   timestamp: encodeTimestamp,
-  time: encodeTime,
+  // TIME: the server text, which may be negative or above 24 h (`-838:59:59.000000`).
+  time: jsonOfPlainText,
   'bit-boolean': encodeBitBoolean,
   bit: encodeBit,
   json: encodeNativeJson,
-  'json-checked': encodeCheckedJson,
+  // MariaDB's JSON alias: the check constraint can be bypassed (`check_constraint_checks=0`).
+  'json-checked': jsonOfCheckedDocument,
   binary: encodeBinary,
-  text: encodeText,
-  spatial: encodeText,
+  // Character types, ENUM, SET, UUID, INET, WKT: strings (the connection is utf8mb4), which encodeAny
+  // renders as JSON strings.
+  text: encodeAny,
+  spatial: encodeAny,
   other: encodeAny,
 };
 
-export function encoderFor(kind: MySqlValueKind): ValueEncoder {
-  return ENCODERS[kind] ?? encodeAny;
-}
+export const encoderFor = kindLookup(ENCODERS, encodeAny);
 
 /**
  * Kinds for one result: the discovered ones, except that a text column the server labels `json`
@@ -180,13 +128,4 @@ export function kindsForResult(columns: readonly ColumnInfo[], fields: readonly 
   });
 }
 
-/** Renders rows as JSON objects joined with commas, in ~48 KiB chunks (see row-batch-renderer). */
-export function createBatchRenderer(
-  columns: readonly ColumnInfo[],
-  kinds: readonly MySqlValueKind[] = columns.map(kindOfColumn),
-): (rows: readonly RawRow[]) => RowBatch[] {
-  return createRowBatchRenderer(
-    columns.map((c) => c.name),
-    kinds.map(encoderFor),
-  );
-}
+export const createBatchRenderer = kindBatchRenderer(kindOfColumn, encoderFor);

@@ -2,7 +2,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { DatasourceType } from '../../datasource-type.js';
 import type { ResolvedDatasource } from '../shared/engine-connector.js';
 import { connectDescriptor, connectOptions, connectOracle, connectTarget, fetchTypeHandler, SESSION_SETUP_SQL } from './oracle-client.js';
-import { ConnectTimeoutError, OracleConfigError } from './oracle-connect-error.js';
+import { ConnectTimeoutError } from '../shared/connect-failure.js';
+import { OracleConfigError } from './oracle-connect-error.js';
 import { oracleDriver, type OracleConnection, type OracleDriver } from './oracle-driver.js';
 import { tlsPlan } from './oracle-ssl.js';
 

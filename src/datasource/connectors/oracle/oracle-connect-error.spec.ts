@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { DatasourceType } from '../../datasource-type.js';
 import type { ResolvedDatasource } from '../shared/engine-connector.js';
-import { classifyConnectError, ConnectTimeoutError, OracleConfigError, toConnectError } from './oracle-connect-error.js';
-import { UnsupportedSslModeError } from './oracle-ssl.js';
+import { ConnectTimeoutError } from '../shared/connect-failure.js';
+import { classifyConnectError, OracleConfigError, toConnectError } from './oracle-connect-error.js';
+import { UnsupportedSslModeError } from '../shared/tls-options.js';
 
 /** Shaped like node-oracledb thin server errors: `ORA-nnnnn` code, errorNum, message with a help URL. */
 const oraError = (errorNum: number, text: string) =>

@@ -1,14 +1,10 @@
 import { connect as tlsConnect, rootCertificates, type DetailedPeerCertificate } from 'node:tls';
-import type { ResolvedDatasource } from '../shared/engine-connector.js';
-import { throwAwayIdentity } from './oracle-tls-identity.js';
+import { type SslSettings, sslModeNormalizer, type TlsChecks, type Transport } from '../shared/tls-options.js';
+import { pemOf, throwAwayIdentity } from './oracle-tls-identity.js';
+import { ORACLE_ENGINE } from './oracle-engine.js';
 
-export const ORACLE_SSL_MODES = ['disable', 'false', 'true', 'enable', 'verify', 'skip-verify'] as const;
+export const ORACLE_SSL_MODES = ORACLE_ENGINE.ssl.modes;
 export type OracleSslMode = (typeof ORACLE_SSL_MODES)[number];
-
-export class UnsupportedSslModeError extends Error {
-  override readonly name = 'UnsupportedSslModeError';
-  readonly code = 'FETCHER_SSL_MODE';
-}
 
 /** The transport and node-oracledb TLS options for one connection record. */
 export interface OracleTlsPlan {
@@ -22,12 +18,7 @@ export interface OracleTlsPlan {
   readonly trustPresentedChain: boolean;
 }
 
-export function normalizeSslMode(mode: string | null | undefined): OracleSslMode | null {
-  const m = (mode ?? '').trim().toLowerCase();
-  if (m === '') return null;
-  if ((ORACLE_SSL_MODES as readonly string[]).includes(m)) return m as OracleSslMode;
-  throw new UnsupportedSslModeError(`unsupported Oracle SSL mode "${m.slice(0, 40)}"`);
-}
+export const normalizeSslMode = sslModeNormalizer('Oracle', ORACLE_SSL_MODES, null);
 
 /**
  * The wallet text: the client identity first (node-oracledb uses the first certificate and the
@@ -36,7 +27,7 @@ export function normalizeSslMode(mode: string | null | undefined): OracleSslMode
  * explains why thin mode needs one). Giving a `ca` replaces the system roots, as on the other
  * engines; without one the system roots are kept (the wallet's CAs replace them otherwise).
  */
-export function walletFor(ssl: ResolvedDatasource['ssl'], extraCas: readonly string[] = []): string | undefined {
+export function walletFor(ssl: SslSettings, extraCas: readonly string[] = []): string | undefined {
   const clientCert = ssl.cert && ssl.key ? { cert: ssl.cert, key: ssl.key } : undefined;
   if (!clientCert && !ssl.ca && extraCas.length === 0) return undefined; // plain system roots
   const identity = clientCert ?? { cert: throwAwayIdentity().certificatePem, key: throwAwayIdentity().privateKeyPem };
@@ -45,7 +36,7 @@ export function walletFor(ssl: ResolvedDatasource['ssl'], extraCas: readonly str
 }
 
 /**
- * The original's Oracle modes (which it validated but ignored, a QUIRK) → node-oracledb thin TLS:
+ * The original's Oracle modes (which it validated but ignored) → node-oracledb thin TLS:
  *
  * - null/'', `disable`, `false`: plain TCP.
  * - `true`, `enable`: TCPS; the server chain is verified against `ca` (system roots without one);
@@ -63,38 +54,34 @@ export function walletFor(ssl: ResolvedDatasource['ssl'], extraCas: readonly str
  * `cert`/`key` (PEM, unencrypted key) are the client certificate whenever TLS is used. Oracle
  * wallets (ewallet.p12 / cwallet.sso) cannot be given: the record carries PEM only.
  */
-export function tlsPlan(ssl: ResolvedDatasource['ssl'], metadata: Readonly<Record<string, unknown>> = {}): OracleTlsPlan {
-  const mode = normalizeSslMode(ssl.mode);
-  if (mode === null || mode === 'disable' || mode === 'false')
-    return { mode: mode ?? 'disable', protocol: 'TCP', trustPresentedChain: false };
-  const walletContent = walletFor(ssl);
-  const wallet = walletContent === undefined ? {} : { walletContent };
-  switch (mode) {
-    case 'true':
-    case 'enable':
-      return { mode, protocol: 'TCPS', ...wallet, sslServerDNMatch: false, trustPresentedChain: false };
-    case 'verify': {
-      const dn =
-        typeof metadata.sslServerCertDN === 'string' && metadata.sslServerCertDN.trim() !== ''
-          ? metadata.sslServerCertDN.trim()
-          : undefined;
-      return {
-        mode,
-        protocol: 'TCPS',
-        ...wallet,
-        sslServerDNMatch: true,
-        ...(dn === undefined ? {} : { sslServerCertDN: dn }),
-        trustPresentedChain: false,
-      };
-    }
-    case 'skip-verify':
-      return { mode, protocol: 'TCPS', ...wallet, sslServerDNMatch: false, trustPresentedChain: true };
-  }
-}
+const TRANSPORTS: Readonly<Record<OracleSslMode, Transport>> = {
+  disable: 'plain',
+  false: 'plain',
+  true: 'chain',
+  enable: 'chain',
+  verify: 'full',
+  'skip-verify': 'unverified',
+};
 
-function toPem(der: Buffer): string {
-  const lines = der.toString('base64').match(/.{1,64}/g) ?? [];
-  return `-----BEGIN CERTIFICATE-----\n${lines.join('\n')}\n-----END CERTIFICATE-----\n`;
+const CHECKS: TlsChecks<Pick<OracleTlsPlan, 'sslServerDNMatch' | 'trustPresentedChain'>> = {
+  unverified: { sslServerDNMatch: false, trustPresentedChain: true },
+  chain: { sslServerDNMatch: false, trustPresentedChain: false },
+  full: { sslServerDNMatch: true, trustPresentedChain: false },
+};
+
+export function tlsPlan(ssl: SslSettings, metadata: Readonly<Record<string, unknown>> = {}): OracleTlsPlan {
+  const mode = normalizeSslMode(ssl.mode) ?? 'disable';
+  const transport = TRANSPORTS[mode];
+  if (transport === 'plain') return { mode, protocol: 'TCP', trustPresentedChain: false };
+  const walletContent = walletFor(ssl);
+  const dn = typeof metadata.sslServerCertDN === 'string' ? metadata.sslServerCertDN.trim() : '';
+  return {
+    mode,
+    protocol: 'TCPS',
+    ...(walletContent === undefined ? {} : { walletContent }),
+    ...CHECKS[transport],
+    ...(transport === 'full' && dn !== '' ? { sslServerCertDN: dn } : {}),
+  };
 }
 
 /** The certificates of a peer chain as PEM, leaf first, each once. */
@@ -105,7 +92,7 @@ export function chainPems(peer: DetailedPeerCertificate | undefined): string[] {
     const fingerprint = cert.fingerprint256 ?? cert.raw.toString('base64');
     if (seen.has(fingerprint)) break; // a self-signed root is its own issuer
     seen.add(fingerprint);
-    out.push(toPem(cert.raw));
+    out.push(pemOf('CERTIFICATE', cert.raw));
   }
   return out;
 }

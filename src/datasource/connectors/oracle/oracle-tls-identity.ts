@@ -60,7 +60,8 @@ export interface TlsIdentity {
   readonly privateKeyPem: string;
 }
 
-function pem(label: string, der: Buffer): string {
+/** DER as PEM text with its `label` (`CERTIFICATE`), 64 base64 characters a line. */
+export function pemOf(label: string, der: Buffer): string {
   const lines = der.toString('base64').match(/.{1,64}/g) ?? [];
   return `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----\n`;
 }
@@ -76,7 +77,7 @@ export function createTlsIdentity(now = new Date()): TlsIdentity {
   // BIT STRING: a leading 0 for "no unused bits", then the DER ECDSA signature.
   const signature = tlv(0x03, Buffer.concat([Buffer.from([0]), sign('sha256', tbs, privateKey)]));
   return {
-    certificatePem: pem('CERTIFICATE', sequence(tbs, ECDSA_WITH_SHA256, signature)),
+    certificatePem: pemOf('CERTIFICATE', sequence(tbs, ECDSA_WITH_SHA256, signature)),
     privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
   };
 }

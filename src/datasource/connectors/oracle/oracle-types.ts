@@ -1,8 +1,9 @@
 import type { ColumnInfo } from '../shared/engine-connector.js';
+import { engineTypeReader } from '../shared/type-table.js';
 
 /**
- * How values of a column are read, rendered and filtered (SPEC §6), chosen once at discovery from
- * ALL_TAB_COLUMNS, so the per-row work is a table lookup.
+ * How values of a column are read, rendered and filtered (docs/value-mapping.md, "Oracle"), chosen
+ * once at discovery from ALL_TAB_COLUMNS, so the per-row work is a table lookup.
  *
  * - `integer`: NUMBER with scale ≤ 0 (NUMBER(p), INTEGER, NUMBER(p,-n)) → JSON integers, exact digits.
  * - `decimal`: NUMBER with a positive scale (padded to it: `10.50`) or without one (NUMBER, FLOAT)
@@ -145,13 +146,7 @@ export function displayType(facts: OracleColumnFacts & { readonly dataLength?: n
 }
 
 /** The connector's type info of a column, or null when the snapshot carries none we understand. */
-export function oracleColumnType(column: ColumnInfo): OracleColumnType | null {
-  const t = column.engineType as Partial<OracleColumnType> | null | undefined;
-  if (t === null || typeof t !== 'object' || typeof t.kind !== 'string' || typeof t.dataType !== 'string') return null;
-  return t as OracleColumnType;
-}
+export const oracleColumnType = engineTypeReader<OracleColumnType>({ kind: 'string', dataType: 'string' });
 
 /** Kind of a column, `other` (rendered by the value's own shape) when unknown. */
-export function kindOfColumn(column: ColumnInfo): OracleValueKind {
-  return oracleColumnType(column)?.kind ?? 'other';
-}
+export const kindOfColumn = (column: ColumnInfo): OracleValueKind => oracleColumnType(column)?.kind ?? 'other';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RENDER_CHUNK_CHARS } from '../postgres/postgres-value-encoders.js';
 import type { ColumnInfo } from '../shared/engine-connector.js';
+import { RENDER_CHUNK_CHARS } from '../shared/row-batch-renderer.js';
 import { describeColumnType, type OracleColumnFacts } from './oracle-types.js';
 import { columnEncoder, createBatchRenderer, encodeAny, normalizeNumberText } from './oracle-value-encoders.js';
 

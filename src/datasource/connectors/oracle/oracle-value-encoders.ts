@@ -1,7 +1,8 @@
 import type { ColumnInfo, RowBatch } from '../shared/engine-connector.js';
-import { float32Text } from '../mysql/mysql-value-encoders.js';
-import { encodeJson, encodeString } from '../postgres/postgres-value-encoders.js';
+import { jsonOfValue } from '../shared/json-of-value.js';
+import { base64String, compactJson, float32Text, jsonNumber, jsonString, quoted } from '../shared/json-text.js';
 import { createRowBatchRenderer } from '../shared/row-batch-renderer.js';
+import { kindLookup } from '../shared/type-table.js';
 import { oracleColumnType, type OracleColumnType, type OracleValueKind } from './oracle-types.js';
 
 /**
@@ -16,31 +17,24 @@ import { oracleColumnType, type OracleColumnType, type OracleValueKind } from '.
  */
 export type RawRow = readonly unknown[];
 
-/** Turns one non-NULL value into JSON text (SPEC §6). */
+/** Turns one non-NULL value into JSON text (docs/value-mapping.md, "Oracle"). */
 export type ValueEncoder = (value: unknown) => string;
 
-const quoted = (text: string): string => '"' + text + '"';
-
-/** JSON has no NaN or infinities: those become strings, as the PostgreSQL connector does. */
-const numberText = (n: number): string => (Number.isFinite(n) ? String(n) : quoted(String(n)));
-
-/** Any value by its own shape: the fallback when a value is not what its column type promised. */
+/**
+ * Any value by its own shape: the fallback when a value is not what its column type promised.
+ * Beyond the shapes every engine knows, vectors and object types (DbObject has toJSON).
+ */
 export const encodeAny: ValueEncoder = (v) => {
-  if (typeof v === 'string') return encodeString(v);
-  if (typeof v === 'number') return numberText(v);
-  if (typeof v === 'boolean') return v ? 'true' : 'false';
-  if (typeof v === 'bigint') return v.toString();
-  if (Buffer.isBuffer(v)) return quoted(v.toString('base64'));
-  if (v instanceof Date) return Number.isNaN(v.getTime()) ? 'null' : quoted(v.toISOString());
+  if (typeof v !== 'object' || Buffer.isBuffer(v) || v instanceof Date) return jsonOfValue(v);
   if (ArrayBuffer.isView(v)) return encodeVector(v);
   try {
-    // Object types (DbObject has toJSON); anything JSON cannot express falls back to its text.
+    // Anything JSON cannot express falls back to its text.
     const json = JSON.stringify(v);
     if (typeof json === 'string') return json;
   } catch {
     // fall through
   }
-  return encodeString(String(v));
+  return jsonString(String(v));
 };
 
 /** The driver's NUMBER text writes `0.5` as `.5`; JSON and people want the leading zero. */
@@ -77,7 +71,7 @@ export function scaledDecimalEncoder(scale: number): ValueEncoder {
   };
 }
 
-export const encodeBinaryDouble: ValueEncoder = (v) => (typeof v === 'number' ? numberText(v) : encodeAny(v));
+export const encodeBinaryDouble: ValueEncoder = (v) => (typeof v === 'number' ? jsonNumber(v) : encodeAny(v));
 
 /** BINARY_FLOAT arrives as the double of the stored single: its shortest single-precision text. */
 export const encodeBinaryFloat: ValueEncoder = (v) => (typeof v === 'number' ? float32Text(v) : encodeAny(v));
@@ -130,24 +124,24 @@ export const encodeIntervalDs: ValueEncoder = (v) => {
 /** VECTOR: dense vectors as JSON arrays (FLOAT32 in its shortest single text); sparse as an object. */
 export function encodeVector(v: unknown): string {
   if (v instanceof Float32Array) return '[' + Array.from(v, float32Text).join(',') + ']';
-  if (v instanceof Float64Array) return '[' + Array.from(v, numberText).join(',') + ']';
+  if (v instanceof Float64Array) return '[' + Array.from(v, jsonNumber).join(',') + ']';
   if (v instanceof Int8Array || v instanceof Uint8Array) return '[' + v.join(',') + ']';
   if (typeof v === 'object' && v !== null && 'indices' in v && 'values' in v && 'numDimensions' in v) {
     const sparse = v as { numDimensions: unknown; indices: ArrayLike<number>; values: ArrayLike<number> };
-    const values = sparse.values instanceof Float32Array ? Array.from(sparse.values, float32Text) : Array.from(sparse.values, numberText);
+    const values = sparse.values instanceof Float32Array ? Array.from(sparse.values, float32Text) : Array.from(sparse.values, jsonNumber);
     return `{"numDimensions":${int(sparse.numDimensions)},"indices":[${Array.from(sparse.indices).join(',')}],"values":[${values.join(',')}]}`;
   }
-  return ArrayBuffer.isView(v) ? encodeString(String(v)) : encodeAny(v);
+  return ArrayBuffer.isView(v) ? jsonString(String(v)) : encodeAny(v);
 }
 
 export const encodeBoolean: ValueEncoder = (v) => (typeof v === 'boolean' ? (v ? 'true' : 'false') : encodeAny(v));
 
-export const encodeText: ValueEncoder = (v) => (typeof v === 'string' ? encodeString(v) : encodeAny(v));
+export const encodeText: ValueEncoder = (v) => (typeof v === 'string' ? jsonString(v) : encodeAny(v));
 
-export const encodeBinary: ValueEncoder = (v) => (Buffer.isBuffer(v) ? quoted(v.toString('base64')) : encodeAny(v));
+export const encodeBinary: ValueEncoder = (v) => (Buffer.isBuffer(v) ? base64String(v) : encodeAny(v));
 
 /** JSON (21c+), read through JSON_SERIALIZE: embedded, compacted, numbers never re-parsed. */
-export const encodeOracleJson: ValueEncoder = (v) => (typeof v === 'string' ? encodeJson(v) : encodeAny(v));
+export const encodeOracleJson: ValueEncoder = (v) => (typeof v === 'string' ? compactJson(v) : encodeAny(v));
 
 const ENCODERS: Readonly<Record<OracleValueKind, ValueEncoder>> = {
   integer: encodeInteger,
@@ -176,17 +170,15 @@ const ENCODERS: Readonly<Record<OracleValueKind, ValueEncoder>> = {
   other: encodeAny,
 };
 
+export const encoderFor = kindLookup(ENCODERS, encodeAny);
+
 /** The encoder for one projected column, chosen once per read from its engine type. */
 export function columnEncoder(type: OracleColumnType | null): ValueEncoder {
   if (type === null) return encodeAny;
   if (type.kind === 'decimal' && type.dataType === 'NUMBER' && type.scale !== null && type.scale > 0) {
     return scaledDecimalEncoder(type.scale);
   }
-  return ENCODERS[type.kind] ?? encodeAny;
-}
-
-export function encoderFor(kind: OracleValueKind): ValueEncoder {
-  return ENCODERS[kind] ?? encodeAny;
+  return encoderFor(type.kind);
 }
 
 /** Renders rows as JSON objects joined with commas, in ~48 KiB chunks (see row-batch-renderer). */

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { DatasourceType } from '../../datasource-type.js';
 import type { ResolvedDatasource } from '../shared/engine-connector.js';
-import { classifyConnectError, ConnectTimeoutError, toConnectError } from './postgres-connect-error.js';
-import { UnsupportedSslModeError } from './postgres-ssl.js';
+import { ConnectTimeoutError } from '../shared/connect-failure.js';
+import { classifyConnectError, toConnectError } from './postgres-connect-error.js';
+import { UnsupportedSslModeError } from '../shared/tls-options.js';
 
 /** Shaped like pg's DatabaseError: the server's message and its SQLSTATE. */
 const serverError = (code: string, message: string) => Object.assign(new Error(message), { code, severity: 'FATAL' });

@@ -1,8 +1,9 @@
 import type { ConnectionOptions } from 'node:tls';
-import type { ResolvedDatasource } from '../shared/engine-connector.js';
 import { findPlaintextRefusal } from '../shared/plaintext-password.js';
+import { type SslModeTable, type SslPlan as EngineSslPlan, type SslSettings, sslModeNormalizer, sslPlanOf } from '../shared/tls-options.js';
+import { POSTGRES_ENGINE } from './postgres-engine.js';
 
-export const POSTGRES_SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
+export const POSTGRES_SSL_MODES = POSTGRES_ENGINE.ssl.modes;
 export type PostgresSslMode = (typeof POSTGRES_SSL_MODES)[number];
 
 /** What node-pg gets for `ssl`: false (plain TCP) or node `tls.connect` options. */
@@ -12,16 +13,9 @@ export type PgSsl = false | ConnectionOptions;
  * How to connect for one sslmode: a first attempt and, for `allow`/`prefer`, one retry with the
  * other transport when the first fails in the way libpq would fall back on.
  */
-export interface SslPlan {
-  readonly mode: PostgresSslMode;
-  readonly first: PgSsl;
-  readonly fallback?: { readonly ssl: PgSsl; readonly when: (error: unknown) => boolean };
-}
+export type SslPlan = EngineSslPlan<PostgresSslMode, PgSsl>;
 
-export class UnsupportedSslModeError extends Error {
-  override readonly name = 'UnsupportedSslModeError';
-  readonly code = 'FETCHER_SSL_MODE';
-}
+export const normalizeSslMode = sslModeNormalizer('PostgreSQL', POSTGRES_SSL_MODES, 'disable');
 
 /** node-pg's error when the server answers `N` to the SSLRequest. */
 const NO_SSL_ON_SERVER = 'The server does not support SSL connections';
@@ -32,26 +26,11 @@ const serverHasNoSsl = (error: unknown): boolean => error instanceof Error && er
 const rejectedByHba = (error: unknown): boolean =>
   typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '28000';
 
-function material(ssl: ResolvedDatasource['ssl']): ConnectionOptions {
-  const out: ConnectionOptions = {};
-  if (ssl.ca) out.ca = ssl.ca;
-  if (ssl.cert) out.cert = ssl.cert;
-  if (ssl.key) out.key = ssl.key;
-  return out;
-}
-
 /** Over plain TCP the server asked for the password in clear text, and it was not sent. */
 const plaintextRefused = (error: unknown): boolean => findPlaintextRefusal(error) !== undefined;
 
 /** Chain checked against `ca` (or the system roots), host name not checked. */
 const skipHostname = (): undefined => undefined;
-
-export function normalizeSslMode(mode: string | null | undefined): PostgresSslMode {
-  const m = (mode ?? '').trim().toLowerCase();
-  if (m === '') return 'disable';
-  if ((POSTGRES_SSL_MODES as readonly string[]).includes(m)) return m as PostgresSslMode;
-  throw new UnsupportedSslModeError(`unsupported PostgreSQL SSL mode "${m.slice(0, 40)}"`);
-}
 
 /**
  * libpq sslmode → node-pg, which has no built-in fallback between plain and TLS:
@@ -71,25 +50,28 @@ export function normalizeSslMode(mode: string | null | undefined): PostgresSslMo
  *
  * `cert`/`key` (client certificate) are sent whenever TLS is used.
  */
-export function sslPlan(ssl: ResolvedDatasource['ssl']): SslPlan {
+const MODES: SslModeTable<PostgresSslMode, ConnectionOptions, false> = {
+  first: {
+    disable: 'plain',
+    allow: 'plain',
+    prefer: 'unverified',
+    require: 'unverified',
+    'verify-ca': 'chain',
+    'verify-full': 'full',
+  },
+  fallback: {
+    allow: { transport: 'unverified', when: (error) => rejectedByHba(error) || plaintextRefused(error) },
+    prefer: { transport: 'plain', when: serverHasNoSsl },
+  },
+  checks: {
+    unverified: { rejectUnauthorized: false },
+    chain: { rejectUnauthorized: true, checkServerIdentity: skipHostname },
+    full: { rejectUnauthorized: true },
+  },
+  plain: false,
+};
+
+export function sslPlan(ssl: SslSettings): SslPlan {
   const mode = normalizeSslMode(ssl.mode);
-  const pem = material(ssl);
-  const unverified: ConnectionOptions = { ...pem, rejectUnauthorized: false };
-  switch (mode) {
-    case 'disable':
-      return { mode, first: false };
-    case 'allow':
-      return { mode, first: false, fallback: { ssl: unverified, when: (error) => rejectedByHba(error) || plaintextRefused(error) } };
-    case 'prefer':
-      return { mode, first: unverified, fallback: { ssl: false, when: serverHasNoSsl } };
-    case 'require':
-      return {
-        mode,
-        first: pem.ca === undefined ? unverified : { ...pem, rejectUnauthorized: true, checkServerIdentity: skipHostname },
-      };
-    case 'verify-ca':
-      return { mode, first: { ...pem, rejectUnauthorized: true, checkServerIdentity: skipHostname } };
-    case 'verify-full':
-      return { mode, first: { ...pem, rejectUnauthorized: true } };
-  }
+  return sslPlanOf(mode, ssl, MODES, mode === 'require' && ssl.ca ? 'chain' : undefined);
 }

@@ -1,4 +1,4 @@
-import type { ColumnInfo } from '../shared/engine-connector.js';
+import { engineTypeReader } from '../shared/type-table.js';
 
 /** Built-in type OIDs the connector maps specially; every other type is rendered as its text. */
 export const PgOid = {
@@ -47,12 +47,7 @@ export interface PostgresColumnType {
 }
 
 /** The connector's type info of a column, or null when the snapshot carries none we understand. */
-export function postgresColumnType(column: ColumnInfo): PostgresColumnType | null {
-  const t = column.engineType as Partial<PostgresColumnType> | null | undefined;
-  if (t === null || typeof t !== 'object' || typeof t.typeOid !== 'number') return null;
-  if (typeof t.category !== 'string' || typeof t.castType !== 'string') return null;
-  return t as PostgresColumnType;
-}
+export const postgresColumnType = engineTypeReader<PostgresColumnType>({ typeOid: 'number', category: 'string', castType: 'string' });
 
 /** money renders with a locale currency sign; we read it as numeric to keep the exact amount. */
 export function isMoney(type: PostgresColumnType | null): boolean {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ColumnInfo } from '../shared/engine-connector.js';
-import { columnEncoder, createBatchRenderer, encodeJson, RENDER_CHUNK_CHARS } from './postgres-value-encoders.js';
+import { RENDER_CHUNK_CHARS } from '../shared/row-batch-renderer.js';
+import { columnEncoder, createBatchRenderer, encodeJson } from './postgres-value-encoders.js';
 import { PgOid, type PostgresColumnType } from './postgres-types.js';
 
 const scalar = (typeOid: number, category = 'X'): PostgresColumnType => ({ typeOid, category, castType: 't' });

@@ -1,27 +1,19 @@
 import { parse as parsePgArray } from 'postgres-array';
 import type { ColumnInfo, RowBatch } from '../shared/engine-connector.js';
-import { createRowBatchRenderer, NEEDS_JSON_ESCAPE, plainTextEncoder } from '../shared/row-batch-renderer.js';
-
-export { RENDER_CHUNK_CHARS } from '../shared/row-batch-renderer.js';
+import { compactJson, jsonString, quoted } from '../shared/json-text.js';
+import { createRowBatchRenderer } from '../shared/row-batch-renderer.js';
 import { isMoney, PgOid, postgresColumnType, type PostgresColumnType } from './postgres-types.js';
 
 /**
- * Turns the server's text for one non-NULL value into JSON text (SPEC §6). The session is set
- * to `TimeZone=UTC`, `DateStyle=ISO, YMD`, `IntervalStyle=iso_8601`, `extra_float_digits=1` and
- * `bytea_output=hex`; the encoders rely on those formats.
+ * Turns the server's text for one non-NULL value into JSON text (docs/value-mapping.md,
+ * "PostgreSQL"). The session is set to `TimeZone=UTC`, `DateStyle=ISO, YMD`,
+ * `IntervalStyle=iso_8601`, `extra_float_digits=1` and `bytea_output=hex`; the encoders rely on
+ * those formats.
  */
 export type ValueEncoder = (text: string) => string;
 
-const quoted = (text: string): string => '"' + text + '"';
-
-/**
- * Any text as a JSON string. Most values need no escaping, and a regex test plus concatenation
- * is cheaper than JSON.stringify; the rest (quotes, backslashes, control characters) goes
- * through JSON.stringify. Non-ASCII is kept as is (the result is UTF-8).
- */
-export const encodeString: ValueEncoder = plainTextEncoder((text: string) =>
-  NEEDS_JSON_ESCAPE.test(text) ? JSON.stringify(text) : '"' + text + '"',
-);
+/** text, enums, inet, xml and every type without an encoder of its own: JSON strings. */
+export const encodeString: ValueEncoder = jsonString;
 
 /** Integers: the server's digits verbatim, so 64-bit values keep every digit. */
 export const encodeInteger: ValueEncoder = (text) => text;
@@ -89,29 +81,8 @@ export const encodeUuid: ValueEncoder = quoted;
 export const encodeBytea: ValueEncoder = (text) =>
   quoted(Buffer.from(text.startsWith('\\x') ? text.slice(2) : text, 'hex').toString('base64'));
 
-/**
- * json/jsonb embedded as JSON, compacted by dropping whitespace outside strings. Numbers are
- * copied as written, never parsed, so `12345678901234567890` keeps its digits.
- */
-export const encodeJson: ValueEncoder = (text) => {
-  let out = '';
-  let start = 0;
-  const n = text.length;
-  for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 34 /* " */) {
-      for (i++; i < n; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 92 /* \ */) i++;
-        else if (d === 34) break;
-      }
-    } else if (c === 32 || c === 10 || c === 13 || c === 9) {
-      out += text.slice(start, i);
-      start = i + 1;
-    }
-  }
-  return start === 0 ? text : out + text.slice(start);
-};
+/** json/jsonb embedded as JSON, compacted; numbers copied as written, never parsed. */
+export const encodeJson: ValueEncoder = compactJson;
 
 const SCALAR_ENCODERS: ReadonlyMap<number, ValueEncoder> = new Map<number, ValueEncoder>([
   [PgOid.bool, encodeBool],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeJson, encodeString } from '../postgres/postgres-value-encoders.js';
+import { compactJson as encodeJson, jsonString as encodeString } from './json-text.js';
 import { jsonStringBodyBytes, NOT_TEXT, writeCompactJson, writeJsonStringBody } from './json-bytes.js';
 
 const body = (bytes: Buffer, asciiOnly = false): string | typeof NOT_TEXT => {

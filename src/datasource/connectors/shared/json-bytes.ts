@@ -135,10 +135,10 @@ export function copyRun(data: Buffer, start: number, end: number, out: Buffer, p
 }
 
 /**
- * MySQL's JSON text compacted as encodeJson (postgres-value-encoders.ts) compacts the decoded
- * string: whitespace outside strings dropped, everything else copied. Byte-wise is the same walk:
- * the bytes it looks at are ASCII, and no byte of a multi-byte UTF-8 sequence is ASCII. The
- * caller has checked the bytes are valid UTF-8 (isExactUtf8). Writes at most `end - start` bytes.
+ * MySQL's JSON text compacted as compactJson (json-text.ts) compacts the decoded string:
+ * whitespace outside strings dropped, everything else copied. Byte-wise is the same walk: the
+ * bytes it looks at are ASCII, and no byte of a multi-byte UTF-8 sequence is ASCII. The caller
+ * has checked the bytes are valid UTF-8 (isExactUtf8). Writes at most `end - start` bytes.
  */
 export function writeCompactJson(data: Buffer, start: number, end: number, out: Buffer, pos: number): number {
   let run = start;

@@ -1,14 +1,9 @@
 import sql from 'mssql';
 import tedious from 'tedious';
 import { describe, expect, it } from 'vitest';
-import {
-  classifyConnectError,
-  ConnectTimeoutError,
-  toConnectError,
-  UnencryptedLoginError,
-  type ConnectContext,
-} from './sqlserver-connect-error.js';
-import { UnsupportedSslModeError } from './sqlserver-ssl.js';
+import { ConnectTimeoutError } from '../shared/connect-failure.js';
+import { classifyConnectError, toConnectError, UnencryptedLoginError, type ConnectContext } from './sqlserver-connect-error.js';
+import { UnsupportedSslModeError } from '../shared/tls-options.js';
 import { fakeDatasource } from './testing/fake-datasource.js';
 
 /** As mssql's ConnectionPool.connect() rejects: its ConnectionError around tedious' one. */

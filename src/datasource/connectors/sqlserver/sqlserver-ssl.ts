@@ -1,7 +1,8 @@
 import type { SecureContextOptions } from 'node:tls';
-import type { ResolvedDatasource } from '../shared/engine-connector.js';
+import { pemMaterial, type SslSettings, sslModeNormalizer } from '../shared/tls-options.js';
+import { SQLSERVER_ENGINE } from './sqlserver-engine.js';
 
-export const SQLSERVER_SSL_MODES = ['disable', 'false', 'true', 'strict'] as const;
+export const SQLSERVER_SSL_MODES = SQLSERVER_ENGINE.ssl.modes;
 export type SqlServerSslMode = (typeof SQLSERVER_SSL_MODES)[number];
 
 /** The tedious options one SSL mode comes down to. */
@@ -15,30 +16,12 @@ export interface SqlServerTls {
   readonly cryptoCredentialsDetails: SecureContextOptions;
 }
 
-export class UnsupportedSslModeError extends Error {
-  override readonly name = 'UnsupportedSslModeError';
-  readonly code = 'FETCHER_SSL_MODE';
-}
-
 /**
  * null / '' mean `disable`, the original's default for SQL Server (and what the PostgreSQL and
  * MySQL connectors do with an empty mode): a server that forces encryption then answers with a
  * `tls` failure that says which mode to choose.
  */
-export function normalizeSslMode(mode: string | null | undefined): SqlServerSslMode {
-  const m = (mode ?? '').trim().toLowerCase();
-  if (m === '') return 'disable';
-  if ((SQLSERVER_SSL_MODES as readonly string[]).includes(m)) return m as SqlServerSslMode;
-  throw new UnsupportedSslModeError(`unsupported SQL Server SSL mode "${m.slice(0, 40)}"`);
-}
-
-function material(ssl: ResolvedDatasource['ssl']): SecureContextOptions {
-  const out: SecureContextOptions = {};
-  if (ssl.ca) out.ca = ssl.ca;
-  if (ssl.cert) out.cert = ssl.cert;
-  if (ssl.key) out.key = ssl.key;
-  return out;
-}
+export const normalizeSslMode = sslModeNormalizer('SQL Server', SQLSERVER_SSL_MODES, 'disable');
 
 /**
  * The original's go-mssqldb `encrypt` values → tedious, without its quirks (`false` and `true`
@@ -51,20 +34,21 @@ function material(ssl: ResolvedDatasource['ssl']): SecureContextOptions {
  *   verified against `ca` when given (the system roots otherwise) and the host name is checked.
  * - strict: TDS 8.0 (SQL Server 2022+, Azure SQL): TLS before any TDS byte, verified the same
  *   way; the login itself never travels outside TLS.
- *
+ */
+const ENCRYPT: Readonly<Record<SqlServerSslMode, SqlServerTls['encrypt']>> = {
+  disable: false,
+  false: false,
+  true: true,
+  strict: 'strict',
+};
+
+/**
  * `cert`/`key` go with every encrypting mode (SQL Server does not ask for a client certificate
  * today, but a TLS-terminating proxy may). A fresh object each call: tedious writes its
  * `maxVersion` default into the one it is given.
  */
-export function tlsOptions(ssl: ResolvedDatasource['ssl']): SqlServerTls {
+export function tlsOptions(ssl: SslSettings): SqlServerTls {
   const mode = normalizeSslMode(ssl.mode);
-  switch (mode) {
-    case 'disable':
-    case 'false':
-      return { mode, encrypt: false, trustServerCertificate: false, cryptoCredentialsDetails: {} };
-    case 'true':
-      return { mode, encrypt: true, trustServerCertificate: false, cryptoCredentialsDetails: material(ssl) };
-    case 'strict':
-      return { mode, encrypt: 'strict', trustServerCertificate: false, cryptoCredentialsDetails: material(ssl) };
-  }
+  const encrypt = ENCRYPT[mode];
+  return { mode, encrypt, trustServerCertificate: false, cryptoCredentialsDetails: encrypt === false ? {} : pemMaterial(ssl) };
 }

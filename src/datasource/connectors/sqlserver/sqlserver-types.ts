@@ -1,10 +1,11 @@
 import type { ColumnInfo } from '../shared/engine-connector.js';
+import { engineTypeReader } from '../shared/type-table.js';
 
 /**
- * How values of a column are read and rendered (SPEC §6). Chosen once, at discovery, from the
- * column's system type (alias types resolved to their base type), so the per-row work is a
- * table lookup. Kinds whose driver value would lose something are converted to text by the
- * SELECT itself (sqlserver-sql.ts).
+ * How values of a column are read and rendered (docs/value-mapping.md, "SQL Server"). Chosen once,
+ * at discovery, from the column's system type (alias types resolved to their base type), so the
+ * per-row work is a table lookup. Kinds whose driver value would lose something are converted to
+ * text by the SELECT itself (sqlserver-sql.ts).
  */
 export type SqlServerValueKind =
   | 'boolean'
@@ -115,13 +116,7 @@ export function formatDataType(facts: ColumnFacts): string {
 }
 
 /** The connector's type info of a column, or null when the snapshot carries none we understand. */
-export function sqlServerColumnType(column: ColumnInfo): SqlServerColumnType | null {
-  const t = column.engineType as Partial<SqlServerColumnType> | null | undefined;
-  if (t === null || typeof t !== 'object' || typeof t.kind !== 'string' || typeof t.typeName !== 'string') return null;
-  return t as SqlServerColumnType;
-}
+export const sqlServerColumnType = engineTypeReader<SqlServerColumnType>({ kind: 'string', typeName: 'string' });
 
 /** Kind of a column, `other` (read as text, rendered by the value's own shape) when unknown. */
-export function kindOfColumn(column: ColumnInfo): SqlServerValueKind {
-  return sqlServerColumnType(column)?.kind ?? 'other';
-}
+export const kindOfColumn = (column: ColumnInfo): SqlServerValueKind => sqlServerColumnType(column)?.kind ?? 'other';

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ColumnInfo } from '../shared/engine-connector.js';
-import { RENDER_CHUNK_CHARS } from '../postgres/postgres-value-encoders.js';
+import { RENDER_CHUNK_CHARS } from '../shared/row-batch-renderer.js';
 import { createBatchRenderer, encodeAny, encoderFor, type RawValue } from './sqlserver-value-encoders.js';
 import type { SqlServerValueKind } from './sqlserver-types.js';
 import { column } from './testing/fake-datasource.js';
 
 /**
- * SPEC §6 for SQL Server: the value tedious hands over for each type (after the SELECT's own
- * conversions, see sqlserver-sql.spec.ts) and the JSON it becomes.
+ * docs/value-mapping.md, "SQL Server": the value tedious hands over for each type (after the
+ * SELECT's own conversions, see sqlserver-sql.spec.ts) and the JSON it becomes.
  */
 const MAPPING: readonly [type: string, kind: SqlServerValueKind, driver: RawValue, json: string][] = [
   ['bit', 'boolean', true, 'true'],
@@ -59,7 +59,7 @@ const MAPPING: readonly [type: string, kind: SqlServerValueKind, driver: RawValu
   ['json', 'json', 'not json', '"not json"'],
 ];
 
-describe('SQL Server value mapping (SPEC §6)', () => {
+describe('SQL Server value mapping (docs/value-mapping.md)', () => {
   it.each(MAPPING)('%s (%s): %o → %s', (_type, kind, driver, json) => {
     expect(encoderFor(kind)(driver as Exclude<RawValue, null | undefined>)).toBe(json);
   });
