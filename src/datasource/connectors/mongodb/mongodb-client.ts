@@ -4,15 +4,9 @@ import { mongodb } from './mongodb-driver.js';
 import type { EgressPolicy } from '../../ssrf/egress-policy.js';
 import { egressLookup } from '../../ssrf/egress-socket.js';
 import type { ResolvedDatasource } from '../shared/engine-connector.js';
-import { raceDeadline } from '../shared/settle.js';
+import { connectWithin } from '../shared/settle.js';
 import { tlsOptions } from './mongodb-ssl.js';
 import { BSON_READ_OPTIONS } from './mongodb-values.js';
-
-/** Our own connect deadline, a backstop after the driver's server selection timeout. */
-export class ConnectTimeoutError extends Error {
-  override readonly name = 'ConnectTimeoutError';
-  readonly code = 'FETCHER_CONNECT_TIMEOUT';
-}
 
 /** A connection record the driver must not be given (bad host, port or database name). */
 export class InvalidMongoSettingError extends Error {
@@ -120,20 +114,13 @@ export async function connectMongo(
     // Unauthorized rather than at discovery). The filter matches nothing: no cursor is left.
     await db.command({ listCollections: 1, filter: { name: '' }, nameOnly: true, authorizedCollections: true });
   })();
-  try {
-    // Not awaited on a deadline or an abort: those must return at once; closing only stops
-    // monitors and sockets. Our deadline is a backstop after the driver's server selection.
-    const deadline = timeoutMs > 0 ? timeoutMs + DEADLINE_GRACE_MS : 0;
-    return await raceDeadline(
-      work.then(() => client),
-      deadline,
-      signal,
-      () => new ConnectTimeoutError('connect timeout'),
-      () => void client.close().catch(() => undefined),
-    );
-  } catch (error) {
-    void client.close().catch(() => undefined);
-    if (signal?.aborted) throw signal.reason;
-    throw error;
-  }
+  // The close is not awaited on a deadline or an abort: those must return at once; closing only
+  // stops monitors and sockets. Our deadline is a backstop after the driver's server selection.
+  const deadline = timeoutMs > 0 ? timeoutMs + DEADLINE_GRACE_MS : 0;
+  return connectWithin(
+    work.then(() => client),
+    deadline,
+    signal,
+    () => void client.close().catch(() => undefined),
+  );
 }

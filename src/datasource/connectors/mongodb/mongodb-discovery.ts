@@ -5,7 +5,8 @@ import { type BsonTypeName, bsonTypeOf, describeFieldType, isSubDocument, type M
 import { BSON_READ_OPTIONS } from './mongodb-values.js';
 
 /**
- * MongoDB has no catalog of fields: they are discovered by sampling documents (SPEC §7).
+ * MongoDB has no catalog of fields: they are discovered by sampling documents
+ * (docs/value-mapping.md, "MongoDB").
  *
  * Per collection: the first HEAD_DOCS documents in `_id` order (deterministic, so the field order
  * is stable between discoveries), then, when there are more, a `$sample` of SAMPLE_DOCS to catch

@@ -79,7 +79,7 @@ describe('MongoDbSession through the driver', () => {
       new AbortController().signal,
     );
     for await (const _ of reading) break;
-    const [find] = server.named('find').filter((cmd) => cmd.find === 'items' && cmd.limit === undefined);
+    const find = server.named('find').find((cmd) => cmd.find === 'items' && cmd.limit === undefined);
     expect(find).toMatchObject({
       find: 'items',
       filter: { at: { $gte: new Date('2026-01-01T00:00:00.000Z') }, _id: { $nin: [3, null] } },

@@ -1,7 +1,7 @@
 import type { Db, Document, MongoClient } from 'mongodb';
-import { DatasourceQueryError } from '../../datasource.error.js';
 import { ABORT_BUDGET_MS, abortableRead } from '../shared/abortable-read.js';
 import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../shared/engine-connector.js';
+import { CLOSE_TIMEOUT_MS, EngineSession } from '../shared/engine-session.js';
 import { DEFAULT_READ_BUDGET, ValueTooLargeError } from '../shared/read-budget.js';
 import { RENDER_CHUNK_CHARS } from '../shared/row-batch-renderer.js';
 import { settlesWithin } from '../shared/settle.js';
@@ -12,7 +12,6 @@ import { buildFind, createDocumentRenderer } from './mongodb-query.js';
 export { RENDER_CHUNK_CHARS };
 /** Documents taken from the cursor's received batch at a time (no I/O involved). */
 const DRAIN_DOCS = 64;
-const CLOSE_TIMEOUT_MS = 2_000;
 /**
  * close()'s wait after an abort stopped an operation in flight: the server may be why it had to
  * be stopped, and what close still sends (endSessions, on a new connection if the abort dropped
@@ -55,20 +54,24 @@ type ClosableTopology = { topology?: { close(): void } };
  * ends a getMore in flight on the server), so the session stays usable. When what was in flight
  * has not ended within ABORT_BUDGET_MS, every socket is dropped and the session is lost.
  */
-export class MongoDbSession implements ConnectorSession {
-  private closing: Promise<void> | undefined;
-  private lost: Error | undefined;
+export class MongoDbSession extends EngineSession implements ConnectorSession {
   /** An abort stopped an operation in flight (see CLOSE_AFTER_INTERRUPT_MS). */
   private interrupted = false;
 
   constructor(
     private readonly client: MongoClient,
     private readonly db: Db,
-    private readonly ctx: MongoSessionContext,
-  ) {}
+    ctx: MongoSessionContext,
+  ) {
+    super(ctx.configName, describeError);
+  }
+
+  protected override get readsFrom(): string {
+    return 'collection';
+  }
 
   async discover(_schemas: readonly string[] | null, signal: AbortSignal): Promise<SchemaSnapshot> {
-    this.assertOpen();
+    this.assertUsable();
     return abortableRead(
       () => discoverDatabase(this.db, signal),
       signal,
@@ -76,7 +79,7 @@ export class MongoDbSession implements ConnectorSession {
         this.interrupted = true;
         return settled(read);
       },
-      (error) => new DatasourceQueryError(this.ctx.configName, `Schema discovery failed: ${describeError(error)}`),
+      (error) => this.discoveryFailure(error),
       () => this.sever(new Error('discovery did not stop in time; connection closed')),
     );
   }
@@ -84,7 +87,7 @@ export class MongoDbSession implements ConnectorSession {
   async *readRows(request: TableReadRequest, signal: AbortSignal): AsyncIterable<RowBatch> {
     signal.throwIfAborted();
     const table = request.table.key;
-    this.assertOpen(table);
+    this.assertUsable(table);
     const budget = request.budget ?? DEFAULT_READ_BUDGET;
     const plan = buildFind(request);
     const render = createDocumentRenderer(plan.fields);
@@ -115,7 +118,7 @@ export class MongoDbSession implements ConnectorSession {
             count = 0;
             yield chunk;
             signal.throwIfAborted();
-            this.assertOpen(table);
+            this.assertUsable(table);
           }
         }
       }
@@ -139,11 +142,6 @@ export class MongoDbSession implements ConnectorSession {
     return this.closing;
   }
 
-  private assertOpen(table?: string): void {
-    if (this.closing !== undefined) throw new DatasourceQueryError(this.ctx.configName, 'Session is closed', table);
-    if (this.lost !== undefined) throw new DatasourceQueryError(this.ctx.configName, `Connection lost: ${describeError(this.lost)}`, table);
-  }
-
   /** Every socket of the client is dropped; the session is lost. */
   private sever(reason: Error): void {
     this.lost ??= reason;
@@ -159,8 +157,7 @@ export class MongoDbSession implements ConnectorSession {
     try {
       return reader.buffered(DRAIN_DOCS);
     } catch (error) {
-      if (error instanceof ValueTooLargeError) throw error;
-      throw new DatasourceQueryError(this.ctx.configName, `Reading collection "${table}" failed: ${describeError(error)}`, table);
+      throw this.readFailure(error, table);
     }
   }
 
@@ -181,8 +178,9 @@ export class MongoDbSession implements ConnectorSession {
       },
       (error) => {
         if (error instanceof ValueTooLargeError) return error;
-        this.assertOpen(table);
-        return new DatasourceQueryError(this.ctx.configName, `Reading collection "${table}" failed: ${describeError(error)}`, table);
+        // A read the session's close or loss ended fails as such, not as a query error.
+        this.assertUsable(table);
+        return this.readFailure(error, table);
       },
     );
   }

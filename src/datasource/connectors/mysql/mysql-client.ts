@@ -2,10 +2,10 @@ import type { Connection, ConnectionOptions } from 'mysql2';
 import { mysql2 } from './mysql-driver.js';
 import type { EgressPolicy } from '../../ssrf/egress-policy.js';
 import { dialTarget } from '../../ssrf/egress-socket.js';
-import { raceDeadline, settlesWithin } from '../shared/settle.js';
+import { connectWithin, settleOrCut } from '../shared/settle.js';
+import { cancelFromSecondConnection } from '../shared/statement-cancel.js';
 import type { ResolvedDatasource } from '../shared/engine-connector.js';
 import { clearPasswordPlugin } from './mysql-cleartext.js';
-import { ConnectTimeoutError } from './mysql-connect-error.js';
 import type { MySqlSsl } from './mysql-ssl.js';
 
 /**
@@ -128,21 +128,9 @@ export async function connectMySql(
     if (setup) await runQuery(connection, SESSION_SETUP_SQL);
     return { connection, serverVersion };
   })();
-  try {
-    // Our deadline and the abort reject at once: a destroyed socket does not always reach
-    // mysql2's connect callback, nor a setup statement on a server gone silent.
-    return await raceDeadline(
-      work,
-      timeoutMs,
-      signal,
-      () => new ConnectTimeoutError('connect timeout'),
-      () => destroyConnection(connection),
-    );
-  } catch (error) {
-    destroyConnection(connection);
-    if (signal?.aborted) throw signal.reason;
-    throw error;
-  }
+  // Our deadline and the abort reject at once: a destroyed socket does not always reach
+  // mysql2's connect callback, nor a setup statement on a server gone silent.
+  return connectWithin(work, timeoutMs, signal, () => destroyConnection(connection));
 }
 
 /**
@@ -152,24 +140,19 @@ export async function connectMySql(
  */
 export async function killQuery(options: ConnectionOptions, threadId: number, timeoutMs: number): Promise<boolean> {
   if (!Number.isSafeInteger(threadId)) return false;
-  let connected: ConnectedMySql | undefined;
-  try {
-    connected = await connectMySql({ ...options, connectAttributes: { program_name: 'fetcher-cancel' } }, timeoutMs, undefined, false);
-    const connection = connected.connection;
-    const kill = runQuery(connection, `KILL QUERY ${threadId}`);
-    await raceDeadline(
-      kill,
-      timeoutMs,
-      undefined,
-      () => new ConnectTimeoutError('kill timeout'),
-      () => destroyConnection(connection),
-    );
-    return true;
-  } catch {
-    return false;
-  } finally {
-    if (connected !== undefined) await endConnection(connected.connection, 1_000);
-  }
+  const cancelOptions = { ...options, connectAttributes: { program_name: 'fetcher-cancel' } };
+  return cancelFromSecondConnection<Connection>(
+    {
+      open: async () => (await connectMySql(cancelOptions, timeoutMs, undefined, false)).connection,
+      cancel: async (connection) => {
+        await runQuery(connection, `KILL QUERY ${threadId}`);
+        return true;
+      },
+      cut: destroyConnection,
+      end: endConnection,
+    },
+    timeoutMs,
+  );
 }
 
 /** Ends a connection politely (COM_QUIT), or destroys its socket when that does not finish in time. */
@@ -181,5 +164,5 @@ export async function endConnection(connection: Connection, timeoutMs: number): 
       resolve();
     }
   });
-  if (!(await settlesWithin(ended, timeoutMs))) destroyConnection(connection);
+  await settleOrCut(ended, timeoutMs, () => destroyConnection(connection));
 }

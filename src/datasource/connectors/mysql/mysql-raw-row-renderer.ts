@@ -1,7 +1,7 @@
 import type { RowBatch } from '../shared/engine-connector.js';
-import { releaseOnce } from '../shared/release-once.js';
-import { type ReadBudget, ValueTooLargeError } from '../shared/read-budget.js';
 import { EXACT_SIZE_MIN, isExactUtf8, jsonStringBodyBytes, NOT_TEXT, writeCompactJson, writeJsonStringBody } from '../shared/json-bytes.js';
+import { JsonChunkWriter } from '../shared/json-chunk-writer.js';
+import { type ReadBudget, ValueTooLargeError } from '../shared/read-budget.js';
 import { type RawColumn, RenderMode } from './mysql-raw-columns.js';
 import type { RawRowSource, RowPacket } from './mysql-raw-rows.js';
 import {
@@ -54,13 +54,7 @@ export const NO_ROWS: RenderedRows = { length: 0, chunks: [] };
  * A value larger than what the result may still hold fails with ValueTooLargeError before it is
  * rendered.
  */
-export class RawRowRenderer {
-  private out: Buffer = Buffer.allocUnsafe(RAW_CHUNK_BYTES);
-  private pos = 0;
-  private chunkRows = 0;
-  private chunks: RowBatch[] = [];
-  /** Chunk buffers handed back once written (RowBatch.release), reused instead of new garbage. */
-  private readonly spare: Buffer[] = [];
+export class RawRowRenderer extends JsonChunkWriter {
   private rows = 0;
   private bytes = 0;
   /** mysql2's values of the row being rendered, parsed once a `mysql2` value needs them. */
@@ -76,6 +70,8 @@ export class RawRowRenderer {
     private readonly budget: ReadBudget,
     private readonly table: string,
   ) {
+    // A batch is several chunks: its last one, cut short, is handed on as a copy.
+    super(RAW_CHUNK_BYTES, true);
     this.rowOverhead = columns.reduce((sum, c) => sum + c.prefix.length + 4, 3);
   }
 
@@ -154,8 +150,7 @@ export class RawRowRenderer {
   take(): RenderedRows {
     this.flushChunk();
     if (this.rows === 0) return NO_ROWS;
-    const batch: RenderedRows = { length: this.rows, chunks: this.chunks };
-    this.chunks = [];
+    const batch: RenderedRows = { length: this.rows, chunks: this.takeChunks() };
     this.rows = 0;
     this.bytes = 0;
     return batch;
@@ -163,9 +158,7 @@ export class RawRowRenderer {
 
   /** Forgets everything rendered and not taken. */
   drop(): void {
-    this.chunks = [];
-    this.pos = 0;
-    this.chunkRows = 0;
+    this.dropChunks();
     this.rows = 0;
     this.bytes = 0;
   }
@@ -272,30 +265,6 @@ export class RawRowRenderer {
   /** Room for `bytes` more after `this.pos`, plus what the rest of the row may need. */
   private ensure(bytes: number): void {
     const need = this.pos + bytes + this.rowOverhead;
-    if (need <= this.out.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(2 * this.out.length, need));
-    this.out.copy(grown, 0, 0, this.pos);
-    this.out = grown;
-  }
-
-  private flushChunk(): void {
-    if (this.chunkRows === 0) return;
-    const pos = this.pos;
-    let json: Buffer;
-    let release: (() => void) | undefined;
-    if (2 * pos >= this.out.length) {
-      const full = this.out;
-      json = full.subarray(0, pos);
-      if (full.length === RAW_CHUNK_BYTES) release = releaseOnce(() => this.spare.push(full));
-      this.out = this.spare.pop() ?? Buffer.allocUnsafe(RAW_CHUNK_BYTES);
-    } else {
-      // Mostly empty (the end of a batch): a copy of the bytes, so the buffer is used again.
-      json = Buffer.allocUnsafe(pos);
-      this.out.copy(json, 0, 0, pos);
-      if (this.out.length > RAW_CHUNK_BYTES) this.out = Buffer.allocUnsafe(RAW_CHUNK_BYTES);
-    }
-    this.chunks.push({ json, rowCount: this.chunkRows, release });
-    this.pos = 0;
-    this.chunkRows = 0;
+    if (need > this.out.length) this.grow(need);
   }
 }

@@ -53,6 +53,9 @@ const T = {
   TINY: 1,
   SHORT: 2,
   LONG: 3,
+  FLOAT: 4,
+  DOUBLE: 5,
+  NULL: 6,
   TIMESTAMP: 7,
   LONGLONG: 8,
   INT24: 9,
@@ -60,43 +63,31 @@ const T = {
   TIME: 11,
   DATETIME: 12,
   YEAR: 13,
+  VECTOR: 242,
   JSON: 245,
   NEWDECIMAL: 246,
+  GEOMETRY: 255,
 } as const;
 const BINARY_CHARSET = 63;
+
+/** The wire types whose value class does not depend on the character set. */
+const TYPES_OF_CLASS: readonly (readonly [WireValueClass, readonly number[]])[] = [
+  ['int', [T.TINY, T.SHORT, T.LONG, T.INT24, T.YEAR]],
+  ['latin1', [T.LONGLONG]],
+  ['ascii', [T.DECIMAL, T.NEWDECIMAL, T.DATE, T.DATETIME, T.TIMESTAMP, T.TIME]],
+  ['utf8', [T.JSON]],
+  ['mysql2', [T.FLOAT, T.DOUBLE, T.NULL, T.VECTOR, T.GEOMETRY]],
+];
+const CLASS_OF_TYPE = new Map(TYPES_OF_CLASS.flatMap(([valueClass, types]) => types.map((type) => [type, valueClass] as const)));
 
 /** mysql2's readCodeFor, given supportBigNumbers, bigNumberStrings, dateStrings, jsonStrings and no decimalNumbers. */
 export function wireValueClass(field: WireField): WireValueClass {
   if (field.extendedFormat === 'json') return field.encoding === 'utf8' ? 'utf8' : 'mysql2';
-  switch (field.columnType) {
-    case T.TINY:
-    case T.SHORT:
-    case T.LONG:
-    case T.INT24:
-    case T.YEAR:
-      return 'int';
-    case T.LONGLONG:
-      return 'latin1';
-    case T.DECIMAL:
-    case T.NEWDECIMAL:
-    case T.DATE:
-    case T.DATETIME:
-    case T.TIMESTAMP:
-    case T.TIME:
-      return 'ascii';
-    case T.JSON:
-      return 'utf8';
-    case 4: // FLOAT
-    case 5: // DOUBLE
-    case 6: // NULL
-    case 242: // VECTOR
-    case 255: // GEOMETRY
-    case undefined:
-      return 'mysql2';
-    default:
-      if (field.characterSet === BINARY_CHARSET) return 'bytes';
-      return field.encoding === 'utf8' ? 'utf8' : 'mysql2';
-  }
+  if (field.columnType === undefined) return 'mysql2';
+  const byType = CLASS_OF_TYPE.get(field.columnType);
+  if (byType !== undefined) return byType;
+  if (field.characterSet === BINARY_CHARSET) return 'bytes';
+  return field.encoding === 'utf8' ? 'utf8' : 'mysql2';
 }
 
 interface ConfigInternals {

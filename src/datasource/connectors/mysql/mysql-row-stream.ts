@@ -1,4 +1,5 @@
 import type { Connection, Query } from 'mysql2';
+import { BatchStream } from '../shared/batch-stream.js';
 import { ByteBatcher } from '../shared/byte-batcher.js';
 import type { ReadBudget } from '../shared/read-budget.js';
 import type { RawRow } from './mysql-value-encoders.js';
@@ -80,16 +81,9 @@ export class ParsedRowCollector implements RowCollector<RawRow[]> {
  * the table. A row with a value larger than what the result may still hold fails the stream
  * (ValueTooLargeError) before it is rendered.
  */
-export class MySqlRowStream<B extends { readonly length: number } = RawRow[]> {
-  private failure: unknown = undefined;
-  private ended = false;
+export class MySqlRowStream<B extends { readonly length: number } = RawRow[]> extends BatchStream {
   private discarding = false;
-  private wake: (() => void) | undefined;
   private fields: readonly ResultField[] = [];
-  private resolveFinished: () => void = () => undefined;
-  /** Resolves once the statement is over on this connection (rows done, failed or abandoned). */
-  readonly finished: Promise<void>;
-
   private readonly collector: RowCollector<B>;
 
   constructor(connection: Connection, sql: string, budget: ReadBudget, table: string);
@@ -101,10 +95,8 @@ export class MySqlRowStream<B extends { readonly length: number } = RawRow[]> {
     table: string,
     collector?: RowCollector<B>,
   ) {
+    super();
     this.collector = collector ?? (new ParsedRowCollector(budget, table) as unknown as RowCollector<B>);
-    this.finished = new Promise<void>((resolve) => {
-      this.resolveFinished = resolve;
-    });
     // A lost socket is reported to the connection, not to a command without callback; so is a
     // query on a connection already closed, synchronously, hence the listener comes first.
     connection.on('error', this.onConnectionError);
@@ -121,10 +113,6 @@ export class MySqlRowStream<B extends { readonly length: number } = RawRow[]> {
     query.on('end', () => this.finish());
   }
 
-  get isFinished(): boolean {
-    return this.ended;
-  }
-
   /** Column metadata of the result, known once the first batch has arrived. */
   get resultFields(): readonly ResultField[] {
     return this.fields;
@@ -135,15 +123,10 @@ export class MySqlRowStream<B extends { readonly length: number } = RawRow[]> {
    * exhausted. Rejects with the statement's error, or the failure the stream was stopped with.
    */
   async next(): Promise<B> {
-    if (this.failure !== undefined) throw this.failure;
-    if (!this.collector.isFull && !this.ended) {
-      const ready = new Promise<void>((resolve) => {
-        this.wake = resolve;
-      });
-      // Replays what arrived while paused, then reads the socket again.
-      this.connection.resume();
-      await ready;
-      if (this.failure !== undefined) throw this.failure;
+    this.throwIfFailed();
+    if (!this.collector.isFull && !this.isFinished) {
+      await this.rowsArrive();
+      this.throwIfFailed();
     }
     return this.collector.take();
   }
@@ -158,14 +141,10 @@ export class MySqlRowStream<B extends { readonly length: number } = RawRow[]> {
     this.connection.resume();
   }
 
-  /** Settles the stream from outside, when its connection has been cut. */
-  abandon(error: Error): void {
-    this.finish(error);
-  }
-
   /**
    * Fails the stream with `error` while the statement may still be running: what keeps coming
-   * is dropped, and the caller stops the statement (the failure is what `next()` rejects with).
+   * is dropped, and the caller stops the statement. The failure is what `next()` rejects with,
+   * whatever the statement reports next: the kill's "interrupted" follows from it.
    */
   fail(error: unknown): void {
     this.failure ??= error;
@@ -180,23 +159,16 @@ export class MySqlRowStream<B extends { readonly length: number } = RawRow[]> {
     }
   }
 
+  /** Replays what arrived while paused, then reads the socket again. */
+  protected resumeRows(): void {
+    this.connection.resume();
+  }
+
+  protected override released(): void {
+    this.connection.removeListener('error', this.onConnectionError);
+  }
+
   private readonly onConnectionError = (error: unknown): void => {
     this.finish(error ?? new Error('connection lost'));
   };
-
-  private finish(error?: unknown): void {
-    if (this.ended) return;
-    this.ended = true;
-    // A failure set by fail() stays the one reported: the kill's "interrupted" follows from it.
-    if (error !== undefined) this.failure ??= error;
-    this.connection.removeListener('error', this.onConnectionError);
-    this.resolveFinished();
-    this.notify();
-  }
-
-  private notify(): void {
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.();
-  }
 }

@@ -1,10 +1,11 @@
 import type { Connection, ConnectionOptions } from 'mysql2';
 import type { Readable } from 'node:stream';
-import { DatasourceQueryError } from '../../datasource.error.js';
 import { ABORT_BUDGET_MS, abortableRead } from '../shared/abortable-read.js';
 import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../shared/engine-connector.js';
-import { DEFAULT_READ_BUDGET, ValueTooLargeError } from '../shared/read-budget.js';
-import { settlesWithin } from '../shared/settle.js';
+import { CLOSE_TIMEOUT_MS, EngineSession } from '../shared/engine-session.js';
+import { DEFAULT_READ_BUDGET, type ValueTooLargeError } from '../shared/read-budget.js';
+import { settleOrCut } from '../shared/settle.js';
+import { cancelOrCut } from '../shared/statement-cancel.js';
 import type { RowSizeGuard } from '../shared/wire-frames.js';
 import { destroyConnection, endConnection, killQuery, runQuery } from './mysql-client.js';
 import { COLUMNS_SQL, JSON_CHECKS_SQL, PRIMARY_KEYS_SQL, toSnapshot } from './mysql-discovery.js';
@@ -15,10 +16,6 @@ import { buildSelect, renderSql } from './mysql-sql.js';
 
 /** A read's statement, its rows rendered to JSON as they arrive. */
 type RowStream = MySqlRowStream<RenderedRows>;
-
-/** How long a stopped statement may take to end after the KILL before the socket is cut. */
-const SETTLE_AFTER_KILL_MS = 2_000;
-const CLOSE_TIMEOUT_MS = 2_000;
 
 export interface MySqlSessionContext {
   readonly configName: string;
@@ -50,9 +47,7 @@ export function describeError(error: unknown): string {
  * ValueTooLargeError: refused from its packet header (the connection is cut, before mysql2 has
  * buffered it), and a value over it found in a parsed row stops the statement.
  */
-export class MySqlSession implements ConnectorSession {
-  private lost: Error | undefined;
-  private closing: Promise<void> | undefined;
+export class MySqlSession extends EngineSession implements ConnectorSession {
   /** The statement currently streaming, if any: close() stops it rather than wait for it. */
   private active: RowStream | undefined;
   private readonly guard: RowSizeGuard | undefined;
@@ -61,6 +56,7 @@ export class MySqlSession implements ConnectorSession {
     private readonly connection: Connection,
     private readonly ctx: MySqlSessionContext,
   ) {
+    super(ctx.configName, describeError);
     connection.on('error', (error: Error) => {
       this.lost ??= error;
     });
@@ -96,7 +92,7 @@ export class MySqlSession implements ConnectorSession {
         for (const chunk of batch.chunks) {
           signal.throwIfAborted();
           // Closed under a consumer that still holds the iterator: no more rows.
-          if (this.closing !== undefined) throw new DatasourceQueryError(this.ctx.configName, 'Session is closed', table);
+          this.assertOpen(table);
           yield chunk;
         }
       }
@@ -125,16 +121,9 @@ export class MySqlSession implements ConnectorSession {
         if (active !== undefined) await this.stop(active, CLOSE_TIMEOUT_MS);
         await endConnection(this.connection, CLOSE_TIMEOUT_MS);
       })();
-      if (!(await settlesWithin(graceful, CLOSE_TIMEOUT_MS))) this.sever(new Error('session did not close in time'), active);
+      await settleOrCut(graceful, CLOSE_TIMEOUT_MS, () => this.sever(new Error('session did not close in time'), active));
     })();
     return this.closing;
-  }
-
-  private assertUsable(table?: string): void {
-    if (this.closing !== undefined) throw new DatasourceQueryError(this.ctx.configName, 'Session is closed', table);
-    if (this.lost !== undefined) {
-      throw new DatasourceQueryError(this.ctx.configName, `Connection lost: ${describeError(this.lost)}`, table);
-    }
   }
 
   /** One catalog query, raced against the signal; an abort kills it on the server. */
@@ -143,7 +132,7 @@ export class MySqlSession implements ConnectorSession {
       () => runQuery(this.connection, sql),
       signal,
       (read) => this.kill(read),
-      (error) => new DatasourceQueryError(this.ctx.configName, `Schema discovery failed: ${describeError(error)}`),
+      (error) => this.discoveryFailure(error),
       () => this.sever(new Error('discovery could not be stopped in time; connection closed')),
     );
   }
@@ -155,10 +144,7 @@ export class MySqlSession implements ConnectorSession {
       () => stream.next(),
       signal,
       () => this.stop(stream),
-      (error) =>
-        error instanceof ValueTooLargeError
-          ? error
-          : new DatasourceQueryError(this.ctx.configName, `Reading table "${table}" failed: ${describeError(error)}`, table),
+      (error) => this.readFailure(error, table),
       () => this.sever(new Error('statement could not be stopped in time; connection closed'), stream),
     );
   }
@@ -181,11 +167,10 @@ export class MySqlSession implements ConnectorSession {
    * KILL QUERY from a second connection, then a wait for `running` to end. If either fails, the
    * socket is cut so nothing keeps streaming into it (the session is then unusable).
    */
-  private async kill(running: Promise<unknown>, stream?: RowStream): Promise<void> {
-    const killed = await killQuery(this.ctx.cancelOptions, this.connection.threadId, this.ctx.cancelTimeoutMs);
-    if (!(await settlesWithin(running, killed ? SETTLE_AFTER_KILL_MS : 0))) {
-      this.sever(new Error('statement could not be stopped; connection closed'), stream);
-    }
+  private kill(running: Promise<unknown>, stream?: RowStream): Promise<void> {
+    return cancelOrCut(killQuery(this.ctx.cancelOptions, this.connection.threadId, this.ctx.cancelTimeoutMs), running, () =>
+      this.sever(new Error('statement could not be stopped; connection closed'), stream),
+    );
   }
 
   /**
@@ -197,8 +182,8 @@ export class MySqlSession implements ConnectorSession {
     stream.discard();
     const stopping = this.kill(stream.finished, stream);
     if (timeoutMs === undefined) return stopping;
-    if (!(await settlesWithin(stopping, timeoutMs))) {
-      this.sever(new Error('statement could not be stopped in time; connection closed'), stream);
-    }
+    await settleOrCut(stopping, timeoutMs, () =>
+      this.sever(new Error('statement could not be stopped in time; connection closed'), stream),
+    );
   }
 }

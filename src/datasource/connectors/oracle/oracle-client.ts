@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { ResolvedDatasource } from '../shared/engine-connector.js';
-import { ConnectTimeoutError, OracleConfigError } from './oracle-connect-error.js';
+import { connectWithin, settleOrCut } from '../shared/settle.js';
+import { OracleConfigError } from './oracle-connect-error.js';
 import { trackSockets } from './oracle-connect-sockets.js';
 import type { OracleColumnMetadata, OracleConnectOptions, OracleConnection, OracleDriver, OracleFetchType } from './oracle-driver.js';
 import type { OracleTlsPlan } from './oracle-ssl.js';
@@ -136,18 +137,7 @@ interface NetworkSession {
 
 /** Closes politely (log off), or cuts the socket when that does not finish in time. Never throws. */
 export async function closeConnection(connection: OracleConnection, timeoutMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<void>((resolve) => {
-    timer = setTimeout(() => {
-      destroyConnection(connection);
-      resolve();
-    }, timeoutMs);
-  });
-  try {
-    await Promise.race([connection.close().catch(() => undefined), deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
+  await settleOrCut(connection.close(), timeoutMs, () => destroyConnection(connection));
 }
 
 /**
@@ -176,27 +166,12 @@ export async function connectOracle(
       throw error;
     }
   });
-  let interrupt: ((error: unknown) => void) | undefined;
-  const interrupted = new Promise<never>((_, reject) => {
-    interrupt = reject;
-  });
-  const timer = timeoutMs > 0 ? setTimeout(() => interrupt?.(new ConnectTimeoutError('connect timeout')), timeoutMs) : undefined;
-  const onAbort = (): void => interrupt?.(signal?.reason);
-  signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    return await Promise.race([work, interrupted]);
-  } catch (error) {
+  return connectWithin(work, timeoutMs, signal, () => {
     abandoned = true;
     // The attempt may still be logging in or running the setup: cut its sockets, so that neither
     // the socket nor the driver call outlives the deadline. Nobody waits for it any more.
-    work.catch(() => undefined);
     for (const socket of sockets) cutWithError(socket);
-    if (signal?.aborted) throw signal.reason;
-    throw error;
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', onAbort);
-  }
+  });
 }
 
 /**

@@ -1,11 +1,12 @@
 import type { ColumnInfo, SchemaSnapshot, TableInfo } from '../shared/engine-connector.js';
-import { SqlBuilder, type SqlStatement } from './oracle-sql.js';
+import { OracleStatementBuilder, type SqlStatement } from './oracle-sql.js';
 import { describeColumnType, displayType } from './oracle-types.js';
 
 /**
- * Oracle's system owners (reference §3.2), never discovered even when asked for. Owners the
- * database itself maintains (ALL_USERS.ORACLE_MAINTAINED = 'Y', 12c+; thin mode needs 12.1 or
- * later anyway) are excluded too: the list predates most of them (AUDSYS, LBACSYS, GSMADMIN…).
+ * Oracle's system owners, as the original service listed them, never discovered even when asked
+ * for. Owners the database itself maintains (ALL_USERS.ORACLE_MAINTAINED = 'Y', 12c+; thin mode
+ * needs 12.1 or later anyway) are excluded too: the list predates most of them (AUDSYS, LBACSYS,
+ * GSMADMIN…).
  */
 export const SYSTEM_OWNERS: readonly string[] = [
   'SYS',
@@ -29,44 +30,51 @@ export const SYSTEM_OWNERS: readonly string[] = [
 ];
 
 /**
- * Tables (heap, partitioned, index-organized, temporary, external; not nested-table storage, IOT
- * overflow or secondary objects) and views, as the login can read them: the ALL_* views list only
- * objects the login has a privilege on, i.e. what can be extracted. Names with `$` (recycle bin
- * `BIN$…`, AQ$/MVIEW$ internals) are system objects.
+ * A catalog query (`select`, ending in its WHERE clause) limited to the objects of `owners` (null:
+ * every readable owner) that can be extracted; `alias` names the view that holds OWNER and
+ * TABLE_NAME. The ALL_* views list only objects the login has a privilege on, i.e. what can be
+ * extracted. Names with `$` (recycle bin `BIN$…`, AQ$/MVIEW$ internals) are system objects.
  */
-function ownerFilter(sql: SqlBuilder, column: string, tableColumn: string, owners: readonly string[] | null): void {
-  if (owners !== null) sql.append(` AND ${column} IN (${owners.map((o) => sql.placeholder(o)).join(', ')})`);
+function catalogStatement(select: string, alias: string, orderBy: string, owners: readonly string[] | null): SqlStatement {
+  const sql = new OracleStatementBuilder().append(select);
+  const owner = `${alias}.OWNER`;
+  if (owners !== null) sql.append(` AND ${owner} IN (${owners.map((o) => sql.placeholder(o)).join(', ')})`);
   sql.append(
-    ` AND ${column} NOT IN (${SYSTEM_OWNERS.map((o) => `'${o}'`).join(', ')})` +
-      ` AND ${column} NOT IN (SELECT u.USERNAME FROM ALL_USERS u WHERE u.ORACLE_MAINTAINED = 'Y')` +
-      ` AND INSTR(${column}, '$') = 0 AND INSTR(${tableColumn}, '$') = 0`,
+    ` AND ${owner} NOT IN (${SYSTEM_OWNERS.map((o) => `'${o}'`).join(', ')})` +
+      ` AND ${owner} NOT IN (SELECT u.USERNAME FROM ALL_USERS u WHERE u.ORACLE_MAINTAINED = 'Y')` +
+      ` AND INSTR(${owner}, '$') = 0 AND INSTR(${alias}.TABLE_NAME, '$') = 0` +
+      ` ORDER BY ${orderBy}`,
   );
+  return sql.build();
 }
 
-/** Columns of every table and view of `owners` (null: every readable owner), in COLUMN_ID order. */
+/**
+ * Columns of every table (heap, partitioned, index-organized, temporary, external; not
+ * nested-table storage, IOT overflow or secondary objects) and view of `owners`, in COLUMN_ID order.
+ */
 export function columnsStatement(owners: readonly string[] | null): SqlStatement {
-  const sql = new SqlBuilder().append(
+  return catalogStatement(
     'SELECT c.OWNER, c.TABLE_NAME, c.COLUMN_NAME, c.DATA_TYPE, c.DATA_PRECISION, c.DATA_SCALE, c.CHAR_LENGTH, c.DATA_LENGTH, c.DATA_TYPE_OWNER' +
       ' FROM ALL_TAB_COLUMNS c JOIN (' +
       "SELECT OWNER, TABLE_NAME FROM ALL_TABLES WHERE NESTED = 'NO' AND SECONDARY = 'N' AND (IOT_TYPE IS NULL OR IOT_TYPE = 'IOT')" +
       ' UNION ALL SELECT OWNER, VIEW_NAME FROM ALL_VIEWS' +
       ') o ON o.OWNER = c.OWNER AND o.TABLE_NAME = c.TABLE_NAME WHERE 1 = 1',
+    'c',
+    'c.OWNER, c.TABLE_NAME, c.COLUMN_ID',
+    owners,
   );
-  ownerFilter(sql, 'c.OWNER', 'c.TABLE_NAME', owners);
-  sql.append(' ORDER BY c.OWNER, c.TABLE_NAME, c.COLUMN_ID');
-  return sql.build();
 }
 
-/** Primary-key columns (constraint type P) in key POSITION order. */
+/** Primary-key columns (constraint type P) of the tables of `owners`, in key POSITION order. */
 export function primaryKeysStatement(owners: readonly string[] | null): SqlStatement {
-  const sql = new SqlBuilder().append(
+  return catalogStatement(
     'SELECT cc.OWNER, cc.TABLE_NAME, cc.COLUMN_NAME FROM ALL_CONSTRAINTS k' +
       ' JOIN ALL_CONS_COLUMNS cc ON cc.OWNER = k.OWNER AND cc.CONSTRAINT_NAME = k.CONSTRAINT_NAME AND cc.TABLE_NAME = k.TABLE_NAME' +
       " WHERE k.CONSTRAINT_TYPE = 'P'",
+    'k',
+    'cc.OWNER, cc.TABLE_NAME, cc.POSITION',
+    owners,
   );
-  ownerFilter(sql, 'k.OWNER', 'k.TABLE_NAME', owners);
-  sql.append(' ORDER BY cc.OWNER, cc.TABLE_NAME, cc.POSITION');
-  return sql.build();
 }
 
 /** Owners to discover: upper-cased (Oracle folds unquoted names to upper case), distinct. */
@@ -76,7 +84,7 @@ export function discoveryOwners(schemas: readonly string[] | null, defaultSchema
   return [...new Set(owners)];
 }
 
-/** Result key rule (SPEC §4.2): the login's own tables bare (`ACCOUNTS`), others `OWNER.TABLE`. */
+/** Result key rule (docs/api.md, "Tables and result keys"): the login's own tables bare (`ACCOUNTS`), others `OWNER.TABLE`. */
 export function tableKey(owner: string, name: string, defaultSchema: string): string {
   return owner === defaultSchema ? name : `${owner}.${name}`;
 }

@@ -1,10 +1,10 @@
-import { DatasourceQueryError } from '../../datasource.error.js';
 import { ABORT_BUDGET_MS, abortableRead } from '../shared/abortable-read.js';
 import { assertFitsResult, rawValueBytes } from '../shared/byte-batcher.js';
 import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../shared/engine-connector.js';
+import { CLOSE_TIMEOUT_MS, EngineSession } from '../shared/engine-session.js';
 import { FetchSizer } from '../shared/fetch-sizer.js';
 import { DEFAULT_READ_BUDGET, type ReadBudget } from '../shared/read-budget.js';
-import { settlesWithin } from '../shared/settle.js';
+import { settleOrCut } from '../shared/settle.js';
 import { closeConnection, destroyConnection, fetchTypeHandler } from './oracle-client.js';
 import { columnsStatement, discoveryOwners, primaryKeysStatement, toSnapshot } from './oracle-discovery.js';
 import type { OracleBindValue, OracleConnection, OracleDriver, OracleExecuteOptions, OracleResultSet } from './oracle-driver.js';
@@ -15,7 +15,6 @@ import { createBatchRenderer } from './oracle-value-encoders.js';
 export const BATCH_ROWS = DEFAULT_READ_BUDGET.batchRows;
 /** Rows per round trip of the catalog queries (metadata, never table data). */
 export const FETCH_ARRAY_SIZE = 1_000;
-const CLOSE_TIMEOUT_MS = 2_000;
 
 export interface OracleSessionContext {
   readonly configName: string;
@@ -87,9 +86,7 @@ export function driverBinds(driver: OracleDriver, binds: readonly OracleBind[]):
  * interrupted call has not ended within ABORT_BUDGET_MS is the socket cut, and every later call
  * fails with "Connection lost".
  */
-export class OracleSession implements ConnectorSession {
-  private lost: Error | undefined;
-  private closing: Promise<void> | undefined;
+export class OracleSession extends EngineSession implements ConnectorSession {
   /** The round trip in progress, if any: close() breaks it rather than wait for it. */
   private inFlight: Promise<unknown> | undefined;
 
@@ -97,13 +94,15 @@ export class OracleSession implements ConnectorSession {
     private readonly connection: OracleConnection,
     private readonly driver: OracleDriver,
     private readonly ctx: OracleSessionContext,
-  ) {}
+  ) {
+    super(ctx.configName, describeError);
+  }
 
   async discover(schemas: readonly string[] | null, signal: AbortSignal): Promise<SchemaSnapshot> {
     signal.throwIfAborted();
     this.assertUsable();
     const owners = discoveryOwners(schemas, this.ctx.defaultSchema);
-    const failed = (error: unknown) => new DatasourceQueryError(this.ctx.configName, `Schema discovery failed: ${describeError(error)}`);
+    const failed = (error: unknown) => this.discoveryFailure(error);
     const columns = await this.call(() => this.catalog(columnsStatement(owners)), signal, failed);
     const keys = await this.call(() => this.catalog(primaryKeysStatement(owners)), signal, failed);
     return toSnapshot(columns, keys, this.ctx.defaultSchema);
@@ -118,15 +117,14 @@ export class OracleSession implements ConnectorSession {
       statement = buildSelect(request);
     } catch (error) {
       // A filter value that is not a date for a DATE column, a BFILE column: nothing was sent.
-      throw new DatasourceQueryError(this.ctx.configName, `Reading table "${table}" failed: ${describeError(error)}`, table);
+      throw this.readFailure(error, table);
     }
     const budget = request.budget ?? DEFAULT_READ_BUDGET;
     const sizer = new FetchSizer(budget);
     const render = createBatchRenderer(request.columns);
     const binds = driverBinds(this.driver, statement.binds);
     const options = readOptions(this.driver, sizer.next);
-    const failed = (error: unknown) =>
-      new DatasourceQueryError(this.ctx.configName, `Reading table "${table}" failed: ${describeError(error)}`, table);
+    const failed = (error: unknown) => this.readFailure(error, table);
     const result = await this.call(
       () => this.connection.execute(statement.text, binds, options),
       signal,
@@ -147,7 +145,7 @@ export class OracleSession implements ConnectorSession {
         for (const chunk of render(rows)) {
           signal.throwIfAborted();
           // Closed under a consumer that still holds the iterator: no more rows.
-          if (this.closing !== undefined) throw new DatasourceQueryError(this.ctx.configName, 'Session is closed', table);
+          this.assertOpen(table);
           yield chunk;
         }
         if (rows.length < asked) return;
@@ -161,20 +159,19 @@ export class OracleSession implements ConnectorSession {
   close(): Promise<void> {
     this.closing ??= (async () => {
       const running = this.inFlight;
-      if (running !== undefined && this.lost === undefined && !(await settlesWithin(this.breakCall(running), ABORT_BUDGET_MS))) {
-        this.sever('statement could not be interrupted; connection closed');
+      if (running !== undefined && this.lost === undefined) {
+        await settleOrCut(this.breakCall(running), ABORT_BUDGET_MS, () =>
+          this.sever('statement could not be interrupted; connection closed'),
+        );
       }
       await closeConnection(this.connection, CLOSE_TIMEOUT_MS);
     })();
     return this.closing;
   }
 
-  private assertUsable(table?: string): void {
-    if (this.closing !== undefined) throw new DatasourceQueryError(this.ctx.configName, 'Session is closed', table);
+  protected override lostReason(): Error | undefined {
     this.noteLost();
-    if (this.lost !== undefined) {
-      throw new DatasourceQueryError(this.ctx.configName, `Connection lost: ${describeError(this.lost)}`, table);
-    }
+    return this.lost;
   }
 
   /** node-oracledb emits no event when the socket dies; its health check notices a closed one. */
@@ -261,6 +258,6 @@ export class OracleSession implements ConnectorSession {
   /** Closes the cursor (early stop, abort, failure or end); on a lost connection there is nothing to close. */
   private async closeResultSet(resultSet: OracleResultSet): Promise<void> {
     if (this.lost !== undefined) return;
-    if (!(await settlesWithin(resultSet.close(), CLOSE_TIMEOUT_MS))) this.sever('cursor did not close; connection closed');
+    await settleOrCut(resultSet.close(), CLOSE_TIMEOUT_MS, () => this.sever('cursor did not close; connection closed'));
   }
 }

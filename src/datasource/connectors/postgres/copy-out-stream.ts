@@ -1,3 +1,4 @@
+import { BatchStream } from '../shared/batch-stream.js';
 import type { CopyDataFramer } from './copy-data-framer.js';
 
 /** Bytes of rows received ahead of the renderer before the socket is no longer read (the server then waits). */
@@ -21,33 +22,31 @@ type DataListener = (chunk: Buffer) => void;
  * up with the socket. Once READ_AHEAD_BYTES wait here the socket is no longer read, TCP fills up and
  * the server blocks, however large the table.
  */
-export class CopyOutStream {
+export class CopyOutStream extends BatchStream {
   private connection: PgConnection | undefined;
   private pgDataListener: DataListener | undefined;
   private attached = false;
   private runs: Buffer[] = [];
   private queued = 0;
-  private ended = false;
-  private failure: { error: unknown } | undefined;
-  private wake: (() => void) | undefined;
   private discarding = false;
   private pumping = false;
-  private resolveSettled: () => void = () => undefined;
   private readonly onReadable = () => this.pump();
-  /** Resolves once the statement is over on the connection: CopyDone, or a failure. */
-  readonly settled: Promise<void>;
 
   constructor(
     private readonly text: string,
     private readonly framer: CopyDataFramer,
   ) {
-    this.settled = new Promise<void>((resolve) => {
-      this.resolveSettled = resolve;
-    });
+    super();
   }
 
+  /** The statement is over on the connection: CopyDone, or a failure (isFinished, by the name the COPY read uses). */
   get isSettled(): boolean {
-    return this.ended || this.failure !== undefined;
+    return this.isFinished;
+  }
+
+  /** Resolves once the statement is over on the connection (finished, by the name the COPY read uses). */
+  get settled(): Promise<void> {
+    return this.finished;
   }
 
   /** Called by pg when this becomes the client's active query. */
@@ -72,20 +71,16 @@ export class CopyOutStream {
       if (this.queued < READ_AHEAD_BYTES) this.pump();
       return run;
     }
-    if (this.failure !== undefined) throw this.failure.error;
-    if (this.ended) return null;
+    this.throwIfFailed();
+    if (this.isFinished) return null;
     this.pump();
     return this.runs.length > 0 ? this.take() : undefined;
   }
 
   /** Resolves when take() has something to say (rows, the end, or a failure). */
   wait(): Promise<void> {
-    if (this.runs.length > 0 || this.isSettled) return Promise.resolve();
-    const ready = new Promise<void>((resolve) => {
-      this.wake = resolve;
-    });
-    this.pump();
-    return ready;
+    if (this.runs.length > 0 || this.isFinished) return Promise.resolve();
+    return this.rowsArrive();
   }
 
   /**
@@ -108,6 +103,10 @@ export class CopyOutStream {
   handleCommandComplete(): void {}
 
   handleReadyForQuery(): void {}
+
+  protected resumeRows(): void {
+    this.pump();
+  }
 
   private pump(): void {
     if (this.pumping || !this.attached) return;
@@ -154,19 +153,5 @@ export class CopyOutStream {
     if (rest.length > 0) listener(rest);
     // Adding the listener may not restart a paused socket by itself; once the current data event is done it must flow.
     process.nextTick(() => stream.resume());
-  }
-
-  private finish(error?: unknown): void {
-    if (this.isSettled) return;
-    if (error !== undefined) this.failure = { error };
-    else this.ended = true;
-    this.resolveSettled();
-    this.notify();
-  }
-
-  private notify(): void {
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.();
   }
 }

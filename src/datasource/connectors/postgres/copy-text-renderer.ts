@@ -1,6 +1,6 @@
 import type { RowBatch } from '../shared/engine-connector.js';
-import { releaseOnce } from '../shared/release-once.js';
 import { writeJsonEscape } from '../shared/json-bytes.js';
+import { JsonChunkWriter } from '../shared/json-chunk-writer.js';
 import type { ReadBudget } from '../shared/read-budget.js';
 import { readLength } from './copy-data-framer.js';
 import { type CopyColumn, CopyKind } from './copy-text-columns.js';
@@ -42,13 +42,7 @@ TEXT_BYTE[NEWLINE] = FIELD_END;
  * sends one row per message, so a row's end is known from its header and no search is needed; a
  * message that is not exactly one row is refused (CopyFormatError) rather than guessed at.
  */
-export class CopyTextRenderer {
-  private out: Buffer = Buffer.allocUnsafe(COPY_BATCH_BYTES);
-  private pos = 0;
-  private rows = 0;
-  private batches: RowBatch[] = [];
-  /** Batch buffers handed back by the consumer, at most as many as were out at once. */
-  private readonly spare: Buffer[] = [];
+export class CopyTextRenderer extends JsonChunkWriter {
   /** Bytes every row needs besides its values: keys, braces and the comma before it. */
   private readonly rowOverhead: number;
   /** End of the row being rendered, for the room the fields after an encoded one still need. */
@@ -58,45 +52,26 @@ export class CopyTextRenderer {
     private readonly columns: readonly CopyColumn[],
     private readonly budget: ReadBudget,
   ) {
+    // A batch is one chunk: handed on whole, however full.
+    super(COPY_BATCH_BYTES, false);
     this.rowOverhead = columns.reduce((sum, c) => sum + c.prefix.length + 8, 4);
   }
 
   /** Renders every row of `messages` (whole CopyData messages); returns the batches that filled up. */
   push(messages: Buffer): RowBatch[] {
     this.renderRows(messages, 0, messages.length);
-    return this.take();
+    return this.takeChunks();
   }
 
   /** The last batch. */
   end(): RowBatch[] {
-    this.flush();
-    return this.take();
-  }
-
-  private take(): RowBatch[] {
-    if (this.batches.length === 0) return EMPTY;
-    const batches = this.batches;
-    this.batches = [];
-    return batches;
-  }
-
-  private flush(): void {
-    if (this.rows === 0) return;
-    const full = this.out;
-    // Batch buffers come back once written: the next batches reuse them rather than make garbage.
-    const release = full.length === COPY_BATCH_BYTES ? releaseOnce(() => this.spare.push(full)) : undefined;
-    this.batches.push({ json: full.subarray(0, this.pos), rowCount: this.rows, release });
-    this.out = this.spare.pop() ?? Buffer.allocUnsafe(COPY_BATCH_BYTES);
-    this.pos = 0;
-    this.rows = 0;
+    this.flushChunk();
+    return this.takeChunks();
   }
 
   /** Makes room for `bytes` more output bytes, keeping the row being written in one batch. */
   private ensure(bytes: number): void {
-    if (this.pos + bytes <= this.out.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(this.out.length * 2, this.pos + bytes));
-    this.out.copy(grown, 0, 0, this.pos);
-    this.out = grown;
+    if (this.pos + bytes > this.out.length) this.grow(this.pos + bytes);
   }
 
   /**
@@ -117,11 +92,11 @@ export class CopyTextRenderer {
       this.rowEnd = rowEnd;
       // Worst case: every byte becomes a six-byte \u00XX escape.
       const bound = (rowEnd - i) * 6 + this.rowOverhead;
-      if (this.rows > 0 && (this.pos + bound > this.out.length || this.rows >= batchRows)) this.flush();
+      if (this.chunkRows > 0 && (this.pos + bound > this.out.length || this.chunkRows >= batchRows)) this.flushChunk();
       this.ensure(bound);
       let out = this.out;
       let pos = this.pos;
-      if (this.rows > 0) out[pos++] = COMMA;
+      if (this.chunkRows > 0) out[pos++] = COMMA;
       if (n === 0) out[pos++] = OPEN_BRACE;
       for (let c = 0; c < n; c++) {
         const column = columns[c];
@@ -179,7 +154,7 @@ export class CopyTextRenderer {
       if (i !== messageEnd) throw new CopyFormatError('a CopyData message does not hold one whole row');
       out[pos++] = CLOSE_BRACE;
       this.pos = pos;
-      this.rows++;
+      this.chunkRows++;
     }
   }
 
@@ -190,8 +165,6 @@ export class CopyTextRenderer {
     return this.pos + this.out.write(json, this.pos, 'utf8');
   }
 }
-
-const EMPTY: RowBatch[] = [];
 
 /*
  * One small function per kind: V8 optimises each byte loop on its own, which a single function

@@ -2,9 +2,10 @@ import { isIP } from 'node:net';
 import pg from 'pg';
 import type { EgressPolicy } from '../../ssrf/egress-policy.js';
 import type { ResolvedDatasource } from '../shared/engine-connector.js';
-import { raceDeadline, settlesWithin } from '../shared/settle.js';
+import { connectWithin, settleOrCut } from '../shared/settle.js';
+import { cancelFromSecondConnection } from '../shared/statement-cancel.js';
 import { cleartextGuard } from './postgres-cleartext.js';
-import { ConnectTimeoutError, SessionSetupError } from './postgres-connect-error.js';
+import { SessionSetupError } from './postgres-connect-error.js';
 import type { PgSsl } from './postgres-ssl.js';
 
 const identity = (value: string): string => value;
@@ -121,20 +122,8 @@ export async function connectClient(
     const setup = await client.query<string[]>({ text: SESSION_SETUP_SQL, rowMode: 'array' });
     return { client, ...checkSessionSetup(setup.rows[0] ?? []) };
   })();
-  try {
-    // Like pg's connectionTimeoutMillis, a non-positive value means no deadline.
-    return await raceDeadline(
-      work,
-      timeoutMs,
-      signal,
-      () => new ConnectTimeoutError('connect timeout'),
-      () => destroyClient(client),
-    );
-  } catch (error) {
-    destroyClient(client);
-    if (signal?.aborted) throw signal.reason;
-    throw error;
-  }
+  // Like pg's connectionTimeoutMillis, a non-positive value means no deadline.
+  return connectWithin(work, timeoutMs, signal, () => destroyClient(client));
 }
 
 /**
@@ -147,27 +136,22 @@ export async function cancelBackend(
   timeoutMs: number,
   refusePlaintextPassword = false,
 ): Promise<boolean> {
-  let connected: ConnectedClient | undefined;
-  try {
-    connected = await connectClient({ ...config, application_name: 'fetcher-cancel' }, timeoutMs, undefined, refusePlaintextPassword);
-    const client = connected.client;
-    const cancel = client.query<string[]>({ text: 'SELECT pg_catalog.pg_cancel_backend($1)', values: [pid], rowMode: 'array' });
-    const result = await raceDeadline(
-      cancel,
-      timeoutMs,
-      undefined,
-      () => new ConnectTimeoutError('cancel timeout'),
-      () => destroyClient(client),
-    );
-    return result.rows[0]?.[0] === 't';
-  } catch {
-    return false;
-  } finally {
-    if (connected !== undefined) await endClient(connected.client, 1_000);
-  }
+  const cancelConfig = { ...config, application_name: 'fetcher-cancel' };
+  return cancelFromSecondConnection<pg.Client>(
+    {
+      open: async () => (await connectClient(cancelConfig, timeoutMs, undefined, refusePlaintextPassword)).client,
+      cancel: async (client) => {
+        const result = await client.query<string[]>({ text: 'SELECT pg_catalog.pg_cancel_backend($1)', values: [pid], rowMode: 'array' });
+        return result.rows[0]?.[0] === 't';
+      },
+      cut: destroyClient,
+      end: endClient,
+    },
+    timeoutMs,
+  );
 }
 
 /** Ends a client politely, or destroys its socket when the server does not answer in time. */
 export async function endClient(client: pg.Client, timeoutMs: number): Promise<void> {
-  if (!(await settlesWithin(client.end(), timeoutMs))) destroyClient(client);
+  await settleOrCut(client.end(), timeoutMs, () => destroyClient(client));
 }

@@ -73,7 +73,7 @@ interface TableBuilder {
   readonly pk: { readonly name: string; readonly position: number }[];
 }
 
-/** Result key rule (SPEC §4.2): bare name in the default schema, `schema.table` elsewhere. */
+/** Result key rule (docs/api.md, "Tables and result keys"): bare name in the default schema, `schema.table` elsewhere. */
 export function tableKey(schema: string, name: string, defaultSchema: string): string {
   return schema === defaultSchema ? name : `${schema}.${name}`;
 }

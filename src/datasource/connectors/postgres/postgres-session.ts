@@ -1,21 +1,18 @@
 import type pg from 'pg';
 import Cursor from 'pg-cursor';
-import { DatasourceQueryError } from '../../datasource.error.js';
 import { ABORT_BUDGET_MS, abortableRead } from '../shared/abortable-read.js';
 import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../shared/engine-connector.js';
+import { CLOSE_TIMEOUT_MS, EngineSession } from '../shared/engine-session.js';
 import { FetchSizer } from '../shared/fetch-sizer.js';
 import { DEFAULT_READ_BUDGET, type ValueTooLargeError } from '../shared/read-budget.js';
-import { settlesWithin } from '../shared/settle.js';
+import { settleOrCut } from '../shared/settle.js';
+import { cancelOrCut } from '../shared/statement-cancel.js';
 import { cancelBackend, destroyClient, endClient, TEXT_TYPES } from './postgres-client.js';
 import { DISCOVERY_SQL, toSnapshot } from './postgres-discovery.js';
 import { CopyRefusedError, readWithCopy, type CopySessionLink } from './postgres-copy-read.js';
 import { PostgresRowGauge } from './postgres-row-gauge.js';
 import { buildCopy, buildSelect } from './postgres-sql.js';
 import { createBatchRenderer, type RawRow } from './postgres-value-encoders.js';
-
-/** How long a cancelled statement may take to end before the socket is cut. */
-const SETTLE_AFTER_CANCEL_MS = 2_000;
-const CLOSE_TIMEOUT_MS = 2_000;
 
 export interface PostgresSessionContext {
   readonly configName: string;
@@ -64,9 +61,7 @@ function describe(error: unknown): string {
  * budget's bytes, and a row larger than what the result may still hold cuts the connection as
  * soon as its header arrives (ValueTooLargeError), before pg has buffered it.
  */
-export class PostgresSession implements ConnectorSession {
-  private lost: Error | undefined;
-  private closing: Promise<void> | undefined;
+export class PostgresSession extends EngineSession implements ConnectorSession {
   /** Set when the gauge refused a row: the read fails with it rather than with the cut connection. */
   private tooLarge: ValueTooLargeError | undefined;
   /** Follows the socket between statements; a COPY takes the socket over, so it is detached then. */
@@ -77,6 +72,7 @@ export class PostgresSession implements ConnectorSession {
     private readonly client: pg.Client,
     private readonly ctx: PostgresSessionContext,
   ) {
+    super(ctx.configName, describe);
     client.on('error', (error) => {
       this.lost ??= error;
     });
@@ -100,7 +96,7 @@ export class PostgresSession implements ConnectorSession {
       () => this.client.query<(string | null)[]>({ text: DISCOVERY_SQL, values: [names], rowMode: 'array' }),
       signal,
       (read) => this.interrupt(read),
-      (error) => new DatasourceQueryError(this.ctx.configName, `Schema discovery failed: ${describe(error)}`),
+      (error) => this.discoveryFailure(error),
       () => this.sever(new Error('discovery could not be cancelled in time; connection closed')),
     );
     return toSnapshot(result.rows, this.ctx.defaultSchema);
@@ -170,13 +166,6 @@ export class PostgresSession implements ConnectorSession {
     return this.closing;
   }
 
-  private assertUsable(table?: string): void {
-    if (this.closing !== undefined) throw new DatasourceQueryError(this.ctx.configName, 'Session is closed', table);
-    if (this.lost !== undefined) {
-      throw new DatasourceQueryError(this.ctx.configName, `Connection lost: ${describe(this.lost)}`, table);
-    }
-  }
-
   /** One cursor read of `rows` rows, raced against the signal; an abort cancels the statement on the server. */
   private readBatch(stream: CursorStream, rows: number, signal: AbortSignal, table: string): Promise<RawRow[]> {
     // Aborted between reads: nothing runs on the server, closing the portal is enough.
@@ -191,11 +180,6 @@ export class PostgresSession implements ConnectorSession {
       (error) => this.tooLarge ?? this.readFailure(error, table),
       () => this.sever(new Error('statement could not be cancelled in time; connection closed')),
     );
-  }
-
-  /** A failed read of `table` as the connector reports it: the server's message and SQLSTATE only. */
-  private readFailure(error: unknown, table: string): DatasourceQueryError {
-    return new DatasourceQueryError(this.ctx.configName, `Reading table "${table}" failed: ${describe(error)}`, table);
   }
 
   private detachGauge(): void {
@@ -214,16 +198,11 @@ export class PostgresSession implements ConnectorSession {
    * read to fail with "canceling statement". If either does not happen, the socket is cut so
    * nothing keeps waiting on it (the session is then unusable).
    */
-  private async interrupt(read: Promise<unknown>): Promise<void> {
-    const cancelled = await cancelBackend(
-      this.ctx.cancelConfig,
-      this.ctx.backendPid,
-      this.ctx.cancelTimeoutMs,
-      this.ctx.refusePlaintextPassword,
+  private interrupt(read: Promise<unknown>): Promise<void> {
+    const { cancelConfig, backendPid, cancelTimeoutMs, refusePlaintextPassword } = this.ctx;
+    return cancelOrCut(cancelBackend(cancelConfig, backendPid, cancelTimeoutMs, refusePlaintextPassword), read, () =>
+      this.sever(new Error('statement could not be cancelled; connection closed')),
     );
-    if (!(await settlesWithin(read, cancelled ? SETTLE_AFTER_CANCEL_MS : 0))) {
-      this.sever(new Error('statement could not be cancelled; connection closed'));
-    }
   }
 
   /**
@@ -233,8 +212,6 @@ export class PostgresSession implements ConnectorSession {
    */
   private async closeCursor(stream: CursorStream, timeoutMs: number): Promise<void> {
     if (this.lost !== undefined || stream.failed) return;
-    if (!(await settlesWithin(stream.cursor.close(), timeoutMs))) {
-      this.sever(new Error('cursor did not close; connection closed'));
-    }
+    await settleOrCut(stream.cursor.close(), timeoutMs, () => this.sever(new Error('cursor did not close; connection closed')));
   }
 }

@@ -26,7 +26,7 @@ describe('FrameWatcher', () => {
   it.each([1, 2, 4, 5, 7, 4096, stream.length])('sees every header in order whatever the chunking (%i bytes)', (size) => {
     const seen: [string, number][] = [];
     const socket = new PassThrough();
-    new FrameWatcher(socket, PG, (bytes, offset, body) => seen.push([String.fromCharCode(bytes[offset]), body]));
+    const watcher = new FrameWatcher(socket, PG, (bytes, offset, body) => seen.push([String.fromCharCode(bytes[offset]), body]));
     feed(socket, stream, size);
     expect(seen).toEqual([
       ['T', 10],
@@ -34,6 +34,7 @@ describe('FrameWatcher', () => {
       ['D', 70_000],
       ['C', 0],
     ]);
+    watcher.detach();
   });
 
   it('runs before the listeners already on the stream, and sees nothing once detached', () => {

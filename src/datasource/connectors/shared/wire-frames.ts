@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { type ReadBudget, ValueTooLargeError } from './read-budget.js';
+import { SocketTap } from './socket-tap.js';
 
 /** How a wire protocol frames its messages: a fixed-size header that gives the body's length. */
 export interface FrameFormat {
@@ -20,28 +21,21 @@ export type FrameListener = (bytes: Buffer, offset: number, bodyBytes: number) =
  * It must be attached when the stream is at a message boundary (between statements) and stay
  * attached from then on: it cannot find its way back into a stream it lost.
  */
-export class FrameWatcher {
+export class FrameWatcher extends SocketTap {
   private skip = 0;
   private readonly header: Buffer;
   private headerFill = 0;
-  private attached = true;
 
   constructor(
-    private readonly stream: Readable,
+    stream: Readable,
     private readonly format: FrameFormat,
     private readonly listener: FrameListener,
   ) {
+    super(stream);
     this.header = Buffer.alloc(format.headerBytes);
-    // Before the driver's own listener: a message can be refused before the driver buffers it.
-    stream.prependListener('data', this.onData);
   }
 
-  detach(): void {
-    this.attached = false;
-    this.stream.removeListener('data', this.onData);
-  }
-
-  private readonly onData = (chunk: Buffer): void => {
+  protected onChunk(chunk: Buffer): void {
     const size = this.format.headerBytes;
     const end = chunk.length;
     let i = 0;
@@ -68,7 +62,7 @@ export class FrameWatcher {
         }
       }
     }
-  };
+  }
 }
 
 /**

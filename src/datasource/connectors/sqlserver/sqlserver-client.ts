@@ -5,7 +5,8 @@ import { mssql } from './sqlserver-driver.js';
 import type { Connection as TediousConnection } from 'tedious';
 import type { EgressPolicy } from '../../ssrf/egress-policy.js';
 import type { ResolvedDatasource } from '../shared/engine-connector.js';
-import { ConnectTimeoutError, UnencryptedLoginError } from './sqlserver-connect-error.js';
+import { connectWithin, settlesWithin } from '../shared/settle.js';
+import { UnencryptedLoginError } from './sqlserver-connect-error.js';
 import { egressConnector } from './sqlserver-egress.js';
 import type { SqlServerTls } from './sqlserver-ssl.js';
 
@@ -179,23 +180,13 @@ export async function connectPool(
   const pool = new (mssql().ConnectionPool)(config);
   // An 'error' event without a listener would crash the process; failures reach us otherwise.
   pool.on('error', () => undefined);
-  let interrupt: ((error: unknown) => void) | undefined;
-  const interrupted = new Promise<never>((_, reject) => {
-    interrupt = reject;
-  });
-  const timer = timeoutMs > 0 ? setTimeout(() => interrupt?.(new ConnectTimeoutError('connect timeout')), timeoutMs) : undefined;
-  const onAbort = (): void => interrupt?.(signal?.reason);
-  signal?.addEventListener('abort', onAbort, { once: true });
-  const work = (async () => {
+  const work = (async (): Promise<ConnectedPool> => {
     await pool.connect();
     const result = await new (mssql().Request)(pool).query<[number]>(SESSION_SETUP_SQL);
-    return Number(result.recordset[0]?.[0]);
-  })();
-  try {
-    const spid = await Promise.race([interrupted, work]);
     if (watch.unencryptedLogins > 0) throw new UnencryptedLoginError('login completed without TLS');
-    return { pool, watch, spid };
-  } catch (error) {
+    return { pool, watch, spid: Number(result.recordset[0]?.[0]) };
+  })();
+  return connectWithin(work, timeoutMs, signal, () => {
     watch.cut();
     // The connect attempt settles once its connections are cut; only then can the pool close
     // (mssql refuses to close a pool that is connecting). Nobody needs to wait for that.
@@ -203,12 +194,7 @@ export async function connectPool(
       .catch(() => undefined)
       .then(() => pool.close())
       .catch(() => undefined);
-    if (signal?.aborted) throw signal.reason;
-    throw error;
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', onAbort);
-  }
+  });
 }
 
 /**
@@ -216,19 +202,8 @@ export async function connectPool(
  * `timeoutMs`, the connections are cut and the close completes.
  */
 export async function closePool(connected: Pick<ConnectedPool, 'pool' | 'watch'>, timeoutMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const closed = connected.pool.close().then(
-    () => true,
-    () => true,
-  );
-  const inTime = await Promise.race([
-    closed,
-    new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), timeoutMs);
-    }),
-  ]);
-  clearTimeout(timer);
-  if (inTime) return;
+  const closed = connected.pool.close();
+  if (await settlesWithin(closed, timeoutMs)) return;
   connected.watch.cut();
-  await Promise.race([closed, new Promise<void>((resolve) => setTimeout(resolve, 1_000).unref())]);
+  await Promise.race([closed.catch(() => undefined), new Promise<void>((resolve) => setTimeout(resolve, 1_000).unref())]);
 }

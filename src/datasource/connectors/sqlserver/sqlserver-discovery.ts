@@ -65,7 +65,7 @@ export type DiscoveryRow = readonly unknown[];
 const text = (value: unknown): string => (typeof value === 'string' ? value : value === null || value === undefined ? '' : String(value));
 const int = (value: unknown): number => (typeof value === 'number' ? value : Number(value ?? 0));
 
-/** Result key rule (SPEC §4.2): bare name in the default schema, `schema.table` elsewhere. */
+/** Result key rule (docs/api.md, "Tables and result keys"): bare name in the default schema, `schema.table` elsewhere. */
 export function tableKey(schema: string, name: string, defaultSchema: string): string {
   return schema === defaultSchema ? name : `${schema}.${name}`;
 }

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { ValueTooLargeError, type ReadBudget } from '../shared/read-budget.js';
+import { SocketTap } from '../shared/socket-tap.js';
 
 /**
  * Bytes a row may take on the wire beyond twice what the result may still hold before it is
@@ -21,18 +22,17 @@ export const ROW_GUARD_SLACK_BYTES = 1024 * 1024;
  * `onOversize` must cut the connection: tedious would otherwise go on collecting the value, and a
  * cancel is not read before the value ends.
  */
-export class PendingRowGuard {
+export class PendingRowGuard extends SocketTap {
   private pending = 0;
-  private attached = true;
 
   constructor(
-    private readonly socket: Readable,
+    socket: Readable,
     private readonly budget: ReadBudget,
     private readonly table: string,
     private readonly onOversize: (error: ValueTooLargeError) => void,
   ) {
-    // Before tedious' own listener: the bytes are counted before the driver keeps them.
-    socket.prependListener('data', this.onData);
+    // The bytes are counted before tedious keeps them.
+    super(socket);
   }
 
   /** A row has been handed over: the next one starts. */
@@ -40,17 +40,11 @@ export class PendingRowGuard {
     this.pending = 0;
   }
 
-  detach(): void {
-    if (!this.attached) return;
-    this.attached = false;
-    this.socket.removeListener('data', this.onData);
-  }
-
-  private readonly onData = (chunk: Buffer): void => {
+  protected onChunk(chunk: Buffer): void {
     this.pending += chunk.length;
     const remaining = this.budget.remainingBytes();
     if (this.pending <= 2 * remaining + ROW_GUARD_SLACK_BYTES) return;
     this.detach();
     this.onOversize(new ValueTooLargeError(this.table, Math.floor(this.pending / 2), remaining));
-  };
+  }
 }

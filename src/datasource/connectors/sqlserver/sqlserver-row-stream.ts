@@ -1,5 +1,6 @@
 import type { ConnectionPool, ISqlType, Request } from 'mssql';
 import { mssql } from './sqlserver-driver.js';
+import { BatchStream } from '../shared/batch-stream.js';
 import type { ByteBatcher } from '../shared/byte-batcher.js';
 import type { SqlParamType } from './sqlserver-filter.js';
 import type { PendingRowGuard } from './sqlserver-row-guard.js';
@@ -36,18 +37,12 @@ export function prepareRequest(pool: ConnectionPool, statement: SqlStatement, st
  * and the server waits) until the consumer asks for the next batch. At most one batch is read
  * ahead, never the table.
  */
-export class SqlServerRowStream {
+export class SqlServerRowStream extends BatchStream {
   private buffered: RawRow[] = [];
-  private failure: unknown = undefined;
   /** Why the batcher refused a row: the reason this stream gives, whatever the cancel that follows reports. */
   private refused: unknown = undefined;
-  private ended = false;
   private discarding = false;
-  private wake: (() => void) | undefined;
-  private resolveFinished: () => void = () => undefined;
   private readonly request: Request;
-  /** Resolves once the statement is over on its connection (rows done, failed, cancelled or abandoned). */
-  readonly finished: Promise<void>;
 
   /**
    * `batch` decides when a batch is full, and refuses rows holding a value the result cannot take;
@@ -59,9 +54,7 @@ export class SqlServerRowStream {
     private readonly batch: ByteBatcher,
     private readonly guard?: Pick<PendingRowGuard, 'rowArrived' | 'detach'>,
   ) {
-    this.finished = new Promise<void>((resolve) => {
-      this.resolveFinished = resolve;
-    });
+    super();
     this.request = prepareRequest(pool, statement, true);
     this.request.on('row', (row: RawRow) => this.onRow(row));
     // 'error' may come more than once (one per server message); the first one explains.
@@ -73,10 +66,6 @@ export class SqlServerRowStream {
     this.request.query(statement.text).catch((error: unknown) => this.finish(error));
   }
 
-  get isFinished(): boolean {
-    return this.ended;
-  }
-
   /**
    * The next batch of (about) `batchRows` rows or `batchBytes` bytes; an empty one once the result
    * is exhausted. Rejects with the statement's error, or with the batcher's ValueTooLargeError.
@@ -85,15 +74,10 @@ export class SqlServerRowStream {
     if (this.refused !== undefined) throw this.refused;
     // Never an empty batch after a cancel: that would read as the end of the table.
     if (this.discarding) throw new Error('statement cancelled');
-    if (this.failure !== undefined) throw this.failure;
-    if (!this.batch.isFull && !this.ended) {
-      const ready = new Promise<void>((resolve) => {
-        this.wake = resolve;
-      });
-      this.request.resume();
-      await ready;
-      if (this.refused !== undefined) throw this.refused;
-      if (this.failure !== undefined) throw this.failure;
+    this.throwIfFailed();
+    if (!this.batch.isFull && !this.isFinished) {
+      await this.rowsArrive();
+      this.throwIfFailed();
     }
     const rows = this.buffered;
     this.buffered = [];
@@ -107,18 +91,13 @@ export class SqlServerRowStream {
    * is dropped. The stream then finishes with ECANCEL, which nobody reads.
    */
   cancel(): void {
-    if (this.ended) return;
+    if (this.isFinished) return;
     this.discarding = true;
     this.buffered = [];
     this.batch.reset();
     // What arrives until the acknowledgement is dropped, whatever its size.
     this.guard?.detach();
     this.request.cancel();
-  }
-
-  /** Settles the stream from outside, when its connection has been cut. */
-  abandon(error: Error): void {
-    this.finish(error);
   }
 
   /** Fails the stream with `error` (a row refused while it arrived), whatever its connection reports next. */
@@ -149,18 +128,16 @@ export class SqlServerRowStream {
     }
   }
 
-  private finish(error?: unknown): void {
-    if (this.ended) return;
-    this.ended = true;
-    this.guard?.detach();
-    if (error !== undefined) this.failure ??= error;
-    this.resolveFinished();
-    this.notify();
+  protected override throwIfFailed(): void {
+    if (this.refused !== undefined) throw this.refused;
+    super.throwIfFailed();
   }
 
-  private notify(): void {
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.();
+  protected resumeRows(): void {
+    this.request.resume();
+  }
+
+  protected override released(): void {
+    this.guard?.detach();
   }
 }

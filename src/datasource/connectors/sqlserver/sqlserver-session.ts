@@ -1,17 +1,15 @@
-import { DatasourceQueryError } from '../../datasource.error.js';
 import { ABORT_BUDGET_MS, abortableRead } from '../shared/abortable-read.js';
 import { ByteBatcher } from '../shared/byte-batcher.js';
 import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../shared/engine-connector.js';
-import { DEFAULT_READ_BUDGET, ValueTooLargeError } from '../shared/read-budget.js';
-import { settlesWithin } from '../shared/settle.js';
+import { CLOSE_TIMEOUT_MS, EngineSession } from '../shared/engine-session.js';
+import { DEFAULT_READ_BUDGET } from '../shared/read-budget.js';
+import { settleOrCut } from '../shared/settle.js';
 import { closePool, type ConnectedPool } from './sqlserver-client.js';
 import { discoveryStatement, toSnapshot, type DiscoveryRow } from './sqlserver-discovery.js';
 import { PendingRowGuard } from './sqlserver-row-guard.js';
 import { prepareRequest, SqlServerRowStream } from './sqlserver-row-stream.js';
 import { buildSelect } from './sqlserver-sql.js';
 import { createBatchRenderer, type RawRow } from './sqlserver-value-encoders.js';
-
-const CLOSE_TIMEOUT_MS = 2_000;
 
 export interface SqlServerSessionContext {
   readonly configName: string;
@@ -44,9 +42,7 @@ export function describeError(error: unknown): string {
  * ABORT_BUDGET_MS is the connection cut, and every later call fails with "Connection lost" (as
  * when the server drops it): a server that has stopped answering cannot hold a caller.
  */
-export class SqlServerSession implements ConnectorSession {
-  private lost: Error | undefined;
-  private closing: Promise<void> | undefined;
+export class SqlServerSession extends EngineSession implements ConnectorSession {
   /** Stops the statement currently running, if any: close() calls it rather than wait for it. */
   private active: (() => Promise<void>) | undefined;
 
@@ -54,6 +50,7 @@ export class SqlServerSession implements ConnectorSession {
     private readonly connected: ConnectedPool,
     private readonly ctx: SqlServerSessionContext,
   ) {
+    super(ctx.configName, describeError);
     connected.watch.onLost = (error) => {
       if (this.closing === undefined) this.lost ??= error;
     };
@@ -76,16 +73,15 @@ export class SqlServerSession implements ConnectorSession {
       request.cancel();
       await query?.catch(() => undefined);
     };
-    const stop = async (): Promise<void> => {
-      if (!(await settlesWithin(cancel(), ABORT_BUDGET_MS))) this.sever('catalog query could not be cancelled; connection closed');
-    };
+    const stop = (): Promise<void> =>
+      settleOrCut(cancel(), ABORT_BUDGET_MS, () => this.sever('catalog query could not be cancelled; connection closed'));
     this.active = stop;
     try {
       return await abortableRead(
         () => (query = request.query<DiscoveryRow>(statement.text).then((result) => toSnapshot(result.recordset, this.ctx.defaultSchema))),
         signal,
         cancel,
-        (error) => new DatasourceQueryError(this.ctx.configName, `Schema discovery failed: ${describeError(error)}`),
+        (error) => this.discoveryFailure(error),
         () => this.sever('catalog query could not be cancelled; connection closed'),
       );
     } finally {
@@ -101,6 +97,7 @@ export class SqlServerSession implements ConnectorSession {
     const budget = request.budget ?? DEFAULT_READ_BUDGET;
     // A row too large for the result is refused while it arrives; the stream it belongs to is
     // created just below.
+    // oxlint-disable-next-line prefer-const -- the guard's callback, made before the stream, reads it
     let stream: SqlServerRowStream | undefined;
     const socket = this.connected.watch.socket();
     const guard =
@@ -122,7 +119,7 @@ export class SqlServerSession implements ConnectorSession {
         for (const chunk of render(rows)) {
           signal.throwIfAborted();
           // Closed under a consumer that still holds the iterator: no more rows.
-          if (this.closing !== undefined) throw new DatasourceQueryError(this.ctx.configName, 'Session is closed', table);
+          this.assertOpen(table);
           yield chunk;
         }
       }
@@ -143,13 +140,6 @@ export class SqlServerSession implements ConnectorSession {
     return this.closing;
   }
 
-  private assertUsable(table?: string): void {
-    if (this.closing !== undefined) throw new DatasourceQueryError(this.ctx.configName, 'Session is closed', table);
-    if (this.lost !== undefined) {
-      throw new DatasourceQueryError(this.ctx.configName, `Connection lost: ${describeError(this.lost)}`, table);
-    }
-  }
-
   /** One batch, raced against the signal; an abort cancels the statement on the server. */
   private readBatch(stream: SqlServerRowStream, signal: AbortSignal, table: string): Promise<RawRow[]> {
     // Aborted between batches: the finally block of readRows stops the statement.
@@ -161,10 +151,7 @@ export class SqlServerSession implements ConnectorSession {
         stream.cancel();
         await stream.finished;
       },
-      (error) =>
-        error instanceof ValueTooLargeError
-          ? error
-          : new DatasourceQueryError(this.ctx.configName, `Reading table "${table}" failed: ${describeError(error)}`, table),
+      (error) => this.readFailure(error, table),
       () => this.sever('statement could not be cancelled; connection closed', stream),
     );
   }
@@ -177,7 +164,7 @@ export class SqlServerSession implements ConnectorSession {
   private async stop(stream: SqlServerRowStream): Promise<void> {
     if (stream.isFinished) return;
     stream.cancel();
-    if (!(await settlesWithin(stream.finished, ABORT_BUDGET_MS))) this.sever('statement could not be cancelled; connection closed', stream);
+    await settleOrCut(stream.finished, ABORT_BUDGET_MS, () => this.sever('statement could not be cancelled; connection closed', stream));
   }
 
   /** Cuts the connection (the session is lost) and settles the stream that was running on it. */

@@ -26,7 +26,7 @@ function projection(column: ColumnInfo): string {
 /**
  * `SELECT <columns> FROM [schema].[table] AS [src] [WHERE …] [ORDER BY <primary key>]`, values
  * as typed `@pN` parameters. Ordering by the primary key makes the result stable and is what
- * SPEC §6 promises.
+ * docs/value-mapping.md, "The result document" promises.
  */
 export function buildSelect(request: TableReadRequest): SqlStatement {
   const { table, columns, filters } = request;

@@ -128,6 +128,7 @@ export async function startFakeTdsServer(options: FakeTdsServerOptions = {}): Pr
             socket.destroy();
             return;
           }
+          // oxlint-disable-next-line no-unmodified-loop-condition -- the attention handler sets it while this loop awaits
           while (chunk.length >= MAX_PACKET_DATA && !attention) {
             await write(packet(chunk.subarray(0, MAX_PACKET_DATA), false));
             chunk = chunk.subarray(MAX_PACKET_DATA);
