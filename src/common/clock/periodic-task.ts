@@ -1,4 +1,4 @@
-import type { Scheduler } from './scheduler.js';
+import type { Delayer } from './delayer.js';
 
 export interface PeriodicTaskOptions {
   /** From the end of one pass to the start of the next, so that passes never overlap. */
@@ -20,7 +20,7 @@ export class PeriodicTask {
   private started = false;
 
   constructor(
-    private readonly scheduler: Scheduler,
+    private readonly scheduler: Delayer,
     private readonly pass: () => Promise<unknown>,
     private readonly options: PeriodicTaskOptions,
   ) {}

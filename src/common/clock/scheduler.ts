@@ -1,16 +1,14 @@
+import type { DelayOptions, Delayer } from './delayer.js';
 import { PeriodicTask, type PeriodicTaskOptions } from './periodic-task.js';
 
-export interface DelayOptions {
-  /** The wait does not keep the process alive (work nobody needs once the process is leaving). */
-  readonly unref?: boolean;
-}
+export type { DelayOptions };
 
 /**
  * Deferred work: the one place the background loops (recovery sweep, outbox relay, retention
  * sweep) meet a timer, so that a spec can run their passes by moving a manual clock instead of
  * waiting for real time.
  */
-export abstract class Scheduler {
+export abstract class Scheduler implements Delayer {
   /** Calls `callback` once after `delayMs`; the returned function cancels a call not yet made. */
   abstract delay(delayMs: number, callback: () => Promise<void>, options?: DelayOptions): () => void;
 

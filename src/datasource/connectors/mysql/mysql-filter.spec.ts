@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { FilterCondition } from '../../../request/data-request.js';
 import type { ColumnInfo } from '../shared/engine-connector.js';
 import { buildWhere, temporalValue } from './mysql-filter.js';
-import { MySqlStatementBuilder } from './mysql-sql.js';
+import { MySqlStatementBuilder } from './mysql-statement-builder.js';
 import { describeColumnType } from './mysql-types.js';
 
 const col = (

@@ -4,7 +4,7 @@ import { readBooleanText } from '../sql/boolean-text.js';
 import { SqlColumnFilter } from '../sql/sql-column-filter.js';
 import { buildSqlWhere } from '../sql/where-builder.js';
 import { quoteIdent } from './mysql-identifier.js';
-import type { MySqlStatementBuilder } from './mysql-sql.js';
+import type { MySqlStatementBuilder } from './mysql-statement-builder.js';
 import { mysqlColumnType, type MySqlValueKind } from './mysql-types.js';
 
 const TEXT_KINDS: ReadonlySet<MySqlValueKind> = new Set(['text', 'json-checked']);

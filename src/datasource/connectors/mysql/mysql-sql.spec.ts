@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ColumnInfo, TableInfo } from '../shared/engine-connector.js';
 import { qualifiedName, quoteIdent } from './mysql-identifier.js';
-import { buildSelect, MySqlStatementBuilder, renderSql } from './mysql-sql.js';
+import { buildSelect, renderSql } from './mysql-sql.js';
+import { MySqlStatementBuilder } from './mysql-statement-builder.js';
 import { describeColumnType } from './mysql-types.js';
 
 const col = (name: string, dataType: string, columnType = dataType): ColumnInfo => ({

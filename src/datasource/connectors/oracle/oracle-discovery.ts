@@ -1,5 +1,5 @@
 import type { ColumnInfo, SchemaSnapshot, TableInfo } from '../shared/engine-connector.js';
-import { OracleStatementBuilder, type SqlStatement } from './oracle-sql.js';
+import { OracleStatementBuilder, type SqlStatement } from './oracle-statement-builder.js';
 import { describeColumnType, displayType } from './oracle-types.js';
 
 /**

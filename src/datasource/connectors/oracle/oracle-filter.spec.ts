@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { FilterCondition } from '../../../request/data-request.js';
 import type { ColumnInfo } from '../shared/engine-connector.js';
 import { buildWhere, likePattern, MAX_BINDS, MAX_IN_LIST, OracleFilterError } from './oracle-filter.js';
-import { OracleStatementBuilder } from './oracle-sql.js';
+import { OracleStatementBuilder } from './oracle-statement-builder.js';
 import { describeColumnType } from './oracle-types.js';
 
 const col = (name: string, dataType: string, precision: number | null = null, scale: number | null = null): ColumnInfo => ({

@@ -4,7 +4,7 @@ import { readBooleanText } from '../sql/boolean-text.js';
 import { SqlColumnFilter, type PresentScalar, type SqlComparison } from '../sql/sql-column-filter.js';
 import { buildSqlWhere } from '../sql/where-builder.js';
 import { quoteIdent } from './oracle-identifier.js';
-import type { OracleStatementBuilder } from './oracle-sql.js';
+import type { OracleStatementBuilder } from './oracle-statement-builder.js';
 import { isoFormat, temporalOperand } from './oracle-temporal.js';
 import { oracleColumnType, type OracleColumnType, type OracleValueKind } from './oracle-types.js';
 

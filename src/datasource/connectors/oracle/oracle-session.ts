@@ -8,7 +8,8 @@ import { settleOrCut } from '../shared/settle.js';
 import { closeConnection, destroyConnection, fetchTypeHandler } from './oracle-client.js';
 import { columnsStatement, discoveryOwners, primaryKeysStatement, toSnapshot } from './oracle-discovery.js';
 import type { OracleBindValue, OracleConnection, OracleDriver, OracleExecuteOptions, OracleResultSet } from './oracle-driver.js';
-import { buildSelect, type OracleBind, type SqlStatement } from './oracle-sql.js';
+import { buildSelect } from './oracle-sql.js';
+import type { OracleBind, SqlStatement } from './oracle-statement-builder.js';
 import { createBatchRenderer } from './oracle-value-encoders.js';
 
 /** Rows per batch at most when the request brings no budget (DEFAULT_READ_BUDGET). */

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ColumnInfo, TableInfo } from '../shared/engine-connector.js';
 import { qualifiedName, quoteIdent } from './oracle-identifier.js';
-import { buildSelect, OracleStatementBuilder, UnsupportedColumnError } from './oracle-sql.js';
+import { buildSelect, UnsupportedColumnError } from './oracle-sql.js';
+import { OracleStatementBuilder } from './oracle-statement-builder.js';
 import { describeColumnType } from './oracle-types.js';
 
 const col = (name: string, dataType: string, precision: number | null = null, scale: number | null = null): ColumnInfo => ({

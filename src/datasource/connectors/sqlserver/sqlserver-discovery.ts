@@ -1,5 +1,5 @@
 import type { ColumnInfo, SchemaSnapshot, TableInfo } from '../shared/engine-connector.js';
-import type { SqlParam } from './sqlserver-filter.js';
+import type { SqlParam } from './sqlserver-parameters.js';
 import type { SqlStatement } from './sqlserver-sql.js';
 import { describeColumnType, formatDataType } from './sqlserver-types.js';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FilterCondition } from '../../../request/data-request.js';
-import { bindingFor, buildWhere, decimalCast, decimalText, likePattern, temporalValue, type SqlParam } from './sqlserver-filter.js';
+import { bindingFor, buildWhere, decimalCast, decimalText, likePattern, temporalValue } from './sqlserver-filter.js';
+import type { SqlParam } from './sqlserver-parameters.js';
 import { sqlServerColumnType } from './sqlserver-types.js';
 import { column } from './testing/fake-datasource.js';
 

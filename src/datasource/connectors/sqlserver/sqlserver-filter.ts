@@ -6,17 +6,8 @@ import { buildSqlWhere } from '../sql/where-builder.js';
 import { textExpression } from './sqlserver-expressions.js';
 import { quoteIdent } from './sqlserver-identifier.js';
 import { MAX_STATEMENT_PARAMS, openJsonMembership } from './sqlserver-json-list.js';
+import type { SqlBinding, SqlParam, SqlParamType } from './sqlserver-parameters.js';
 import { sqlServerColumnType, type SqlServerColumnType, type SqlServerValueKind } from './sqlserver-types.js';
-
-/** The parameter types this connector binds (mssql `NVarChar(MAX)`, `Bit`, `Float`, `VarBinary(MAX)`). */
-export type SqlParamType = 'nvarchar' | 'bit' | 'float' | 'varbinary';
-
-/** One `@pN` parameter, always declared with its type (never inferred by the driver). */
-export interface SqlParam {
-  readonly name: string;
-  readonly type: SqlParamType;
-  readonly value: string | number | boolean | Buffer | null;
-}
 
 /** Kinds with no comparison operators of their own: compared through their text. */
 const TEXT_COMPARED: ReadonlySet<SqlServerValueKind> = new Set(['long-text', 'xml', 'json', 'clr', 'variant', 'other']);
@@ -63,13 +54,6 @@ export function temporalValue(value: string, kind: SqlServerValueKind): string {
   if (zone.toUpperCase() === 'Z') return local + '+00:00';
   const digits = zone.slice(1).replace(':', '');
   return `${local}${zone[0]}${digits.slice(0, 2)}:${digits.slice(2) || '00'}`;
-}
-
-/** How one value is bound: the parameter, and the CAST that makes it compare as the column's type. */
-export interface SqlBinding {
-  readonly type: SqlParamType;
-  readonly value: SqlParam['value'];
-  readonly cast?: string;
 }
 
 /** How one value is bound for a column of `type` (null: no engine type known, bound as text). */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FilterCondition, FilterScalar } from '../../../request/data-request.js';
-import { buildWhere, type SqlParam } from './sqlserver-filter.js';
+import { buildWhere } from './sqlserver-filter.js';
+import type { SqlParam } from './sqlserver-parameters.js';
 import { MAX_STATEMENT_PARAMS } from './sqlserver-json-list.js';
 import { buildSelect } from './sqlserver-sql.js';
 import { column, tableOf } from './testing/fake-datasource.js';

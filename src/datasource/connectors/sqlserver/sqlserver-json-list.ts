@@ -1,4 +1,4 @@
-import type { SqlBinding, SqlParamType } from './sqlserver-filter.js';
+import type { SqlBinding, SqlParamType } from './sqlserver-parameters.js';
 
 /**
  * SQL Server takes at most 2,100 parameters in one call, and sp_executesql uses two of them

@@ -2,7 +2,7 @@ import type { ConnectionPool, ISqlType, Request } from 'mssql';
 import { mssql } from './sqlserver-driver.js';
 import { BatchStream } from '../shared/batch-stream.js';
 import type { ByteBatcher } from '../shared/byte-batcher.js';
-import type { SqlParamType } from './sqlserver-filter.js';
+import type { SqlParamType } from './sqlserver-parameters.js';
 import type { PendingRowGuard } from './sqlserver-row-guard.js';
 import type { SqlStatement } from './sqlserver-sql.js';
 import type { RawRow } from './sqlserver-value-encoders.js';

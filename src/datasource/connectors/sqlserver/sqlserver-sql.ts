@@ -1,6 +1,7 @@
 import type { ColumnInfo, TableReadRequest } from '../shared/engine-connector.js';
 import { readExpression } from './sqlserver-expressions.js';
-import { buildWhere, type SqlParam } from './sqlserver-filter.js';
+import { buildWhere } from './sqlserver-filter.js';
+import type { SqlParam } from './sqlserver-parameters.js';
 import { qualifiedName, quoteIdent } from './sqlserver-identifier.js';
 import { kindOfColumn } from './sqlserver-types.js';
 
