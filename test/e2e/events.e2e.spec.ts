@@ -27,6 +27,10 @@ describe('terminal events on RabbitMQ', () => {
         EVENTS_EXCHANGE: exchange,
         EVENTS_RELAY_INTERVAL_MS: '200',
         WORKER_CONCURRENCY: '5',
+        // 200 submissions at once each test pg_source behind the per-host cap on test connections;
+        // on a loaded 2-core machine that queue outlasts the default 5 s deadline. This suite is
+        // about events, not test latency (fan-out.e2e checks the caps with the same allowance).
+        CONNECTION_TEST_TIMEOUT_MS: '30000',
       },
     }).start(2);
     await cluster.registerPostgres('pg_source', source);

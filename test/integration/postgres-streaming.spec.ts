@@ -96,10 +96,16 @@ describe.each(PG_READ_PATHS)('PostgresConnector streaming and abort (%s path)', 
     try {
       const first = await iterator.next();
       expect(first.done).toBe(false);
-      await new Promise((r) => setTimeout(r, 100));
-      const { rows } = await db.query<{ wait_event: string | null }>(
-        `SELECT wait_event FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%FROM "public"."big"%' AND pid <> pg_backend_pid()`,
-      );
+      // The backend reaches its wait once it has sent what the socket takes; on a loaded machine
+      // that can take longer than a fixed pause, so the state is polled (up to 5 s), not sampled once.
+      const settledWait = readPath === 'cursor' ? 'ClientRead' : 'ClientWrite';
+      let rows: { wait_event: string | null }[] = [];
+      for (const deadline = Date.now() + 5_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+        ({ rows } = await db.query<{ wait_event: string | null }>(
+          `SELECT wait_event FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%FROM "public"."big"%' AND pid <> pg_backend_pid()`,
+        ));
+        if (rows.length === 1 && rows[0].wait_event === settledWait) break;
+      }
       if (readPath === 'cursor') {
         // While the consumer holds a batch the portal is suspended: the backend waits for our next
         // request (ClientRead) instead of pushing the rest of the table at us (ClientWrite).
