@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import { ConsoleLogger, type INestApplication, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -33,6 +34,7 @@ export function configureFetcherApp(app: NestExpressApplication, config: AppConf
   // Before any pipe: the DTO transform recurses, so depth and size are bounded first.
   app.use(bodyLimitsMiddleware);
   answerClientErrorsWithEnvelope(app.getHttpServer());
+  keepIdleConnectionsOpen(app.getHttpServer());
   app.useGlobalFilters(new FetExceptionFilter());
   app.useGlobalPipes(
     new RequestValidationPipe({
@@ -46,6 +48,21 @@ export function configureFetcherApp(app: NestExpressApplication, config: AppConf
   app.enableShutdownHooks();
   if (config.role !== FetcherRole.Worker) setupSwagger(app, config);
   return app;
+}
+
+/**
+ * Node closes an idle keep-alive connection after 5 s. A client or load balancer (whose idle
+ * timeout is commonly 60 s) that reuses it at that instant gets "socket closed" for a request the
+ * server never read; a result download after a few seconds of other work hit exactly that. Idle
+ * connections are kept longer than such clients keep them, so it is the client that closes them.
+ * Shutdown is unaffected: server.close() closes idle connections at once.
+ */
+const KEEP_ALIVE_IDLE_MS = 65_000;
+
+function keepIdleConnectionsOpen(server: Server): void {
+  server.keepAliveTimeout = KEEP_ALIVE_IDLE_MS;
+  // Must exceed the keep-alive timeout, or a slow request on a reused connection is cut first.
+  server.headersTimeout = KEEP_ALIVE_IDLE_MS + 1_000;
 }
 
 /** The port this role listens on: the API port, or the worker's health/metrics port. */
