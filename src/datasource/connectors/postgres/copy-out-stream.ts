@@ -39,16 +39,6 @@ export class CopyOutStream extends BatchStream {
     super();
   }
 
-  /** The statement is over on the connection: CopyDone, or a failure (isFinished, by the name the COPY read uses). */
-  get isSettled(): boolean {
-    return this.isFinished;
-  }
-
-  /** Resolves once the statement is over on the connection (finished, by the name the COPY read uses). */
-  get settled(): Promise<void> {
-    return this.finished;
-  }
-
   /** Called by pg when this becomes the client's active query. */
   submit(connection: PgConnection): void {
     this.connection = connection;

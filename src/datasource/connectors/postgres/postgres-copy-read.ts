@@ -4,7 +4,7 @@ import { DatasourceQueryError } from '../../datasource.error.js';
 import { ABORT_BUDGET_MS, abortableRead } from '../shared/abortable-read.js';
 import type { RowBatch, TableReadRequest } from '../shared/engine-connector.js';
 import { DEFAULT_READ_BUDGET, ValueTooLargeError } from '../shared/read-budget.js';
-import { settlesWithin } from '../shared/settle.js';
+import { settleOrCut } from '../shared/settle.js';
 import { CopyDataFramer, CopyProtocolError } from './copy-data-framer.js';
 import { CopyOutStream } from './copy-out-stream.js';
 import { copyColumns } from './copy-text-columns.js';
@@ -85,7 +85,7 @@ export async function* readWithCopy(
         await abortableRead(
           () => copy.wait(),
           signal,
-          () => link.interrupt(copy.settled),
+          () => link.interrupt(copy.finished),
           (error) => link.failure(error, table),
           () => link.sever(new Error('COPY could not be cancelled in time; connection closed')),
         );
@@ -124,11 +124,11 @@ export async function* readWithCopy(
 
 /** A COPY still running when the read ends early is cancelled, its remaining output dropped. */
 async function stop(link: CopySessionLink, reader: CopyOutStream | undefined, budgetMs: number): Promise<void> {
-  if (reader === undefined || reader.isSettled || link.isLost()) return;
+  if (reader === undefined || reader.isFinished || link.isLost()) return;
   reader.discard();
-  if (!(await settlesWithin(link.interrupt(reader.settled), budgetMs))) {
-    link.sever(new Error('COPY could not be cancelled in time; connection closed'));
-  }
+  await settleOrCut(link.interrupt(reader.finished), budgetMs, () =>
+    link.sever(new Error('COPY could not be cancelled in time; connection closed')),
+  );
 }
 
 /** Leaves the failed transaction, so the session can run its next statement. */
@@ -138,7 +138,7 @@ async function endTransaction(link: CopySessionLink): Promise<void> {
     () => undefined,
     () => link.sever(new Error('the transaction could not be rolled back; connection closed')),
   );
-  if (!(await settlesWithin(rollback, END_TRANSACTION_TIMEOUT_MS))) {
-    link.sever(new Error('the transaction could not be rolled back in time; connection closed'));
-  }
+  await settleOrCut(rollback, END_TRANSACTION_TIMEOUT_MS, () =>
+    link.sever(new Error('the transaction could not be rolled back in time; connection closed')),
+  );
 }
