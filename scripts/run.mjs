@@ -4,7 +4,8 @@
 // changed, makes sure the local services the tests use are running, then runs the command. A fresh
 // clone needs nothing else.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -44,10 +45,63 @@ function ensureBuild() {
   }
 }
 
-function exec(cmd, cmdArgs, env = {}) {
-  const child = spawn(cmd, cmdArgs, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
-  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
-  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+/**
+ * Runs the command as a child that stops with this process: SIGINT, SIGTERM and SIGHUP are passed
+ * on, and so is the death of whoever started this one. `npm start` runs `sh -c`, and a shell that
+ * dies of npm's SIGTERM without passing it on would leave this process (and the server, its port
+ * bound) running as an orphan; the package scripts `exec` to avoid that shell, and the watch on
+ * the parent covers a shell or supervisor that does not.
+ */
+function exec(cmd, cmdArgs, env = {}, stdio = 'inherit') {
+  const child = spawn(cmd, cmdArgs, { cwd: root, stdio, env: { ...process.env, ...env } });
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+  const parent = process.ppid;
+  const orphanWatch = setInterval(() => {
+    if (process.ppid !== parent) child.kill('SIGTERM');
+  }, 500);
+  orphanWatch.unref();
+  child.on('exit', (code, signal) => {
+    clearInterval(orphanWatch);
+    process.exitCode = code ?? (signal ? 1 : 0);
+  });
+  return child;
+}
+
+/**
+ * The suite writes what it observed (application logs, the runner's own output) under one run
+ * directory; each check of scripts/after-suite then reads it. A check that needs the whole suite
+ * (every route exercised) only runs when no file filter was given.
+ */
+async function runSuite(vitestArgs) {
+  const runDir = mkdtempSync(join(tmpdir(), 'fetcher-suite-'));
+  const logDir = join(runDir, 'logs');
+  mkdirSync(logDir);
+  const output = createWriteStream(join(runDir, 'vitest-output.log'));
+  const child = exec('npx', ['vitest', 'run', ...vitestArgs], { TZ: 'UTC', FETCHER_TEST_LOG_DIR: logDir }, ['inherit', 'pipe', 'pipe']);
+  child.stdout.on('data', (chunk) => (process.stdout.write(chunk), output.write(chunk)));
+  child.stderr.on('data', (chunk) => (process.stderr.write(chunk), output.write(chunk)));
+  const code = await new Promise((resolveExit) => child.on('close', (status, signal) => resolveExit(status ?? (signal ? 1 : 0))));
+  await new Promise((resolveEnd) => output.end(resolveEnd));
+  let problems = 0;
+  if (code === 0) {
+    const fullSuite = vitestArgs.every((arg) => arg.startsWith('-'));
+    const checkDir = join(root, 'scripts', 'after-suite');
+    const checks = existsSync(checkDir)
+      ? readdirSync(checkDir)
+          .filter((name) => name.endsWith('.mjs'))
+          .sort()
+      : [];
+    for (const name of checks) {
+      const { default: check } = await import(join(root, 'scripts', 'after-suite', name));
+      const found = await check({ runDir, logDir, fullSuite, root });
+      for (const problem of found) console.error(`[after-suite] ${name}: ${problem}`);
+      console.error(`[after-suite] ${name}: ${found.length === 0 ? 'passed' : `${found.length} problem(s)`}`);
+      problems += found.length;
+    }
+  }
+  if (code === 0 && problems === 0) rmSync(runDir, { recursive: true, force: true });
+  else console.error(`[fetcher] suite output kept in ${runDir}`);
+  process.exit(code !== 0 ? code : problems > 0 ? 1 : 0);
 }
 
 ensureDependencies();
@@ -60,7 +114,7 @@ switch (command) {
   }
   case 'test':
     run('bash', ['scripts/ensure-services.sh']);
-    exec('npx', ['vitest', 'run', ...args], { TZ: 'UTC' });
+    await runSuite(args);
     break;
   case 'result':
     exec(process.execPath, ['dist/cli/show-result.js', ...args]);
