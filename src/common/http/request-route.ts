@@ -1,0 +1,14 @@
+import type { Request } from 'express';
+
+/** The label of a request that matched no route (404 before any handler): one value, not one per path tried. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/**
+ * The route template a request matched, e.g. `/v1/fetcher/:id`: what access lines, metrics and
+ * spans are grouped by, so that ids in paths never become label values. Read it once the
+ * response has finished; before routing it is not known yet.
+ */
+export function routeOf(request: Request): string {
+  const path: unknown = request.route?.path;
+  return typeof path === 'string' ? `${request.baseUrl ?? ''}${path}` : UNMATCHED_ROUTE;
+}
