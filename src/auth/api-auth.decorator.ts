@@ -1,42 +1,56 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiBearerAuth, ApiResponse } from '../common/http/api-docs.js';
-import { ErrorEnvelopeDto } from '../common/http/error-envelope.dto.js';
+import { ApiBearerAuth } from '../common/http/api-docs.js';
 import { FetCode } from '../common/errors/fet-code.js';
+import { STORE_UNAVAILABLE, UNEXPECTED } from '../common/http/api-error-cases.js';
+import { ApiErrorResponses, mergeErrorAnswers, type ErrorAnswers, type ErrorCase } from '../common/http/api-error-response.js';
 import { Access } from './access.decorators.js';
 
 export const BEARER_SCHEME = 'bearer';
 
-const UNAUTHENTICATED = {
-  status: 401,
-  type: ErrorEnvelopeDto,
-  description: 'FET-0010: no credential, or an invalid, revoked or expired one (with WWW-Authenticate: Bearer)',
-  example: {
-    code: FetCode.Unauthenticated,
-    title: 'Unauthorized',
-    message: 'Authentication required: send Authorization: Bearer <API key or token>',
-  },
+/** What the global guard answers on every protected route (src/auth/auth.guard.ts and the authenticators). */
+const AUTHENTICATION: ErrorAnswers = {
+  401: [
+    [FetCode.Unauthenticated, 'Authentication required: send Authorization: Bearer <API key or token>', { label: 'no credential' }],
+    [FetCode.Unauthenticated, 'The API key is not valid or has been revoked', { label: 'invalid credential' }],
+  ],
+  // In AUTH_MODE=apikey the key store is the job store; in jwt, the issuer's JWKS endpoint.
+  503: [
+    STORE_UNAVAILABLE,
+    [FetCode.ServiceUnavailable, 'the signing keys of the token issuer cannot be fetched right now; please retry', { label: 'JWKS' }],
+  ],
 };
 
-const FORBIDDEN: Record<Exclude<Access, Access.Public>, string> = {
-  [Access.Principal]: 'FET-0011: X-Product-Name or metadata.source names a product this credential does not act for',
-  [Access.Operator]: 'FET-0011: the route is for operators only',
-};
+const OPERATORS_ONLY: ErrorCase = [FetCode.Forbidden, 'This route is for operators only', { label: 'operators only' }];
 
-/** The bearer scheme and the 401/403 answers of a protected controller, for Swagger. */
-export function ApiAuth(access: Exclude<Access, Access.Public>): ClassDecorator {
-  return applyDecorators(ApiBearerAuth(BEARER_SCHEME), ApiResponse(UNAUTHENTICATED), forbiddenResponse(access));
+/** The bearer scheme of a protected controller; each route lists its answers with ApiErrors. */
+export function ApiAuth(): ClassDecorator {
+  return applyDecorators(ApiBearerAuth(BEARER_SCHEME));
 }
 
-/** On a route of a product-facing controller that only operators may call: its 403 says so. */
-export function ApiOperatorRoute(): MethodDecorator {
-  return applyDecorators(forbiddenResponse(Access.Operator));
+/**
+ * Every error answer of one route, for Swagger: the guard's (401, 503 credential store; 403 on an
+ * operator route) and the global filter's 500 merged with the route's own, one response per status
+ * with an example per code. The route's own 403, 500 and 503 cases join those under the same status
+ * instead of hiding them.
+ */
+export function ApiErrors(access: Access, answers: ErrorAnswers): MethodDecorator {
+  return ApiErrorResponses(withGuardAnswers(access, answers));
 }
 
-function forbiddenResponse(access: Exclude<Access, Access.Public>) {
-  return ApiResponse({
-    status: 403,
-    type: ErrorEnvelopeDto,
-    description: FORBIDDEN[access],
-    example: { code: FetCode.Forbidden, title: 'Forbidden', message: FORBIDDEN[access].slice('FET-0011: '.length) },
-  });
+/** The route's answers with the guard's of its access joined in. */
+function withGuardAnswers(access: Access, answers: ErrorAnswers): ErrorAnswers {
+  const guard: ErrorAnswers[] = [];
+  if (access !== Access.Public) guard.push(AUTHENTICATION, { 500: [UNEXPECTED] });
+  if (access === Access.Operator) guard.push({ 403: [OPERATORS_ONLY] });
+  return dedupe(mergeErrorAnswers(...guard, answers));
+}
+
+/** The store case of the guard and of the route's own lookups is one answer. */
+function dedupe(answers: ErrorAnswers): ErrorAnswers {
+  return Object.fromEntries(
+    Object.entries(answers).map(([status, cases]) => [
+      status,
+      cases?.filter((item, index) => cases.findIndex((other) => other[0] === item[0] && other[2]?.label === item[2]?.label) === index),
+    ]),
+  );
 }

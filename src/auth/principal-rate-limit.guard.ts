@@ -1,8 +1,6 @@
 import { applyDecorators, Inject, Injectable, SetMetadata, UseGuards, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ApiResponse } from '../common/http/api-docs.js';
 import type { Request } from 'express';
-import { ErrorEnvelopeDto } from '../common/http/error-envelope.dto.js';
 import { RateLimitError } from '../common/rate-limit/rate-limit.error.js';
 import { RATE_LIMITER, type RateLimiter } from '../common/rate-limit/rate-limiter.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
@@ -41,15 +39,7 @@ export class PrincipalRateLimitGuard implements CanActivate {
   }
 }
 
-/** `@RateLimitedPerPrincipal('jobSubmissions')` on a route. */
+/** `@RateLimitedPerPrincipal('jobSubmissions')` on a route; its 429 is documented with the route's other answers (ApiErrors). */
 export function RateLimitedPerPrincipal(name: PrincipalLimit): MethodDecorator {
-  return applyDecorators(
-    SetMetadata(METADATA, name),
-    UseGuards(PrincipalRateLimitGuard),
-    ApiResponse({
-      status: 429,
-      type: ErrorEnvelopeDto,
-      description: `FET-1070 with Retry-After: ${LIMITS[name].label.toLowerCase()}s per principal per minute exceeded`,
-    }),
-  );
+  return applyDecorators(SetMetadata(METADATA, name), UseGuards(PrincipalRateLimitGuard));
 }

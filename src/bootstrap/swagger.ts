@@ -58,7 +58,9 @@ function buildDocument(
     new DocumentBuilder()
       .setTitle('Fetcher')
       .setDescription(
-        'Extract fields of tables from registered databases into one signed (HMAC-SHA256), encrypted (AES-256-GCM) result in object storage. Errors use the FET envelope `{code, title, message, fields?, details?}`.',
+        'Extract fields of tables from registered databases into one signed (HMAC-SHA256), encrypted (AES-256-GCM) result in object storage. ' +
+          'Errors use the FET envelope `{code, title, message, fields?, details?}`; each error answer shows an example of every code the route gives under that status. ' +
+          'The pre-filled request bodies are the README walkthrough’s: register the connection pg_source (X-Product-Name: reporter), then submit the job.',
       )
       .setVersion(config.version)
       .addBearerAuth(

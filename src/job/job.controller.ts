@@ -1,25 +1,30 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiOperation, ApiQuery, ApiResponse, ApiTags } from '../common/http/api-docs.js';
+import { ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '../common/http/api-docs.js';
 import type { Response } from 'express';
 import { Access, Allow, CurrentPrincipal } from '../auth/access.decorators.js';
-import { ApiAuth } from '../auth/api-auth.decorator.js';
+import { ApiAuth, ApiErrors } from '../auth/api-auth.decorator.js';
 import type { Principal } from '../auth/principal.js';
 import { RateLimitedPerPrincipal } from '../auth/principal-rate-limit.guard.js';
-import { FetCode } from '../common/errors/fet-code.js';
-import { ApiErrorResponse } from '../common/http/api-error-response.js';
-import { ErrorEnvelopeDto } from '../common/http/error-envelope.dto.js';
 import { ParseIdPipe } from '../common/http/parse-id.pipe.js';
-import { CreateJobDto } from './dto/create-job.dto.js';
+import { CreateJobDto, CREATE_JOB_EXAMPLES } from './dto/create-job.dto.js';
 import { JobAcceptedDto, JobResponseDto } from './dto/job-response.dto.js';
-import { JobPageDto, LIST_JOBS_BAD_REQUESTS } from './dto/job-summary.dto.js';
+import { JobPageDto } from './dto/job-summary.dto.js';
 import { parseListJobsQuery } from './dto/list-jobs.query.js';
+import {
+  CANCEL_ANSWERS,
+  GET_JOB_ANSWERS,
+  JOB_ACCEPTED_EXAMPLE,
+  JOB_DUPLICATE_EXAMPLE,
+  LIST_JOBS_ANSWERS,
+  SUBMIT_ANSWERS,
+} from './job.api-docs.js';
 import { JobListService } from './job-list.service.js';
 import { JobService } from './job.service.js';
 import { JobStatus } from './job-status.js';
 
 /** Any principal; a product principal submits for and reads only its own products' jobs. */
 @ApiTags('jobs')
-@ApiAuth(Access.Principal)
+@ApiAuth()
 @Allow(Access.Principal)
 @Controller('v1/fetcher')
 export class JobController {
@@ -29,22 +34,22 @@ export class JobController {
   ) {}
 
   @Post()
-  @ApiOperation({ summary: 'Submit an extraction job; metadata.source must be a product this credential acts for' })
-  @RateLimitedPerPrincipal('jobSubmissions')
-  @ApiResponse({ status: 202, type: JobAcceptedDto, description: 'New job, queued' })
-  @ApiResponse({ status: 200, type: JobAcceptedDto, description: 'Duplicate of a job created within the dedup window' })
-  @ApiResponse({
-    status: 400,
-    type: ErrorEnvelopeDto,
+  @ApiOperation({
+    summary: 'Submit an extraction job; metadata.source must be a product this credential acts for',
     description:
-      'FET-0001/0402 body, FET-0401 data request, FET-1061 limits, FET-1020 unknown datasource, FET-1014/1016 product, FET-1040 datasource down',
+      'The pre-filled body is the README walkthrough’s job: it runs as it is once the walkthrough’s connection pg_source is registered. ' +
+      'The same request again within DEDUP_WINDOW_SECONDS answers 200 with the existing job.',
   })
+  @RateLimitedPerPrincipal('jobSubmissions')
+  @ApiBody({ type: CreateJobDto, examples: CREATE_JOB_EXAMPLES })
+  @ApiResponse({ status: 202, type: JobAcceptedDto, description: 'New job, queued', example: JOB_ACCEPTED_EXAMPLE })
   @ApiResponse({
-    status: 409,
-    type: ErrorEnvelopeDto,
-    description: 'FET-1024 a connection has no password (cleared by a change of endpoint)',
+    status: 200,
+    type: JobAcceptedDto,
+    description: 'Duplicate of a job created within the dedup window: that job, with its current status; nothing new is queued',
+    example: JOB_DUPLICATE_EXAMPLE,
   })
-  @ApiResponse({ status: 503, type: ErrorEnvelopeDto, description: 'FET-0003 queue or store unavailable' })
+  @ApiErrors(Access.Principal, SUBMIT_ANSWERS)
   async create(
     @Body() body: CreateJobDto,
     @CurrentPrincipal() principal: Principal,
@@ -70,18 +75,7 @@ export class JobController {
   @ApiQuery({ name: 'startDate', required: false, example: '2026-01-01', description: 'On createdAt, UTC.' })
   @ApiQuery({ name: 'endDate', required: false, example: '2026-01-31', description: 'Inclusive of the whole day, UTC.' })
   @ApiResponse({ status: 200, type: JobPageDto })
-  @ApiResponse({
-    status: 400,
-    type: ErrorEnvelopeDto,
-    description: 'FET-0405 unknown, repeated or invalid parameter, FET-0406 limit, FET-0407 sortOrder, FET-0408/0409 dates',
-    examples: LIST_JOBS_BAD_REQUESTS,
-  })
-  @ApiResponse({
-    status: 503,
-    type: ErrorEnvelopeDto,
-    description: 'FET-0003 store unavailable',
-    example: { code: 'FET-0003', title: 'Service Unavailable', message: 'the job store is unavailable right now; please retry shortly' },
-  })
+  @ApiErrors(Access.Principal, LIST_JOBS_ANSWERS)
   list(@Query() query: Record<string, unknown>, @CurrentPrincipal() principal: Principal): Promise<JobPageDto> {
     return this.lists.list(parseListJobsQuery(query), principal);
   }
@@ -89,7 +83,7 @@ export class JobController {
   @Get(':id')
   @ApiOperation({ summary: 'Get a job, its status and its result summary' })
   @ApiResponse({ status: 200, type: JobResponseDto })
-  @ApiResponse({ status: 404, type: ErrorEnvelopeDto })
+  @ApiErrors(Access.Principal, GET_JOB_ANSWERS)
   get(@Param('id', new ParseIdPipe('job')) id: string, @CurrentPrincipal() principal: Principal): Promise<JobResponseDto> {
     return this.jobs.get(id, principal);
   }
@@ -103,22 +97,7 @@ export class JobController {
       'Cancelling a cancelled job answers the same again.',
   })
   @ApiResponse({ status: 200, type: JobResponseDto, description: 'The job, now failed with FET-1105' })
-  @ApiErrorResponse(400, [[FetCode.InvalidPathId, 'invalid job id']])
-  @ApiErrorResponse(404, [
-    [
-      FetCode.NotFound,
-      'It was not possible to find the job entity during the requested flow. Please review the data provided in the request.',
-    ],
-  ])
-  @ApiErrorResponse(409, [
-    [
-      FetCode.JobAlreadyFinished,
-      'job 0190f3c2-0000-7000-8000-000000000000 is already completed; only a pending or processing job can be cancelled',
-    ],
-  ])
-  @ApiErrorResponse(503, [
-    [FetCode.ServiceUnavailable, 'job 0190f3c2-0000-7000-8000-000000000000 changed while being cancelled; retrying is safe'],
-  ])
+  @ApiErrors(Access.Principal, CANCEL_ANSWERS)
   cancel(@Param('id', new ParseIdPipe('job')) id: string, @CurrentPrincipal() principal: Principal): Promise<JobResponseDto> {
     return this.jobs.cancel(id, principal);
   }

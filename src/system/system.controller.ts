@@ -1,13 +1,15 @@
 import { Controller, Get, Header, HttpStatus, Inject, Req, Res } from '@nestjs/common';
-import { ApiExcludeEndpoint, ApiOperation, ApiTags } from '../common/http/api-docs.js';
+import { ApiExcludeEndpoint, ApiExtraModels, ApiOperation, ApiResponse, ApiTags } from '../common/http/api-docs.js';
 import type { Request, Response } from 'express';
 import { Access, Allow, principalOf } from '../auth/access.decorators.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { DependencyCheckDto, HealthDto, READY_EXAMPLES, ReadinessDto, UNREADY_EXAMPLES, VersionDto } from './dto/system-response.dto.js';
 import { MetricsService } from './metrics.service.js';
 import { ReadinessService, type ReadinessReport } from './readiness.service.js';
 
 /** Open to everyone, so probes and scrapers need no credential; readiness details need an operator's. */
 @ApiTags('system')
+@ApiExtraModels(DependencyCheckDto)
 @Allow(Access.Public)
 @Controller()
 export class SystemController {
@@ -19,6 +21,7 @@ export class SystemController {
 
   @Get('health')
   @ApiOperation({ summary: 'Liveness: the process is up' })
+  @ApiResponse({ status: 200, type: HealthDto, description: 'Always, while the process serves HTTP' })
   health(): { status: string } {
     return { status: 'healthy' };
   }
@@ -26,7 +29,16 @@ export class SystemController {
   @Get('readyz')
   @ApiOperation({
     summary: 'Readiness: every dependency with status and latency; 503 when one is down or while draining',
-    description: 'Each dependency’s kind and error message are shown only to an operator credential.',
+    description:
+      'Each dependency’s kind and error message are shown only to an operator credential (any caller in AUTH_MODE=none); ' +
+      'an invalid credential is not refused here, it just sees no details.',
+  })
+  @ApiResponse({ status: 200, type: ReadinessDto, description: 'Every dependency is up', examples: READY_EXAMPLES })
+  @ApiResponse({
+    status: 503,
+    type: ReadinessDto,
+    description: 'A dependency is down (unready), or the process is shutting down (draining)',
+    examples: UNREADY_EXAMPLES,
   })
   async readyz(@Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<ReadinessReport & { role: string }> {
     const report = await this.readiness.report();
@@ -37,6 +49,7 @@ export class SystemController {
 
   @Get('version')
   @ApiOperation({ summary: 'Running version' })
+  @ApiResponse({ status: 200, type: VersionDto })
   version(): { version: string; requestDate: string } {
     return { version: this.config.version, requestDate: new Date().toISOString() };
   }

@@ -1,16 +1,26 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiQuery, ApiResponse, ApiTags } from '../../common/http/api-docs.js';
-import { ErrorEnvelopeDto } from '../../common/http/error-envelope.dto.js';
+import { FetCode } from '../../common/errors/fet-code.js';
+import {
+  invalidField,
+  invalidId,
+  JSON_BODY,
+  LIST_QUERY,
+  missingFields,
+  notFound,
+  STORE_UNAVAILABLE,
+} from '../../common/http/api-error-cases.js';
+import { mergeErrorAnswers } from '../../common/http/api-error-response.js';
 import { ParseIdPipe } from '../../common/http/parse-id.pipe.js';
 import { Access, Allow, CurrentPrincipal } from '../access.decorators.js';
-import { ApiAuth } from '../api-auth.decorator.js';
+import { ApiAuth, ApiErrors } from '../api-auth.decorator.js';
 import type { Principal } from '../principal.js';
 import { ApiKeyService } from './api-key.service.js';
 import { ApiKeyPageDto, CreatedApiKeyDto } from './dto/api-key-response.dto.js';
 import { CreateApiKeyDto } from './dto/create-api-key.dto.js';
 
 @ApiTags('api keys')
-@ApiAuth(Access.Operator)
+@ApiAuth()
 @Allow(Access.Operator)
 @Controller('v1/management/api-keys')
 export class ApiKeyController {
@@ -20,7 +30,13 @@ export class ApiKeyController {
   @HttpCode(201)
   @ApiOperation({ summary: 'Issue an API key for a product (the key is shown once)' })
   @ApiResponse({ status: 201, type: CreatedApiKeyDto })
-  @ApiResponse({ status: 400, type: ErrorEnvelopeDto, description: 'FET-0001/0402 body' })
+  @ApiErrors(
+    Access.Operator,
+    mergeErrorAnswers(JSON_BODY, {
+      400: [missingFields('productName'), invalidField('productName', 'productName must be 1-100 characters of [A-Za-z0-9_-]')],
+      503: [STORE_UNAVAILABLE],
+    }),
+  )
   create(@Body() body: CreateApiKeyDto, @CurrentPrincipal() principal: Principal): Promise<CreatedApiKeyDto> {
     return this.keys.create(body, principal);
   }
@@ -31,7 +47,17 @@ export class ApiKeyController {
   @ApiQuery({ name: 'limit', required: false, example: 10, description: 'At most 100.' })
   @ApiQuery({ name: 'productName', required: false, example: 'reporter' })
   @ApiResponse({ status: 200, type: ApiKeyPageDto })
-  @ApiResponse({ status: 400, type: ErrorEnvelopeDto, description: 'FET-0405 query, FET-0406 limit' })
+  @ApiErrors(Access.Operator, {
+    400: [
+      ...(LIST_QUERY[400] ?? []).filter(([code]) => code === FetCode.InvalidQuery || code === FetCode.PageLimitExceeded),
+      [
+        FetCode.InvalidQuery,
+        'productName must be 1-100 characters of [A-Za-z0-9_-]',
+        { label: 'productName', fields: { productName: 'invalid product name' } },
+      ],
+    ],
+    503: [STORE_UNAVAILABLE],
+  })
   list(@Query() query: Record<string, unknown>): Promise<ApiKeyPageDto> {
     return this.keys.list(query);
   }
@@ -40,8 +66,7 @@ export class ApiKeyController {
   @HttpCode(204)
   @ApiOperation({ summary: 'Revoke an API key, at once on every replica' })
   @ApiResponse({ status: 204 })
-  @ApiResponse({ status: 400, type: ErrorEnvelopeDto, description: 'FET-0404 invalid id' })
-  @ApiResponse({ status: 404, type: ErrorEnvelopeDto, description: 'FET-1001 unknown or already revoked' })
+  @ApiErrors(Access.Operator, mergeErrorAnswers(invalidId('api key'), notFound('api key'), { 503: [STORE_UNAVAILABLE] }))
   async revoke(@Param('id', new ParseIdPipe('api key')) id: string): Promise<void> {
     await this.keys.revoke(id);
   }

@@ -3,6 +3,7 @@ import { PageOf } from '../../common/http/page.dto.js';
 import { DatasourceType } from '../../datasource/datasource-type.js';
 import type { InternalDatasourceConfig } from '../../config/internal-datasources.config.js';
 import type { ConnectionRecord } from '../../datasource/connection.entity.js';
+import { WALKTHROUGH_CONNECTION } from './create-connection.dto.js';
 
 /** Internal datasources have no creation time; they sort as the oldest connections. */
 export const INTERNAL_CREATED_AT = new Date(0);
@@ -25,21 +26,32 @@ type ConnectionFacts = Pick<
   | 'updatedAt'
 >;
 
+/** What POST /v1/management/connections answers for the README walkthrough's connection. */
+const { password: _walkthroughPassword, ...walkthroughStored } = WALKTHROUGH_CONNECTION;
+export const WALKTHROUGH_CONNECTION_RESPONSE = {
+  id: '0190f3c2-0000-7000-8000-000000000001',
+  productName: 'reporter',
+  ...walkthroughStored,
+  hasPassword: true,
+  createdAt: '2026-07-13T09:00:00.000Z',
+  updatedAt: '2026-07-13T09:00:00.000Z',
+};
+
 export class SslModeDto {
   @ApiProperty({ example: 'require' })
   mode!: string;
 }
 
 export class ConnectionResponseDto {
-  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ format: 'uuid', example: WALKTHROUGH_CONNECTION_RESPONSE.id }) id!: string;
   @ApiPropertyOptional({ example: 'reporter' }) productName?: string;
-  @ApiProperty({ example: 'pg_main' }) configName!: string;
-  @ApiProperty({ enum: DatasourceType }) type!: DatasourceType;
-  @ApiProperty({ example: 'db.example.com' }) host!: string;
+  @ApiProperty({ example: 'pg_source' }) configName!: string;
+  @ApiProperty({ enum: DatasourceType, example: DatasourceType.PostgreSQL }) type!: DatasourceType;
+  @ApiProperty({ example: '127.0.0.1' }) host!: string;
   @ApiProperty({ example: 5432 }) port!: number;
-  @ApiProperty({ example: 'ledger' }) databaseName!: string;
+  @ApiProperty({ example: 'source' }) databaseName!: string;
   @ApiPropertyOptional({ example: 'public' }) schema?: string;
-  @ApiProperty({ example: 'reporter' }) userName!: string;
+  @ApiProperty({ example: 'postgres' }) userName!: string;
   @ApiProperty({ example: true, description: 'The password itself is never returned.' }) hasPassword!: boolean;
   @ApiPropertyOptional({ type: SslModeDto, description: 'Only the mode; CA, certificate and key are never returned.' })
   ssl?: SslModeDto;

@@ -13,8 +13,8 @@ export class SchemaTableDto {
 
 export class ConnectionSchemaDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty({ example: 'pg_main' }) configName!: string;
-  @ApiProperty({ example: 'ledger' }) databaseName!: string;
+  @ApiProperty({ example: 'pg_source' }) configName!: string;
+  @ApiProperty({ example: 'source' }) databaseName!: string;
   @ApiProperty({ enum: DatasourceType }) type!: DatasourceType;
   @ApiProperty({ type: [SchemaTableDto], description: 'Sorted by name.' }) tables!: SchemaTableDto[];
 }
@@ -26,7 +26,7 @@ export class ConnectionTestResultDto {
 }
 
 export class ValidateSchemaDto {
-  @ApiProperty({ example: { pg_main: { accounts: ['id', 'email'], 'accounting.invoices': ['*'] } } })
+  @ApiProperty({ example: { pg_source: { accounts: ['id', 'email', 'balance'], 'accounting.invoices': ['*'] } } })
   @IsDefined()
   @IsObject()
   @RawJson()

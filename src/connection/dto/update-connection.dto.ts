@@ -3,6 +3,16 @@ import { DatasourceType } from '../../datasource/datasource-type.js';
 import * as Is from './connection-fields.decorator.js';
 import { SslOptionsDto } from './create-connection.dto.js';
 
+/** Named request-body examples of PATCH /v1/management/connections/{id}; the first is the one Swagger UI pre-fills. */
+export const UPDATE_CONNECTION_EXAMPLES = {
+  metadata: { summary: 'Replace the metadata', value: { metadata: { team: 'finance' } } },
+  password: { summary: 'A new password (after a change of endpoint cleared it)', value: { password: 'postgres' } },
+  endpoint: {
+    summary: 'Move to another server, with its password (without one, the stored password is cleared)',
+    value: { host: 'db.example.com', port: 5432, password: 'postgres', ssl: { mode: 'require' } },
+  },
+};
+
 /**
  * PATCH body: every field optional; a field present replaces the stored one. `metadata` replaces
  * the whole object; `schema: null` and `metadata: null` clear them. `ssl` merges field by field
@@ -10,13 +20,13 @@ import { SslOptionsDto } from './create-connection.dto.js';
  * through as it lets absence: the rules apply to a value given.
  */
 export class UpdateConnectionDto {
-  @OptionalField({ example: 'pg_main' }) @Is.ConfigName() configName?: string;
+  @OptionalField({ example: 'pg_source' }) @Is.ConfigName() configName?: string;
   @OptionalField({ enum: DatasourceType }) @Is.DatasourceType() type?: DatasourceType;
-  @OptionalField({ example: 'db.example.com' }) @Is.Host() host?: string;
+  @OptionalField({ example: '127.0.0.1' }) @Is.Host() host?: string;
   @OptionalField({ example: 5432 }) @Is.Port() port?: number;
-  @OptionalField({ example: 'ledger' }) @Is.NonEmptyName() databaseName?: string;
+  @OptionalField({ example: 'source' }) @Is.NonEmptyName() databaseName?: string;
   @OptionalField({ example: 'public', nullable: true }) @Is.SchemaName() schema?: string | null;
-  @OptionalField({ example: 'reporter' }) @Is.NonEmptyName() userName?: string;
+  @OptionalField({ example: 'postgres' }) @Is.NonEmptyName() userName?: string;
   @OptionalField({ description: 'Re-encrypted at rest; never returned.' }) @Is.Password() password?: string;
   // Validated as SslOptionsDto: each of its fields is optional, so null there removes that setting.
   @OptionalField({ type: SslOptionsDto, nullable: true }) @Is.Nested(() => SslOptionsDto) ssl?: SslPatch | null;

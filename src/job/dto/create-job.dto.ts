@@ -4,21 +4,47 @@ import { IsDefined, IsObject, IsOptional, ValidateNested } from 'class-validator
 import { RawJson } from '../../common/http/raw-json.decorator.js';
 import type { DataRequestLimits, Filters, MappedFields } from '../../request/data-request.js';
 
+/**
+ * The README walkthrough's job (its connection pg_source and the fixture docker/fixtures/postgres/init.sql),
+ * the body Swagger UI pre-fills: it runs as it is against that walkthrough.
+ */
+const WALKTHROUGH_MAPPED_FIELDS = { pg_source: { accounts: ['id', 'email', 'balance'], 'accounting.invoices': ['*'] } };
+const WALKTHROUGH_FILTERS = { pg_source: { accounts: { created_at: { gte: ['2026-01-03'] } } } };
+
+/** Named request-body examples of POST /v1/fetcher; the first is the one Swagger UI pre-fills. */
+export const CREATE_JOB_EXAMPLES = {
+  walkthrough: {
+    summary: 'The README walkthrough: two tables in two schemas',
+    value: { dataRequest: { mappedFields: WALKTHROUGH_MAPPED_FIELDS }, metadata: { source: 'reporter', correlationId: 'walkthrough' } },
+  },
+  filtered: {
+    summary: 'Filtered, with lower limits for this job',
+    value: {
+      dataRequest: {
+        mappedFields: { pg_source: { accounts: ['id', 'email', 'balance'] } },
+        filters: WALKTHROUGH_FILTERS,
+        limits: { timeoutMs: 60000, maxResultBytes: 1048576 },
+      },
+      metadata: { source: 'reporter', correlationId: 'walkthrough-filtered' },
+    },
+  },
+};
+
 /** Range and ceiling checks live in the data-request validator, which names each offending limit. */
 export class LimitsDto implements DataRequestLimits {
   @ApiPropertyOptional({ example: 10, description: 'At most 10.' }) @IsOptional() maxDatasources?: number;
   @ApiPropertyOptional({ example: 20, description: 'At most 20.' }) @IsOptional() maxTablesPerDatasource?: number;
   @ApiPropertyOptional({ example: 50, description: 'At most 50.' }) @IsOptional() maxFieldsPerTable?: number;
   @ApiPropertyOptional({ example: 4, description: 'At most 4.' }) @IsOptional() maxParallelDatasources?: number;
-  @ApiPropertyOptional({ example: 300000, description: 'At most 300000 (5 minutes).' }) @IsOptional() timeoutMs?: number;
-  @ApiPropertyOptional({ example: 268435456, description: 'At most the worker ceiling (256 MiB by default).' })
+  @ApiPropertyOptional({ example: 60000, description: 'At most 300000 (5 minutes).' }) @IsOptional() timeoutMs?: number;
+  @ApiPropertyOptional({ example: 1048576, description: 'At most the worker ceiling (256 MiB by default).' })
   @IsOptional()
   maxResultBytes?: number;
 }
 
 export class DataRequestDto {
   @ApiProperty({
-    example: { pg_main: { 'public.accounts': ['id', 'email'], 'accounting.invoices': ['*'] } },
+    example: WALKTHROUGH_MAPPED_FIELDS,
     description: 'mappedFields[configName][table] = [field, …]; ["*"] selects every column.',
   })
   @IsDefined()
@@ -27,7 +53,7 @@ export class DataRequestDto {
   mappedFields!: MappedFields;
 
   @ApiPropertyOptional({
-    example: { pg_main: { 'public.accounts': { created_at: { gte: ['2026-01-01'] } } } },
+    example: WALKTHROUGH_FILTERS,
     description:
       'filters[configName][table][field] = {operator: [values…]} with eq, gt, gte, lt, lte, between, in, nin, ne, like; at most 10,000 values per operator.',
   })
@@ -54,7 +80,7 @@ export class CreateJobDto {
   dataRequest!: DataRequestDto;
 
   @ApiProperty({
-    example: { source: 'reporter', correlationId: 'settlement-2026-07-13' },
+    example: { source: 'reporter', correlationId: 'walkthrough' },
     description: 'Free-form, with a required `source`: the product that owns the job.',
   })
   @IsDefined()

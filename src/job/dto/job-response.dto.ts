@@ -3,18 +3,26 @@ import { ErrorDetailDto } from '../../common/http/error-envelope.dto.js';
 import type { JobRecord } from '../job.entity.js';
 import { JobStatus } from '../job-status.js';
 
+export const JOB_CREATED_MESSAGE = 'Job created and queued for processing';
+export const JOB_DUPLICATE_MESSAGE = 'Duplicate request detected - returning existing job';
+
 export class JobAcceptedDto {
-  @ApiProperty({ format: 'uuid' }) jobId!: string;
-  @ApiProperty({ enum: JobStatus, example: JobStatus.Pending }) status!: JobStatus;
-  @ApiProperty({ format: 'date-time' }) createdAt!: string;
-  @ApiProperty({ example: 'Job created and queued for processing' }) message!: string;
+  @ApiProperty({ format: 'uuid', example: '0190f3c2-0000-7000-8000-000000000000' }) jobId!: string;
+  @ApiProperty({
+    enum: JobStatus,
+    example: JobStatus.Pending,
+    description: 'pending for a new job; the existing job’s status for a duplicate.',
+  })
+  status!: JobStatus;
+  @ApiProperty({ format: 'date-time', example: '2026-07-13T09:30:00.000Z' }) createdAt!: string;
+  @ApiProperty({ enum: [JOB_CREATED_MESSAGE, JOB_DUPLICATE_MESSAGE], example: JOB_CREATED_MESSAGE }) message!: string;
 
   static of(job: JobRecord, duplicate: boolean): JobAcceptedDto {
     return {
       jobId: job.id,
       status: job.status,
       createdAt: job.createdAt.toISOString(),
-      message: duplicate ? 'Duplicate request detected - returning existing job' : 'Job created and queued for processing',
+      message: duplicate ? JOB_DUPLICATE_MESSAGE : JOB_CREATED_MESSAGE,
     };
   }
 }
@@ -23,7 +31,7 @@ export class JobResultSummaryDto {
   @ApiProperty({ example: 5123, description: 'Plaintext JSON bytes.' }) sizeBytes!: number;
   @ApiProperty({ example: 42 }) rowCount!: number;
   @ApiProperty({ description: 'SHA-256 (hex) of the plaintext.' }) sha256!: string;
-  @ApiProperty({ example: { pg_main: { accounts: 40, 'accounting.invoices': 2 } } })
+  @ApiProperty({ example: { pg_source: { accounts: 3, 'accounting.invoices': 2 } } })
   rowCounts!: Record<string, Record<string, number>>;
 }
 
@@ -45,7 +53,7 @@ export class JobProgressDto {
   @ApiProperty({ format: 'date-time', description: 'Refreshed by the worker at most once a second.' }) updatedAt!: string;
   @ApiProperty({
     description: 'Per datasource config name, per table: its status and the rows read. On a completed job, the final counts.',
-    example: { pg_main: { accounts: { status: 'done', rows: 40 }, 'accounting.invoices': { status: 'reading', rows: 119960 } } },
+    example: { pg_source: { accounts: { status: 'done', rows: 3 }, 'accounting.invoices': { status: 'reading', rows: 1 } } },
   })
   tables!: Record<string, Record<string, TableProgressDto>>;
 }

@@ -1,6 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '../../common/http/api-docs.js';
 import { PageOf } from '../../common/http/page.dto.js';
-import { FET_CATALOGUE, FetCode } from '../../common/errors/fet-code.js';
 import type { JobRecord } from '../job.entity.js';
 import { JobStatus } from '../job-status.js';
 
@@ -110,24 +109,3 @@ function countsOf(mappedFields: JobRecord['mappedFields']): JobRequestCountsDto 
     fields: tables.reduce((sum, fields) => sum + (Array.isArray(fields) ? fields.length : 0), 0),
   };
 }
-
-const badRequest = (code: FetCode, message: string, field: string) => ({
-  summary: `${code} ${field}`,
-  value: { code, title: FET_CATALOGUE[code].title, message, fields: { [field]: message } },
-});
-
-/** One example per 400 the list answers, for Swagger. */
-export const LIST_JOBS_BAD_REQUESTS = {
-  unknownParameter: badRequest(FetCode.InvalidQuery, 'unknown query parameter(s): sourse', 'sourse'),
-  repeatedParameter: badRequest(FetCode.InvalidQuery, 'query parameter status must be given once', 'status'),
-  status: badRequest(FetCode.InvalidQuery, 'status must be one of pending, processing, completed, failed', 'status'),
-  page: badRequest(FetCode.InvalidQuery, 'page must be an integer greater than 0', 'page'),
-  limit: badRequest(
-    FetCode.PageLimitExceeded,
-    'The pagination limit exceeds the maximum allowed of 100 items per page. Please verify the limit and try again.',
-    'limit',
-  ),
-  sortOrder: badRequest(FetCode.InvalidSortOrder, "sortOrder must be 'asc' or 'desc'", 'sortOrder'),
-  date: badRequest(FetCode.InvalidDate, 'startDate must be a date as YYYY-MM-DD', 'startDate'),
-  dateRange: badRequest(FetCode.InvalidDateRange, 'endDate cannot be earlier than startDate', 'endDate'),
-};

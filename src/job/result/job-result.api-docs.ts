@@ -1,30 +1,17 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiExtraModels, ApiOperation, ApiProduces, ApiQuery, ApiResponse, getSchemaPath } from '../../common/http/api-docs.js';
+import { ApiOperation, ApiProduces, ApiQuery, ApiResponse } from '../../common/http/api-docs.js';
+import { Access } from '../../auth/access.decorators.js';
+import { ApiErrors } from '../../auth/api-auth.decorator.js';
 import { FetCode } from '../../common/errors/fet-code.js';
-import { errorDescription, errorExamples, type ErrorCases } from '../../common/http/api-error-response.js';
-import { ErrorEnvelopeDto } from '../../common/http/error-envelope.dto.js';
+import { EXAMPLE_ID, invalidId, notFound, STORE_UNAVAILABLE } from '../../common/http/api-error-cases.js';
+import { mergeErrorAnswers } from '../../common/http/api-error-response.js';
 import { RAW_RESULT_CONTENT_TYPE, RESULT_HEADERS } from './job-result.service.js';
 
-const EXAMPLE_ID = '0190f3c2-0000-7000-8000-000000000000';
 const SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
-
-/**
- * An error answer with an example envelope per code. Spelled out rather than with `type`: the
- * route produces two media types, and Swagger would list the envelope under both, while errors
- * are always JSON.
- */
-function jsonError(status: number, cases: ErrorCases) {
-  return ApiResponse({
-    status,
-    description: errorDescription(cases),
-    content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorEnvelopeDto) }, examples: errorExamples(cases) } },
-  });
-}
 
 /** The Swagger description of GET /v1/fetcher/{id}/result. */
 export function ApiResultDownload(): MethodDecorator {
   return applyDecorators(
-    ApiExtraModels(ErrorEnvelopeDto),
     ApiOperation({
       summary: 'Download a completed job’s result',
       description:
@@ -58,34 +45,56 @@ export function ApiResultDownload(): MethodDecorator {
         },
       },
       content: {
-        'application/json': { schema: { type: 'object', example: { pg_source: { accounts: [{ id: 1, email: 'a@example.com' }] } } } },
+        'application/json': {
+          schema: {
+            type: 'object',
+            description: 'configName → table → rows (the README walkthrough’s job shown)',
+            example: {
+              pg_source: {
+                'accounting.invoices': [{ id: 10, account_id: 1, amount: '42.00', due: '2026-03-01' }],
+                accounts: [{ id: 1, email: 'ana@example.com', balance: '100.50' }],
+              },
+            },
+          },
+        },
         [RAW_RESULT_CONTENT_TYPE]: { schema: { type: 'string', format: 'binary', description: 'Standard base64 text' } },
       },
     }),
-    jsonError(400, [
-      [FetCode.InvalidPathId, 'invalid job id'],
-      [FetCode.InvalidQuery, "raw must be 'true' or 'false'"],
-    ]),
-    jsonError(404, [
-      [
-        FetCode.NotFound,
-        'It was not possible to find the job entity during the requested flow. Please review the data provided in the request.',
-      ],
-    ]),
-    jsonError(409, [[FetCode.JobNotCompleted, `job ${EXAMPLE_ID} is processing: its result is not ready yet`]]),
-    jsonError(410, [[FetCode.ResultDeleted, `the result of job ${EXAMPLE_ID} was deleted (on request, or at the end of its retention)`]]),
-    jsonError(500, [
-      [
-        FetCode.Internal,
-        'the result was sealed with key version 1, which is not configured: set APP_ENC_KEY_1 to the master key of that version',
-      ],
-    ]),
-    jsonError(502, [[FetCode.StorageFailed, `the result object of job ${EXAMPLE_ID} is missing from the store`]]),
-    jsonError(503, [
-      [
-        FetCode.ServiceUnavailable,
-        `S3 read failed for fetcher-results/external-data/${EXAMPLE_ID}.json: connect ECONNREFUSED 10.0.0.5:9000`,
-      ],
-    ]),
+    ApiErrors(
+      Access.Principal,
+      mergeErrorAnswers(invalidId('job'), notFound('job'), {
+        400: [
+          [FetCode.InvalidQuery, "raw must be 'true' or 'false'", { label: 'raw', fields: { raw: "raw must be 'true' or 'false'" } }],
+          [
+            FetCode.InvalidQuery,
+            'unknown query parameter(s): format',
+            { label: 'unknown parameter', fields: { format: 'unknown query parameter(s): format' } },
+          ],
+        ],
+        409: [
+          [FetCode.JobNotCompleted, `job ${EXAMPLE_ID} is processing: its result is not ready yet`],
+          [FetCode.JobNotCompleted, `job ${EXAMPLE_ID} failed (FET-1060): it has no result`, { label: 'failed' }],
+        ],
+        410: [[FetCode.ResultDeleted, `the result of job ${EXAMPLE_ID} was deleted (on request, or at the end of its retention)`]],
+        500: [
+          [
+            FetCode.Internal,
+            'the result was sealed with key version 1, which is not configured: set APP_ENC_KEY_1 to the master key of that version',
+          ],
+        ],
+        502: [
+          [FetCode.StorageFailed, `the result object of job ${EXAMPLE_ID} is missing from the store`],
+          [FetCode.StorageFailed, `the result object of job ${EXAMPLE_ID} could not be read from the store`, { label: 'unreadable' }],
+        ],
+        503: [
+          STORE_UNAVAILABLE,
+          [
+            FetCode.ServiceUnavailable,
+            `S3 read failed for fetcher-results/external-data/${EXAMPLE_ID}.json: connect ECONNREFUSED 10.0.0.5:9000`,
+            { label: 'object store' },
+          ],
+        ],
+      }),
+    ),
   );
 }

@@ -11,7 +11,7 @@ import { parseResultDownloadQuery } from './result-download.query.js';
 
 /** Any principal; a product principal reads only its own products' results, like JobController. */
 @ApiTags('jobs')
-@ApiAuth(Access.Principal)
+@ApiAuth()
 @Allow(Access.Principal)
 @Controller('v1/fetcher')
 export class JobResultController {
