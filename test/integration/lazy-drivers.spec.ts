@@ -63,7 +63,7 @@ describe('drivers load on first use', () => {
     }
   });
 
-  it('an embedded process in role all (SQLite, local results, in-process queue, no broker) never loads the S3, Redis or RabbitMQ clients, nor @nestjs/swagger', () => {
+  it('an embedded process in role all (SQLite, local results, in-process queue, no broker) never loads the S3, Redis or RabbitMQ clients, nor @nestjs/swagger or the OpenTelemetry SDK', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'fetcher-lazy-clients-'));
     try {
       // Booted and shut down, so the factories and the modules' init and close hooks have all run.
@@ -76,7 +76,10 @@ describe('drivers load on first use', () => {
       // It did boot, on its embedded store, and the ES modules it loaded are listed too.
       expect(fromPackage(loaded, 'better-sqlite3').length).toBeGreaterThan(0);
       expect(fromPackage(loaded, '@nestjs/core').length).toBeGreaterThan(0);
-      for (const client of ['minio', 'bullmq', 'ioredis', 'amqplib', 'amqp-connection-manager', '@nestjs/swagger', ...DRIVERS]) {
+      // No OTEL_EXPORTER_OTLP_ENDPOINT: tracing is the API's no-op, the SDK and exporter stay unloaded.
+      const tracingSdk = ['@opentelemetry/sdk-trace-node', '@opentelemetry/sdk-trace-base', '@opentelemetry/exporter-trace-otlp-http'];
+      const clients = ['minio', 'bullmq', 'ioredis', 'amqplib', 'amqp-connection-manager', '@nestjs/swagger', ...tracingSdk];
+      for (const client of [...clients, ...DRIVERS]) {
         expect(fromPackage(loaded, client), client).toEqual([]);
       }
     } finally {
