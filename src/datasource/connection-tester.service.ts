@@ -1,10 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { FetcherError } from '../common/errors/fetcher.error.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ConnectionTestSlots } from './connection-test-slots.js';
 import type { ResolvedDatasource } from './connectors/shared/engine-connector.js';
 import { DatasourceConnectError } from './datasource.error.js';
 import { DatasourceSessions } from './datasource-sessions.service.js';
+import { MetricsService } from '../system/metrics.service.js';
 
 export type ConnectionTestResult =
   { readonly ok: true; readonly latencyMs: number } | { readonly ok: false; readonly error: DatasourceConnectError };
@@ -21,11 +22,24 @@ export class ConnectionTester {
   constructor(
     private readonly sessions: DatasourceSessions,
     @Inject(APP_CONFIG) config: Pick<AppConfig, 'connectionTests'>,
+    @Optional() private readonly metrics?: MetricsService,
   ) {
     this.slots = new ConnectionTestSlots(config.connectionTests.maxConcurrent, config.connectionTests.maxPerHost);
   }
 
   async test(datasource: ResolvedDatasource, timeoutMs: number): Promise<ConnectionTestResult> {
+    let result: ConnectionTestResult;
+    try {
+      result = await this.attempt(datasource, timeoutMs);
+    } catch (error) {
+      this.metrics?.connectionTested(datasource.type, 'refused');
+      throw error;
+    }
+    this.metrics?.connectionTested(datasource.type, result.ok ? undefined : result.error.reason);
+    return result;
+  }
+
+  private async attempt(datasource: ResolvedDatasource, timeoutMs: number): Promise<ConnectionTestResult> {
     const signal = AbortSignal.timeout(timeoutMs);
     let started: number | undefined;
     try {

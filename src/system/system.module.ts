@@ -1,15 +1,22 @@
 import { Global, Module } from '@nestjs/common';
+import { JobListRepository } from '../job/job-list.repository.js';
 import { StorageModule } from '../storage/storage.module.js';
+import { MetricsCollectors } from './metrics-collectors.js';
+import { HttpMetricsMiddleware } from './metrics-http.middleware.js';
 import { MetricsService } from './metrics.service.js';
 import { ReadinessService } from './readiness.service.js';
 import { SystemController } from './system.controller.js';
 
-/** /health, /readyz, /version, /metrics — served by every role. */
+/**
+ * /health, /readyz, /version, /metrics — served by every role — and the HTTP metrics of every
+ * request (mounted by configureFetcherApp ahead of the body parser). JobListRepository is provided here too (it holds no state): the worker role, which has
+ * no job API, reports jobs by status as well.
+ */
 @Global()
 @Module({
   imports: [StorageModule],
   controllers: [SystemController],
-  providers: [ReadinessService, MetricsService],
-  exports: [MetricsService, ReadinessService],
+  providers: [ReadinessService, MetricsService, MetricsCollectors, JobListRepository, HttpMetricsMiddleware],
+  exports: [MetricsService, ReadinessService, HttpMetricsMiddleware],
 })
 export class SystemModule {}

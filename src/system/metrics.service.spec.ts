@@ -1,0 +1,221 @@
+import { Logger } from '@nestjs/common';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { parsePrometheusText, samplesOf, valueOf } from '../../test/helpers/prometheus-text.js';
+import { ManualClock } from '../common/clock/testing/manual-clock.js';
+import { SequentialIdGenerator } from '../common/clock/testing/sequential-id-generator.js';
+import { FetCode } from '../common/errors/fet-code.js';
+import { DEFAULT_CEILINGS, type AppConfig } from '../config/app-config.js';
+import { ConnectionTester } from '../datasource/connection-tester.service.js';
+import type { ConnectorSession, ResolvedDatasource, RowBatch } from '../datasource/connectors/shared/engine-connector.js';
+import { DatasourceConnectError } from '../datasource/datasource.error.js';
+import type { DatasourceSessions } from '../datasource/datasource-sessions.service.js';
+import { DatasourceType } from '../datasource/datasource-type.js';
+import { UnroutableEventError, type EventPublisher } from '../events/event-publisher.port.js';
+import { OutboxRelay } from '../events/outbox-relay.service.js';
+import type { ClaimedEvent, OutboxRepository } from '../events/outbox.repository.js';
+import { executePlan } from '../extraction/extraction-executor.js';
+import type { ExtractionPlan } from '../extraction/extraction-plan.js';
+import type { ExtractionPlanner } from '../extraction/extraction-planner.service.js';
+import { ExtractionError } from '../extraction/extraction.error.js';
+import { ExtractionService } from '../extraction/extraction.service.js';
+import type { MemoryGuard } from '../extraction/memory-guard.js';
+import type { JobRecord } from '../job/job.entity.js';
+import type { JobRepository } from '../job/job.repository.js';
+import type { ResultSink, ResultStorageService } from '../storage/result-storage.service.js';
+import { MetricsService } from './metrics.service.js';
+
+const scrape = async (metrics: MetricsService) => parsePrometheusText(await metrics.registry.metrics());
+
+const session = (batches: RowBatch[]): ConnectorSession => ({
+  discover: async () => ({ tables: new Map() }),
+  close: async () => undefined,
+  async *readRows() {
+    yield* batches;
+  },
+});
+
+const rows = (...ids: number[]): RowBatch => ({ json: Buffer.from(ids.map((id) => `{"id":${id}}`).join(',')), rowCount: ids.length });
+
+function planOf(datasources: { configName: string; type: string; batches: RowBatch[] }[]): ExtractionPlan {
+  const table = { schema: null, name: 't', key: 't', columns: [{ name: 'id', dataType: 'int' }], primaryKey: ['id'] };
+  return {
+    limits: DEFAULT_CEILINGS,
+    datasources: datasources.map(({ configName, type, batches }) => ({
+      configName,
+      datasource: { configName, type } as ResolvedDatasource,
+      session: session(batches),
+      tables: [{ table, columns: table.columns }],
+    })),
+  };
+}
+
+describe('what the extraction records', () => {
+  it('counts rows and result bytes per engine; the bytes of the datasources add up to the result but for its braces and commas', async () => {
+    const metrics = new MetricsService();
+    let text = '';
+    const plan = planOf([
+      { configName: 'a_pg', type: DatasourceType.PostgreSQL, batches: [rows(1, 2), rows(3)] },
+      { configName: 'b_my', type: DatasourceType.MySQL, batches: [rows(4)] },
+      { configName: 'c_pg', type: DatasourceType.PostgreSQL, batches: [] },
+    ]);
+    await executePlan(plan, { write: async (chunk) => void (text += chunk.toString()) }, new AbortController().signal, {
+      throughput: metrics.throughput,
+    });
+    const samples = await scrape(metrics);
+    expect(valueOf(samples, 'fetcher_extracted_rows_total', { engine: 'postgresql' })).toBe(3);
+    expect(valueOf(samples, 'fetcher_extracted_rows_total', { engine: 'mysql' })).toBe(1);
+    expect(valueOf(samples, 'fetcher_extracted_bytes_total', { engine: 'mysql' })).toBe(Buffer.byteLength('"b_my":{"t":[{"id":4}]}'));
+    const pgBytes = Buffer.byteLength('"a_pg":{"t":[{"id":1},{"id":2},{"id":3}]}') + Buffer.byteLength('"c_pg":{"t":[]}');
+    expect(valueOf(samples, 'fetcher_extracted_bytes_total', { engine: 'postgresql' })).toBe(pgBytes);
+    expect(valueOf(samples, 'fetcher_extracted_bytes_total')).toBe(Buffer.byteLength(text) - '{,,}'.length);
+  });
+
+  describe('ExtractionService', () => {
+    const WORKER_PATTERN = /:00000001$/;
+    let metrics: MetricsService;
+    let clock: ManualClock;
+    let job: JobRecord;
+    let plan: ReturnType<typeof vi.fn>;
+    let service: ExtractionService;
+
+    beforeEach(() => {
+      for (const level of ['log', 'warn', 'error'] as const) vi.spyOn(Logger.prototype, level).mockImplementation(() => undefined);
+      metrics = new MetricsService();
+      clock = new ManualClock(new Date('2026-03-01T10:00:05.000Z'));
+      job = { id: 'job-1', attempts: 1, createdAt: new Date('2026-03-01T10:00:00.000Z'), startedAt: null, limits: null } as JobRecord;
+      plan = vi.fn(async () => planOf([{ configName: 'pg', type: DatasourceType.PostgreSQL, batches: [rows(1)] }]));
+      const sink: ResultSink = {
+        write: async () => undefined,
+        finish: async () => ({ path: 'p', sizeBytes: 1, hmac: 'h', sha256: 's', keyVersion: '1' }),
+        publish: async () => undefined,
+        abort: async () => undefined,
+      };
+      const jobs = {
+        claim: async () => true,
+        findById: async () => ({ ...job }),
+        renewLease: async () => true,
+        complete: async (_id: string, _claim: unknown, _result: unknown, _event: unknown, publish: () => Promise<void>) => (
+          await publish(),
+          true
+        ),
+        fail: async () => true,
+      };
+      service = new ExtractionService(
+        { leases: { leaseMs: 60_000 }, extraction: DEFAULT_CEILINGS } as AppConfig,
+        jobs as unknown as JobRepository,
+        { plan } as unknown as ExtractionPlanner,
+        { openSink: async () => sink } as unknown as ResultStorageService,
+        { check: () => undefined } as unknown as MemoryGuard,
+        clock,
+        new SequentialIdGenerator(),
+        metrics,
+      );
+    });
+
+    afterEach(() => vi.restoreAllMocks());
+
+    const running = async () => samplesOf(await scrape(metrics), 'fetcher_jobs_running');
+
+    it('shows the worker with 0 running jobs from its start, 1 while it holds a claim, 0 again after', async () => {
+      expect(await running()).toEqual([
+        { name: 'fetcher_jobs_running', labels: { worker: expect.stringMatching(WORKER_PATTERN) }, value: 0 },
+      ]);
+      let release: () => void = () => undefined;
+      plan.mockImplementationOnce(async () => {
+        await new Promise<void>((resolve) => (release = resolve));
+        throw new ExtractionError(FetCode.SchemaValidationFailed, 'no such column');
+      });
+      const processing = service.process(job.id, new AbortController().signal);
+      await vi.waitFor(() => expect(plan).toHaveBeenCalled());
+      expect((await running())[0].value).toBe(1);
+      release();
+      expect(await processing).toBe('failed');
+      expect((await running())[0].value).toBe(0);
+    });
+
+    it('counts a failed job under its FET code, and a job’s wait in the queue from creation to its first claim', async () => {
+      plan.mockRejectedValueOnce(new ExtractionError(FetCode.SchemaValidationFailed, 'no such column'));
+      expect(await service.process(job.id, new AbortController().signal)).toBe('failed');
+      expect(await service.process(job.id, new AbortController().signal)).toBe('completed');
+      job = { ...job, attempts: 2 };
+      expect(await service.process(job.id, new AbortController().signal)).toBe('completed');
+      const samples = await scrape(metrics);
+      expect(samplesOf(samples, 'fetcher_jobs_failed_total')).toEqual([
+        { name: 'fetcher_jobs_failed_total', labels: { code: FetCode.SchemaValidationFailed }, value: 1 },
+      ]);
+      // Two first attempts waited 5 s each; the re-delivery is not a queue wait.
+      expect(valueOf(samples, 'fetcher_job_queue_wait_seconds_count')).toBe(2);
+      expect(valueOf(samples, 'fetcher_job_queue_wait_seconds_sum')).toBe(10);
+      expect(valueOf(samples, 'fetcher_job_queue_wait_seconds_bucket', { le: '1' })).toBe(0);
+      expect(valueOf(samples, 'fetcher_job_queue_wait_seconds_bucket', { le: '5' })).toBe(2);
+      expect(valueOf(samples, 'fetcher_extracted_rows_total', { engine: 'postgresql' })).toBe(2);
+    });
+  });
+});
+
+describe('what connection tests record', () => {
+  const datasource = { configName: 'pg', type: DatasourceType.PostgreSQL, host: 'db' } as ResolvedDatasource;
+  const config = { connectionTests: { maxConcurrent: 4, maxPerHost: 2 } } as AppConfig;
+
+  it('counts each test by engine and outcome, failures by their reason, and refusals that throw', async () => {
+    const metrics = new MetricsService();
+    const open = vi
+      .fn<DatasourceSessions['open']>()
+      .mockResolvedValueOnce(session([]))
+      .mockRejectedValueOnce(new DatasourceConnectError('pg', 'auth_failed', 'password authentication failed'))
+      .mockRejectedValueOnce(new ExtractionError(FetCode.ForbiddenHost, 'host refused'));
+    const tester = new ConnectionTester({ open } as unknown as DatasourceSessions, config, metrics);
+    expect((await tester.test(datasource, 1_000)).ok).toBe(true);
+    expect((await tester.test(datasource, 1_000)).ok).toBe(false);
+    await expect(tester.test(datasource, 1_000)).rejects.toThrow('host refused');
+    expect(samplesOf(await scrape(metrics), 'fetcher_connection_tests_total').map((sample) => [sample.labels, sample.value])).toEqual([
+      [{ engine: 'postgresql', outcome: 'success' }, 1],
+      [{ engine: 'postgresql', outcome: 'failure', reason: 'auth_failed' }, 1],
+      [{ engine: 'postgresql', outcome: 'failure', reason: 'refused' }, 1],
+    ]);
+  });
+});
+
+describe('what the outbox relay records', () => {
+  it('counts events published, and failures by reason: unroutable, broker away, store away', async () => {
+    const metrics = new MetricsService();
+    const event = (id: string, type: string): ClaimedEvent => ({ id, type, payload: {}, attempts: 0 });
+    const claim = vi
+      .fn()
+      .mockResolvedValueOnce([event('1', 'job.completed'), event('2', 'job.failed'), event('3', 'job.failed'), event('4', 'job.completed')])
+      .mockRejectedValueOnce(new Error('database is locked'));
+    const outbox = { claim, markPublished: async () => undefined, markFailed: async () => undefined } as unknown as OutboxRepository;
+    let publishes = 0;
+    const publisher: EventPublisher = {
+      kind: 'fake',
+      async publish(sent) {
+        publishes += 1;
+        if (sent.type === 'job.failed') throw new UnroutableEventError(sent.id, sent.type, 'exchange "x"', '312 NO_ROUTE');
+        if (publishes > 2) throw new Error('connect ECONNREFUSED');
+      },
+      ping: async () => undefined,
+      close: async () => undefined,
+    };
+    vi.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const relay = new OutboxRelay(
+      { events: { relayIntervalMs: 60_000 } } as AppConfig,
+      outbox,
+      publisher,
+      undefined,
+      undefined,
+      undefined,
+      metrics,
+    );
+    await relay.runOnce();
+    await relay.runOnce();
+    const samples = await scrape(metrics);
+    expect(valueOf(samples, 'fetcher_outbox_events_published_total')).toBe(1);
+    // Event 3 is held back behind event 2's refusal: not published, so not a failure of its own.
+    expect(samplesOf(samples, 'fetcher_outbox_relay_failures_total').map((sample) => [sample.labels.reason, sample.value])).toEqual([
+      ['unroutable', 1],
+      ['broker_unavailable', 1],
+      ['store_unavailable', 1],
+    ]);
+    vi.restoreAllMocks();
+  });
+});
