@@ -1,6 +1,9 @@
 import 'reflect-metadata';
 import { existsSync } from 'node:fs';
-import { createFetcherApp, createLogger, listenPort } from './bootstrap/create-app.js';
+import { Logger } from '@nestjs/common';
+import { createFetcherApp, listenPort } from './bootstrap/create-app.js';
+import { openBootLogger, type BootLogger } from './common/logging/boot-logger.js';
+import { scrubSecrets } from './common/logging/scrub-secrets.js';
 import { ConfigError, loadAppConfig } from './config/load-config.js';
 
 async function main(): Promise<void> {
@@ -10,32 +13,56 @@ async function main(): Promise<void> {
   try {
     config = loadAppConfig(process.env, { onGeneratedKey: (path) => generated.push(path) });
   } catch (error) {
+    // Before the configuration there is no log format yet: a plain message for the operator.
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
       process.exit(1);
     }
     throw error;
   }
-  const logger = createLogger(config);
+  const boot = await openBootLogger(config);
   for (const path of generated) {
-    logger.warn(`APP_ENC_KEY is not set: generated a development key in ${path}. Set APP_ENC_KEY in production.`, 'Bootstrap');
+    boot.logger.warn({ keyFile: path }, `APP_ENC_KEY is not set: generated a development key in ${path}. Set APP_ENC_KEY in production.`);
   }
   if (config.auth.mode === 'none') {
-    logger.warn(
+    boot.logger.warn(
+      { authMode: 'none' },
       'AUTH_MODE=none: every caller acts as the operator. Set AUTH_MODE=apikey or jwt before exposing this service.',
-      'Bootstrap',
     );
   }
-  const app = await createFetcherApp(config, logger);
   const port = listenPort(config);
-  await app.listen(port, config.http.host);
-  logger.log(
-    `Fetcher ${config.version} (${config.role}) listening on http://${config.http.host}:${port} — store ${config.database.kind}, queue ${config.redisUrl ? 'bullmq' : 'in-process'}, results ${config.storage.kind}`,
-    'Bootstrap',
+  try {
+    const app = await createFetcherApp(config, boot.nest);
+    await app.listen(port, config.http.host);
+  } catch (error) {
+    failed(error, boot);
+  }
+  boot.close();
+  const queue = config.redisUrl ? 'bullmq' : 'in-process';
+  new Logger('Bootstrap').log(
+    `Fetcher ${config.version} (${config.role}) listening on http://${config.http.host}:${port} — store ${config.database.kind}, queue ${queue}, results ${config.storage.kind}`,
+    {
+      version: config.version,
+      role: config.role,
+      host: config.http.host,
+      port,
+      store: config.database.kind,
+      queue,
+      results: config.storage.kind,
+    },
   );
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`Fetcher failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+function failed(error: unknown, boot?: BootLogger): never {
+  // The message only: a driver's stack adds nothing for an operator, and the scrubber masks a DSN's password.
+  const message = `Fetcher failed to start: ${scrubSecrets(error instanceof Error ? error.message : String(error))}`;
+  if (boot) {
+    boot.logger.fatal(message);
+    boot.close();
+  } else {
+    process.stderr.write(`${message}\n`);
+  }
   process.exit(1);
-});
+}
+
+main().catch((error: unknown) => failed(error));

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'minio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
+import { TEST_SECRETS } from '../helpers/test-secrets.js';
 import { freePort, startFetcherProcess, type FetcherProcess } from '../helpers/fetcher-process.js';
 import { createTempDatabase } from '../helpers/pg-database.js';
 import { decodeStoredResult } from '../helpers/result-decoder.js';
@@ -120,7 +121,7 @@ describe('distributed mode: manager and worker processes, PostgreSQL + Redis + S
         port: source.port,
         databaseName: source.name,
         userName: source.user,
-        password: 'unused',
+        password: TEST_SECRETS.TRUST_AUTH_PASSWORD,
       }),
     });
     expect(created.status).toBe(201);

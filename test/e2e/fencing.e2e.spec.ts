@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster } from '../helpers/cluster.js';
 import { waitUntil } from '../helpers/event-consumer.js';
 import { TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
+import { TEST_SECRETS } from '../helpers/test-secrets.js';
 import { freePort, startFetcherProcess, type FetcherProcess } from '../helpers/fetcher-process.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
@@ -93,7 +94,7 @@ describe('two FETCHER_ROLE=all processes sharing PostgreSQL without Redis', () =
         port: source.port,
         databaseName: source.name,
         userName: source.user,
-        password: 'unused',
+        password: TEST_SECRETS.TRUST_AUTH_PASSWORD,
       });
       expect(created.status).toBe(201);
       const { jobId } = (await (

@@ -5,6 +5,7 @@ import { freePort, startFetcherProcess, type FetcherProcess } from './fetcher-pr
 import { createTempDatabase, type TempDatabase } from './pg-database.js';
 import { decodeStoredResult } from './result-decoder.js';
 import { s3rverEnv, startS3rver, type S3rverHandle } from './s3rver.js';
+import { TEST_SECRETS } from './test-secrets.js';
 
 export interface Transition {
   from_status: string | null;
@@ -113,7 +114,7 @@ export class Cluster {
         port,
         databaseName: db.name,
         userName: db.user,
-        password: 'unused',
+        password: TEST_SECRETS.TRUST_AUTH_PASSWORD,
       }),
     });
     if (response.status !== 201) throw new Error(`register ${configName}: ${response.status} ${await response.text()}`);

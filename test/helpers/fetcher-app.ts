@@ -10,9 +10,11 @@ import { AppModule } from '../../src/app.module.js';
 import { configureFetcherApp, createFetcherApp } from '../../src/bootstrap/create-app.js';
 import type { AppConfig } from '../../src/config/app-config.js';
 import { loadAppConfig } from '../../src/config/load-config.js';
-import { ConsoleLogger } from '@nestjs/common';
+import { testLogEnv } from './test-log-file.js';
+import { TEST_SECRETS } from './test-secrets.js';
 
-export const TEST_MASTER_KEY = Buffer.alloc(32, 0x2a).toString('base64');
+/** 32 bytes of 0x2a in base64. */
+export const TEST_MASTER_KEY = TEST_SECRETS.TEST_MASTER_KEY;
 
 export interface EmbeddedFetcher {
   readonly app: INestApplication;
@@ -39,16 +41,16 @@ export async function startEmbeddedFetcher(
 ): Promise<EmbeddedFetcher> {
   const ownDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'fetcher-test-'));
-  const config = loadAppConfig({ DATA_DIR: dataDir, APP_ENC_KEY: TEST_MASTER_KEY, NODE_ENV: 'test', ...env });
-  const logger = new ConsoleLogger({ logLevels: ['error'] });
+  const config = loadAppConfig({ DATA_DIR: dataDir, APP_ENC_KEY: TEST_MASTER_KEY, NODE_ENV: 'test', ...testLogEnv('error'), ...env });
   let app: INestApplication;
   if (options.overrides && options.overrides.length > 0) {
-    let builder = Test.createTestingModule({ imports: [AppModule.forRoot(config)] }).setLogger(logger);
+    let builder = Test.createTestingModule({ imports: [AppModule.forRoot(config)] });
     for (const [token, value] of options.overrides) builder = builder.overrideProvider(token as string).useValue(value);
     const moduleRef = await builder.compile();
-    app = configureFetcherApp(moduleRef.createNestApplication<NestExpressApplication>({ logger, bodyParser: false }), config);
+    // The application's pino logger takes over from Nest's testing logger in configureFetcherApp.
+    app = configureFetcherApp(moduleRef.createNestApplication<NestExpressApplication>({ bufferLogs: true, bodyParser: false }), config);
   } else {
-    app = await createFetcherApp(config, logger);
+    app = await createFetcherApp(config);
   }
   await app.init();
   const http = request(app.getHttpServer());
@@ -110,7 +112,7 @@ export async function registerPostgres(
       port: options.port ?? db.port,
       databaseName: db.name,
       userName: db.user,
-      password: 'not-needed-with-trust-auth',
+      password: TEST_SECRETS.TRUST_AUTH_PASSWORD,
       ...(options.schema ? { schema: options.schema } : {}),
     });
   if (response.status !== 201) throw new Error(`create connection: ${response.status} ${JSON.stringify(response.body)}`);

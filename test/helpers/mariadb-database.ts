@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
 import { DatasourceType } from '../../src/datasource/datasource-type.js';
 import type { ResolvedDatasource } from '../../src/datasource/connectors/shared/engine-connector.js';
+import { generatedPassword } from './test-secrets.js';
 
 /**
  * Throw-away databases on the local MariaDB (MySQL engine). Server coordinates come from
@@ -109,7 +110,7 @@ export async function createTempMariaUser(prefix: string, options: { grantSelect
       .replace(/[^a-z0-9_]/g, '_')
       .slice(0, 20) || 'tmp';
   const name = `${clean}_${randomBytes(5).toString('hex')}`;
-  const password = `Pw-${randomBytes(8).toString('hex')}`;
+  const password = generatedPassword();
   const drop = () => withMariaAdmin((admin) => admin.query(`DROP USER IF EXISTS '${name}'@'%'`)).then(() => undefined);
   try {
     await withMariaAdmin(async (admin) => {

@@ -11,7 +11,7 @@ interface ClientError extends Error {
  * request) never reach Express; Node would answer them with an empty body. This answers them
  * with the FET envelope every other refusal has.
  */
-export function answerClientErrorsWithEnvelope(server: Server): void {
+export function answerClientErrorsWithEnvelope(server: Server, onRefused?: (status: number) => string): void {
   server.on('clientError', (error: ClientError, socket: Socket) => {
     // As Node's own handler: answer only when nothing was written on this connection yet.
     if (error.code === 'ECONNRESET' || !socket.writable || socket.bytesWritten > 0) {
@@ -25,8 +25,11 @@ export function answerClientErrorsWithEnvelope(server: Server): void {
           ? [408, 'Request Timeout', FetCode.BadRequest, 'the request was not received in time']
           : [400, 'Bad Request', FetCode.BadRequest, 'malformed HTTP request'];
     const body = JSON.stringify({ code, title: FET_CATALOGUE[code].title, message });
+    // The access log's id for it (the caller's own X-Request-Id is among what could not be read).
+    const requestId = onRefused?.(status);
+    const idHeader = requestId === undefined ? '' : `X-Request-Id: ${requestId}\r\n`;
     socket.end(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${idHeader}Connection: close\r\n\r\n${body}`,
     );
   });
 }

@@ -16,6 +16,7 @@ import { ResultStorageService } from '../../storage/result-storage.service.js';
 import { StorageError } from '../../storage/storage.error.js';
 import type { JobRecord } from '../job.entity.js';
 import { JobError } from '../job.error.js';
+import { jobLogFields, type JobLogFields } from '../job-log-fields.js';
 import { JobRepository } from '../job.repository.js';
 import { JobStatus } from '../job-status.js';
 import { resultAvailability } from '../result-availability.js';
@@ -62,6 +63,7 @@ export class JobResultService {
     // Exactly as JobService.get: another product's job does not exist for a product principal.
     if (!job || !actsFor(principal, job.productName)) throw notFound('job');
     const result = this.downloadable(job);
+    const log = jobLogFields(job);
     const headers = {
       [RESULT_HEADERS.sha256]: result.sha256,
       [RESULT_HEADERS.hmac]: result.hmac,
@@ -70,13 +72,13 @@ export class JobResultService {
       'Cache-Control': 'no-store',
     };
     if (query.raw) {
-      const stored = await this.reading(id, () => this.results.readStoredStream(result.path));
-      return { headers, file: this.streamed(id, stored.stream, RAW_RESULT_CONTENT_TYPE, stored.sizeBytes) };
+      const stored = await this.reading(log, () => this.results.readStoredStream(result.path));
+      return { headers, file: this.streamed(log, stored.stream, RAW_RESULT_CONTENT_TYPE, stored.sizeBytes) };
     }
-    const opened = await this.reading(id, () => this.results.openStream(result.path, result, result.keyVersion));
+    const opened = await this.reading(log, () => this.results.openStream(result.path, result, result.keyVersion));
     return {
       headers: { ...headers, ETag: `"${result.sha256}"` },
-      file: this.streamed(id, opened.plaintext, 'application/json', result.sizeBytes, opened.plaintext),
+      file: this.streamed(log, opened.plaintext, 'application/json', result.sizeBytes, opened.plaintext),
     };
   }
 
@@ -104,24 +106,25 @@ export class JobResultService {
   }
 
   /** The store's answer for a completed job: a missing object is the store's fault (502), not a 404. */
-  private async reading<T>(id: string, open: () => Promise<T>): Promise<T> {
+  private async reading<T>(log: JobLogFields, open: () => Promise<T>): Promise<T> {
+    const id = log.jobId;
     try {
       return await open();
     } catch (error) {
       if (error instanceof StorageError && error.code === FetCode.NotFound) {
-        this.logger.error(`result of job ${id}: the stored object is missing`);
+        this.logger.error(`result of job ${id}: the stored object is missing`, log);
         throw new StorageError(FetCode.StorageFailed, `the result object of job ${id} is missing from the store`);
       }
       if (error instanceof ResultVerificationError)
-        this.logger.error(`result of job ${id}: verification failed (${error.check}): ${error.message}`);
+        this.logger.error(`result of job ${id}: verification failed (${error.check}): ${error.message}`, log);
       throw error;
     }
   }
 
-  private streamed(id: string, stream: Readable, type: string, length: number, opener?: ResultStreamOpener): StreamableFile {
+  private streamed(log: JobLogFields, stream: Readable, type: string, length: number, opener?: ResultStreamOpener): StreamableFile {
     return new StreamableFile(stream, { type, length })
-      .setErrorHandler((error, response) => this.failMidway(id, error, response as unknown as Response, length, opener))
-      .setErrorLogger((error) => this.logger.warn(`result of job ${id}: sending the response failed: ${describe(error)}`));
+      .setErrorHandler((error, response) => this.failMidway(log, error, response as unknown as Response, length, opener))
+      .setErrorLogger((error) => this.logger.warn(`result of job ${log.jobId}: sending the response failed: ${describe(error)}`, log));
   }
 
   /**
@@ -129,18 +132,19 @@ export class JobResultService {
    * an envelope; after that only cutting the connection keeps it from taking a short body for a
    * whole one (Content-Length is already on the wire, and the opener never releases its last bytes).
    */
-  private failMidway(id: string, error: Error, response: Response, length: number, opener?: ResultStreamOpener): void {
+  private failMidway(log: JobLogFields, error: Error, response: Response, length: number, opener?: ResultStreamOpener): void {
+    const id = log.jobId;
     const what =
       error instanceof ResultVerificationError
         ? `verification failed (${error.check}): ${error.message}`
         : `reading the stored object failed: ${describe(error)}`;
     if (response.headersSent || response.destroyed) {
       const sent = opener ? ` after ${opener.releasedBytes} of ${length} bytes` : '';
-      this.logger.error(`result of job ${id}: ${what}; the response was cut off${sent}`);
+      this.logger.error(`result of job ${id}: ${what}; the response was cut off${sent}`, log);
       response.destroy();
       return;
     }
-    this.logger.error(`result of job ${id}: ${what}; answered with an error before sending any byte`);
+    this.logger.error(`result of job ${id}: ${what}; answered with an error before sending any byte`, log);
     const failure =
       error instanceof FetcherError
         ? error

@@ -6,6 +6,7 @@ import { notFound } from '../../datasource/datasource.error.js';
 import { OBJECT_STORE, type ObjectStore } from '../../storage/object-store.port.js';
 import type { JobRecord } from '../job.entity.js';
 import { JobError } from '../job.error.js';
+import { jobLogFields } from '../job-log-fields.js';
 import { JobRepository } from '../job.repository.js';
 import { JobStatus } from '../job-status.js';
 import { ResultRetentionRepository } from './result-retention.repository.js';
@@ -37,7 +38,7 @@ export class ResultDeletionService {
       await this.delete(job);
     } catch (error) {
       if (error instanceof JobError) throw error;
-      this.logger.warn(`deletion of the result of job ${id} is recorded but not finished: ${String(error)}`);
+      this.logger.warn(`deletion of the result of job ${id} is recorded but not finished: ${String(error)}`, jobLogFields(job));
       throw new ServiceUnavailableError(
         'the result is marked deleted, but the store could not remove it now; the retention sweep will finish it, and retrying is safe',
       );

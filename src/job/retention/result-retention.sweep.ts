@@ -3,6 +3,7 @@ import { Clock } from '../../common/clock/clock.js';
 import type { PeriodicTask } from '../../common/clock/periodic-task.js';
 import { Scheduler } from '../../common/clock/scheduler.js';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
+import { jobLogFields } from '../job-log-fields.js';
 import { ResultDeletionService } from './result-deletion.service.js';
 import { ResultRetentionRepository } from './result-retention.repository.js';
 
@@ -64,7 +65,7 @@ export class ResultRetentionSweep implements OnApplicationBootstrap, OnApplicati
           deleted += 1;
         } catch (error) {
           failed += 1;
-          this.logger.warn(`result of job ${job.id} could not be deleted yet: ${String(error)}`);
+          this.logger.warn(`result of job ${job.id} could not be deleted yet: ${String(error)}`, jobLogFields(job));
         }
       }
       // A short batch was the last; a batch of failures waits for the next pass rather than spin.

@@ -68,7 +68,9 @@ export class PostgresConnector extends ConnectorBase {
       refused: (error: CopyRefusedError) => {
         if (this.copyRefused.has(key)) return;
         this.copyRefused.add(key);
-        this.logger.warn(`connection '${datasource.configName}': ${error.message}; its reads use a cursor from now on`);
+        this.logger.warn(`connection '${datasource.configName}': ${error.message}; its reads use a cursor from now on`, {
+          datasource: datasource.configName,
+        });
       },
     };
   }
