@@ -16,6 +16,8 @@ import { ShutdownCoordinator } from './bootstrap/shutdown-coordinator.js';
 import { StorageModule } from './storage/storage.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { ClockModule } from './common/clock/clock.module.js';
+import { LoggingModule } from './common/logging/logging.module.js';
+import { TracingModule } from './common/tracing/tracing.module.js';
 
 /**
  * The role decides the graph: the manager gets the HTTP API and the queue producer, the worker
@@ -31,7 +33,10 @@ export class AppModule {
       module: AppModule,
       imports: [
         AppConfigModule.forRoot(config),
+        // Right after the config: its shutdown hook then runs after those of the modules that log while stopping.
+        LoggingModule.forRoot(),
         ClockModule,
+        TracingModule,
         PersistenceModule,
         AuthModule.forRoot(config),
         RedisModule,

@@ -1,7 +1,9 @@
 import type { Server } from 'node:http';
-import { ConsoleLogger, type INestApplication, type LogLevel } from '@nestjs/common';
+import type { INestApplication, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NextFunction, Request, Response } from 'express';
+import { NativeLogger } from 'nestjs-pino';
 import { AppModule } from '../app.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { FetcherRole } from '../config/fetcher-role.js';
@@ -10,30 +12,39 @@ import { validationExceptionFactory } from '../common/errors/validation-exceptio
 import { bodyLimitsMiddleware } from '../common/http/body-limits.middleware.js';
 import { answerClientErrorsWithEnvelope } from '../common/http/client-error.handler.js';
 import { RequestValidationPipe } from '../common/http/request-validation.pipe.js';
+import { accessLogMiddleware, logRefusedRequest } from '../common/logging/access-log.middleware.js';
+import { httpTracingMiddleware } from '../common/tracing/http-tracing.middleware.js';
+import { Tracing } from '../common/tracing/tracing.js';
+import { HttpMetricsMiddleware } from '../system/metrics-http.middleware.js';
 import { setupSwagger } from './swagger.js';
 
-const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
-
-export function createLogger(config: AppConfig): ConsoleLogger {
-  return new ConsoleLogger({
-    json: config.production,
-    colors: !config.production && Boolean(process.stdout.isTTY),
-    logLevels: LEVELS.slice(0, LEVELS.indexOf(config.logLevel as LogLevel) + 1),
-  });
-}
-
-/** Builds the Nest application of the configured role, fully wired but not listening. */
-export async function createFetcherApp(config: AppConfig, logger = createLogger(config)): Promise<INestApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), { logger, bodyParser: false });
+/**
+ * Builds the Nest application of the configured role, fully wired but not listening. Until the
+ * application's own pino logger exists, Nest's boot lines go to `bootLogger` as they happen (main.ts:
+ * an operator watching a boot that waits for its database sees the retries), or are held and
+ * then written through the application's logger.
+ */
+export async function createFetcherApp(config: AppConfig, bootLogger?: LoggerService): Promise<INestApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.forRoot(config),
+    bootLogger ? { logger: bootLogger, bodyParser: false } : { bufferLogs: true, bodyParser: false },
+  );
   return configureFetcherApp(app, config);
 }
 
 /** Everything an application needs beyond its module graph; tests that build the graph themselves call it too. */
 export function configureFetcherApp(app: NestExpressApplication, config: AppConfig): INestApplication {
+  app.useLogger(app.get(NativeLogger));
+  // First of all: the request id, the access line and the HTTP metrics cover what the parser and the limits refuse too.
+  app.use(accessLogMiddleware());
+  const httpMetrics = app.get(HttpMetricsMiddleware);
+  app.use((request: Request, response: Response, next: NextFunction) => httpMetrics.use(request, response, next));
   app.useBodyParser('json', { limit: '1mb' });
   // Before any pipe: the DTO transform recurses, so depth and size are bounded first.
   app.use(bodyLimitsMiddleware);
-  answerClientErrorsWithEnvelope(app.getHttpServer());
+  // After the parsers: the handler, and every span it starts, runs inside the request's span.
+  app.use(httpTracingMiddleware(app.get(Tracing)));
+  answerClientErrorsWithEnvelope(app.getHttpServer(), logRefusedRequest);
   keepIdleConnectionsOpen(app.getHttpServer());
   app.useGlobalFilters(new FetExceptionFilter());
   app.useGlobalPipes(

@@ -26,6 +26,10 @@ export interface AppConfig {
   readonly version: string;
   readonly http: { readonly host: string; readonly port: number; readonly workerPort: number };
   readonly logLevel: string;
+  /** Resolved from LOG_FORMAT, the terminal and NODE_ENV at boot. */
+  readonly logFormat: 'json' | 'pretty';
+  /** LOG_FILE: lines are appended there instead of written to stdout. */
+  readonly logFile?: string;
   readonly dataDir: string;
   readonly database: { readonly kind: 'postgres'; readonly url: string } | { readonly kind: 'sqlite'; readonly path: string };
   readonly redisUrl?: string;
@@ -76,6 +80,8 @@ export interface AppConfig {
   readonly internalDatasources: readonly InternalDatasourceConfig[];
   /** Calls of POST /connections/{id}/test allowed per connection per minute. */
   readonly connectionTestRateLimitPerMinute: number;
+  /** Traces are exported over OTLP/HTTP when otlpEndpoint is set, and not even created otherwise. */
+  readonly tracing: { readonly otlpEndpoint?: string; readonly serviceName: string };
 }
 
 export const DEFAULT_CEILINGS: ExtractionCeilings = {

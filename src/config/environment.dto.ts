@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { applyDecorators } from '@nestjs/common';
 import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsEnum, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsBoolean, IsEnum, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { FetcherRole } from './fetcher-role.js';
 
 export const MAX_RESULT_BYTES_CEILING = 256 * 1024 * 1024;
@@ -57,6 +57,17 @@ export class EnvironmentVariables {
     message: 'must be one of fatal, error, warn, log, debug, verbose',
   })
   LOG_LEVEL?: string;
+
+  /** `json` (one object per line) or `pretty` (for a person at a terminal); default: pretty on a TTY outside production. */
+  @IsOptional()
+  @IsIn(['json', 'pretty'], { message: 'must be one of json, pretty' })
+  LOG_FORMAT?: string;
+
+  /** A file the log lines are appended to instead of stdout (JSON unless LOG_FORMAT says otherwise). */
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  LOG_FILE?: string;
 
   @IsOptional()
   @IsString()
@@ -290,4 +301,19 @@ export class EnvironmentVariables {
   @IsOptional()
   @IntRange(1, 1_000)
   CONNECTION_TEST_MAX_PER_HOST?: number;
+
+  /** OTLP/HTTP base URL of a trace collector (spans go to `<url>/v1/traces`); unset: no traces. */
+  @IsOptional()
+  @IsUrl(
+    { protocols: ['http', 'https'], require_protocol: true, require_tld: false, allow_underscores: true },
+    { message: 'must be an http:// or https:// URL' },
+  )
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+
+  /** `service.name` of the exported spans; default `fetcher-<role>`. */
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(255)
+  OTEL_SERVICE_NAME?: string;
 }

@@ -17,6 +17,8 @@ export class ConfigError extends Error {
 export interface LoadConfigOptions {
   /** Called when a development master key is generated, so the caller can warn. */
   readonly onGeneratedKey?: (path: string) => void;
+  /** Whether stdout is a terminal (the default log format depends on it); default: process.stdout.isTTY. */
+  readonly stdoutIsTTY?: boolean;
 }
 
 /** Validates the environment into one typed AppConfig, or throws a ConfigError naming the variables. */
@@ -54,6 +56,8 @@ export function loadAppConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions
     version: vars.APP_VERSION ?? readPackageVersion(),
     http: { host: vars.HOST ?? '0.0.0.0', port: vars.PORT ?? 4006, workerPort: vars.WORKER_HTTP_PORT ?? 4007 },
     logLevel: vars.LOG_LEVEL ?? 'log',
+    logFormat: resolveLogFormat(vars, production, options.stdoutIsTTY ?? Boolean(process.stdout.isTTY)),
+    logFile: vars.LOG_FILE === undefined ? undefined : resolve(vars.LOG_FILE),
     dataDir,
     database: vars.DATABASE_URL
       ? { kind: 'postgres', url: vars.DATABASE_URL }
@@ -118,13 +122,20 @@ export function loadAppConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions
     allowPrivateHosts: vars.ALLOW_PRIVATE_HOSTS ?? !production,
     internalDatasources: internal.datasources,
     connectionTestRateLimitPerMinute: vars.CONNECTION_TEST_RATE_LIMIT ?? 10,
+    tracing: { otlpEndpoint: vars.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: vars.OTEL_SERVICE_NAME ?? `fetcher-${role}` },
   };
+}
+
+/** Pretty only for a person at a terminal: a file, a pipe or production gets JSON lines unless LOG_FORMAT says otherwise. */
+function resolveLogFormat(vars: EnvironmentVariables, production: boolean, stdoutIsTTY: boolean): 'json' | 'pretty' {
+  if (vars.LOG_FORMAT === 'json' || vars.LOG_FORMAT === 'pretty') return vars.LOG_FORMAT;
+  return stdoutIsTTY && !production && vars.LOG_FILE === undefined ? 'pretty' : 'json';
 }
 
 function describe(errors: ValidationError[], env: Record<string, unknown>): string {
   const lines = errors.map((error) => {
     const reasons = Object.values(error.constraints ?? {}).map((reason) => reason.replace(`${error.property} `, ''));
-    const shown = /KEY|SECRET|PASSWORD|URL/.test(error.property) ? '' : ` (got ${JSON.stringify(env[error.property])})`;
+    const shown = /KEY|SECRET|PASSWORD|URL|ENDPOINT/.test(error.property) ? '' : ` (got ${JSON.stringify(env[error.property])})`;
     return `  ${error.property}: ${reasons.join('; ')}${shown}`;
   });
   return `Invalid configuration:\n${lines.join('\n')}`;

@@ -4,6 +4,7 @@ import { IdGenerator, RandomIdGenerator } from '../common/clock/id-generator.js'
 import type { PeriodicTask } from '../common/clock/periodic-task.js';
 import { Scheduler, TimerScheduler } from '../common/clock/scheduler.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { MetricsService } from '../system/metrics.service.js';
 import { EVENT_PUBLISHER, UnroutableEventError, type EventPublisher } from './event-publisher.port.js';
 import { OutboxRepository, type ClaimedEvent } from './outbox.repository.js';
 
@@ -36,6 +37,7 @@ export class OutboxRelay {
     private readonly clock: Clock = new SystemClock(),
     ids: IdGenerator = new RandomIdGenerator(),
     scheduler: Scheduler = new TimerScheduler(),
+    @Optional() private readonly metrics?: MetricsService,
   ) {
     this.relayId = ids.processTag();
     this.loop = scheduler.every(() => this.runOnce(), {
@@ -70,11 +72,12 @@ export class OutboxRelay {
     try {
       events = await this.outbox.claim(this.relayId, BATCH, CLAIM_MS);
     } catch (error) {
+      this.metrics?.outboxRelayFailed('store_unavailable');
       this.logger.warn(`outbox unavailable: ${(error as Error).message}`);
       return;
     }
     // Per routing key: the first refusal, and the events of that key held back behind it.
-    const unroutable = new Map<string, { error: UnroutableEventError; held: ClaimedEvent[] }>();
+    const unroutable = new Map<string, { error: UnroutableEventError; first: ClaimedEvent; held: ClaimedEvent[] }>();
     try {
       for (const [index, event] of events.entries()) {
         const refused = unroutable.get(event.type);
@@ -85,27 +88,34 @@ export class OutboxRelay {
           await this.retryLater(event, `held back: ${refused.error.message}`);
           continue;
         }
+        let delivered = false;
         try {
           await publisher.publish(event);
+          delivered = true;
+          this.metrics?.outboxEventPublished();
           await this.outbox.markPublished(event.id, this.relayId);
         } catch (error) {
+          this.metrics?.outboxRelayFailed(
+            delivered ? 'store_unavailable' : error instanceof UnroutableEventError ? 'unroutable' : 'broker_unavailable',
+          );
           if (error instanceof UnroutableEventError) {
             // The broker works: events of other keys go on.
-            unroutable.set(event.type, { error, held: [] });
+            unroutable.set(event.type, { error, first: event, held: [] });
             await this.retryLater(event, error.message);
             continue;
           }
           // The broker is away: put this event and the rest of the batch back, with a backoff.
           for (const pending of events.slice(index)) await this.retryLater(pending, (error as Error).message ?? String(error));
-          this.logger.warn(`event ${event.id} not delivered, will retry: ${(error as Error).message}`);
+          this.logger.warn(`event ${event.id} not delivered, will retry: ${(error as Error).message}`, eventLogFields(event));
           return;
         }
       }
     } finally {
-      for (const [type, { error, held }] of unroutable) {
+      for (const [type, { error, first, held }] of unroutable) {
         this.logger.warn(
           `event ${error.eventId}${held.length > 0 ? ` and ${held.length} more ${type} event(s)` : ''} NOT published, kept in the outbox ` +
             `and retried with backoff: ${error.message}. Consumers must bind their queues to the exchange before jobs run.`,
+          { ...eventLogFields(first), heldBack: held.length },
         );
       }
     }
@@ -116,4 +126,10 @@ export class OutboxRelay {
     const delay = Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** Math.min(10, event.attempts));
     await this.outbox.markFailed(event.id, this.relayId, reason, new Date(this.clock.nowMs() + delay)).catch(() => undefined);
   }
+}
+
+/** An event's id, and the job it reports (terminal events carry it in their payload). */
+function eventLogFields(event: ClaimedEvent): { eventId: string; eventType: string; jobId?: string } {
+  const jobId = event.payload.jobId;
+  return { eventId: event.id, eventType: event.type, ...(typeof jobId === 'string' ? { jobId } : {}) };
 }

@@ -7,6 +7,10 @@ import { ExtractionError } from './extraction.error.js';
 import { Semaphore } from '../common/concurrency/semaphore.js';
 import type { ReadBudget } from '../datasource/connectors/shared/read-budget.js';
 import type { ProgressRecorder } from './job-progress.js';
+import { ATTR, SPAN } from '../common/tracing/span-names.js';
+import { Tracing } from '../common/tracing/tracing.js';
+
+const DISABLED_TRACING = Tracing.disabled();
 
 /** Bytes one datasource may buffer ahead of the writer before its cursor pauses. */
 const CHANNEL_CAPACITY = 4 * 1024 * 1024;
@@ -19,6 +23,16 @@ export interface ExecutionOptions {
   readonly memoryCheck?: () => void;
   /** Told of every table started and finished, rows read and bytes written. */
   readonly progress?: ProgressRecorder;
+  /** Told of rows read and bytes written per datasource engine (the worker's metrics). */
+  readonly throughput?: ThroughputRecorder;
+  /** One span per table read. */
+  readonly tracing?: Tracing;
+}
+
+export interface ThroughputRecorder {
+  rows(engine: string, rows: number): void;
+  /** Bytes of a datasource's part of the result, `"configName":{…}`, as written. */
+  bytes(engine: string, bytes: number): void;
 }
 
 export interface ResultWriter {
@@ -49,12 +63,14 @@ export async function executePlan(
     batchRows: BATCH_ROWS,
     remainingBytes: () => plan.limits.maxResultBytes - written,
   };
-  const counted: ResultWriter = {
-    write: async (chunk) => {
+  const counted = {
+    /** `engine`: of the datasource whose part of the result `chunk` is; none for the punctuation between parts. */
+    write: async (chunk: string | Buffer, engine?: string): Promise<void> => {
       await writer.write(chunk);
       const bytes = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
       written += bytes;
       options.progress?.bytesWritten(bytes);
+      if (engine !== undefined) options.throughput?.bytes(engine, bytes);
     },
   };
   const run = new AbortController();
@@ -89,8 +105,9 @@ export async function executePlan(
     await counted.write('{');
     for (const [index, channel] of channels.entries()) {
       if (index > 0) await counted.write(',');
+      const engine = plan.datasources[index].datasource.type;
       for (let entry = await channel.next(); entry !== undefined; entry = await channel.next()) {
-        await counted.write(entry.chunk);
+        await counted.write(entry.chunk, engine);
         entry.release?.();
       }
     }
@@ -112,7 +129,7 @@ async function readDatasource(
   channel: ChunkChannel,
   signal: AbortSignal,
   budget: ReadBudget,
-  { memoryCheck, progress }: ExecutionOptions,
+  { memoryCheck, progress, throughput, tracing = DISABLED_TRACING }: ExecutionOptions,
 ): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   await channel.push(`${JSON.stringify(plan.configName)}:{`);
@@ -121,6 +138,11 @@ async function readDatasource(
     await channel.push(`${index > 0 ? ',' : ''}${JSON.stringify(key)}:[`);
     let rows = 0;
     progress?.tableStarted(plan.configName, key);
+    const span = tracing.startSpan(SPAN.readTable, {
+      [ATTR.datasource]: plan.configName,
+      [ATTR.table]: key,
+      [ATTR.engine]: plan.datasource.type,
+    });
     try {
       for await (const batch of plan.session.readRows({ ...request, budget }, signal)) {
         memoryCheck?.();
@@ -129,9 +151,12 @@ async function readDatasource(
         await channel.push(batch.json, batch.release);
         rows += batch.rowCount;
         progress?.rowsRead(plan.configName, key, batch.rowCount);
+        throughput?.rows(plan.datasource.type, batch.rowCount);
       }
     } catch (error) {
-      throw readFailure(plan.configName, key, error, signal);
+      throw span.fail(readFailure(plan.configName, key, error, signal));
+    } finally {
+      span.end({ [ATTR.rows]: rows });
     }
     progress?.tableDone(plan.configName, key);
     counts[key] = rows;

@@ -1,6 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { FetCode } from '../common/errors/fet-code.js';
 import { FetcherError, type ErrorDetail } from '../common/errors/fetcher.error.js';
+import { ATTR, SPAN } from '../common/tracing/span-names.js';
+import { Tracing } from '../common/tracing/tracing.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import type { ConnectorSession } from '../datasource/connectors/shared/engine-connector.js';
 import { DatasourceConnectError } from '../datasource/datasource.error.js';
@@ -31,9 +33,20 @@ export class ExtractionPlanner {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly matcher: RequestedSchemaMatcher,
     private readonly sessions: DatasourceSessions,
+    @Optional() private readonly tracing: Tracing = Tracing.disabled(),
   ) {}
 
-  async plan(job: JobRecord, signal: AbortSignal): Promise<ExtractionPlan> {
+  plan(job: JobRecord, signal: AbortSignal): Promise<ExtractionPlan> {
+    const datasources = Object.keys(job.mappedFields).length;
+    return this.tracing.inSpan(SPAN.plan, { [ATTR.datasourceCount]: datasources }, async (span) => {
+      const plan = await this.discoverAndValidate(job, signal);
+      const tables = plan.datasources.reduce((sum, datasource) => sum + datasource.tables.length, 0);
+      span.setAttribute(ATTR.tableCount, tables);
+      return plan;
+    });
+  }
+
+  private async discoverAndValidate(job: JobRecord, signal: AbortSignal): Promise<ExtractionPlan> {
     checkDataRequest(
       { mappedFields: job.mappedFields, filters: job.filters ?? undefined, limits: job.limits ?? undefined },
       this.config.extraction,

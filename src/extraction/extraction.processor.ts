@@ -1,5 +1,10 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { runDetached } from '../common/logging/detached-context.js';
+import { ATTR, SPAN } from '../common/tracing/span-names.js';
+import type { TraceCarrier } from '../common/tracing/trace-carrier.js';
+import { Tracing } from '../common/tracing/tracing.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { jobLogFields, type JobLogFields } from '../job/job-log-fields.js';
 import { JobRepository } from '../job/job.repository.js';
 import { JobStatus } from '../job/job-status.js';
 import { JOB_CONSUMER, JOB_QUEUE, type JobConsumer, type JobQueue } from '../job/queue/job-queue.port.js';
@@ -22,11 +27,16 @@ export class ExtractionProcessor implements OnApplicationBootstrap, BeforeApplic
     private readonly recovery: JobRecovery,
     private readonly metrics: MetricsService,
     private readonly memory: MemoryGuard,
+    @Optional() private readonly tracing: Tracing = Tracing.disabled(),
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     const embedded = this.queue.kind === 'in-process';
-    await this.consumer.start((jobId, signal) => this.handle(jobId, signal), this.config.worker.concurrency);
+    await this.consumer.start(
+      // A delivery of the embedded queue starts inside the request that queued it: its lines are not that request's.
+      (jobId, signal, trace) => runDetached(() => this.traced(jobId, signal, trace)),
+      this.config.worker.concurrency,
+    );
     if (embedded) {
       // The embedded queue lives in memory: jobs accepted before a restart are still pending in the store.
       const pending = await this.jobs.findIdsByStatus(JobStatus.Pending);
@@ -46,12 +56,30 @@ export class ExtractionProcessor implements OnApplicationBootstrap, BeforeApplic
   async beforeApplicationShutdown(): Promise<void> {
     const stragglers = await this.consumer.stop(this.config.worker.shutdownGraceMs);
     for (const jobId of stragglers) {
+      // Read before the release: the attempt this worker gives up is the record's until then.
+      const log = await this.logFieldsOf(jobId);
       const released = await this.jobs
         .release(jobId, this.extraction.workerId, 'worker shut down before the job stopped')
         .catch(() => false);
-      this.logger.warn(`job ${jobId} did not stop in time; ${released ? 'handed back to pending' : 'left to the recovery sweep'}`);
+      this.logger.warn(`job ${jobId} did not stop in time; ${released ? 'handed back to pending' : 'left to the recovery sweep'}`, log);
     }
     await this.recovery.stop();
+  }
+
+  /** The job's log fields, or its id alone when the store cannot say (it may be what is failing at shutdown). */
+  private async logFieldsOf(jobId: string): Promise<JobLogFields> {
+    try {
+      const job = await this.jobs.findById(jobId);
+      if (job) return jobLogFields(job);
+    } catch {
+      // the id alone
+    }
+    return { jobId };
+  }
+
+  /** One span per delivery, in the trace of the request that created the job when the queue carried it. */
+  private traced(jobId: string, signal: AbortSignal, trace?: TraceCarrier): Promise<void> {
+    return this.tracing.continueTrace(trace, SPAN.job, { [ATTR.jobId]: jobId }, () => this.handle(jobId, signal));
   }
 
   private async handle(jobId: string, signal: AbortSignal): Promise<void> {
@@ -60,8 +88,9 @@ export class ExtractionProcessor implements OnApplicationBootstrap, BeforeApplic
     if (signal.aborted) return;
     const stopTimer = this.metrics.jobDuration.startTimer();
     const outcome = await this.extraction.process(jobId, signal);
+    this.tracing.annotate({ [ATTR.jobOutcome]: outcome });
     if (outcome !== 'skipped') {
-      stopTimer();
+      stopTimer({ outcome });
       this.metrics.jobsFinished.inc({ outcome });
     }
   }

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { JobProgress } from '../job/job.entity.js';
+import type { JobLogFields } from '../job/job-log-fields.js';
 import type { JobRepository } from '../job/job.repository.js';
 
 /**
@@ -29,6 +30,8 @@ export class JobLease {
     private readonly leaseMs: number,
     /** The progress written with each renewal. */
     private readonly progress: () => JobProgress | undefined = () => undefined,
+    /** The fields of its log lines: the job, this attempt, its datasource. */
+    private readonly log: JobLogFields = { jobId },
   ) {
     this.timer = setInterval(() => this.tick(), Math.min(MAX_RENEWAL_INTERVAL_MS, Math.max(250, Math.floor(leaseMs / 4))));
   }
@@ -72,7 +75,7 @@ export class JobLease {
           if (held) this.renewedAt = Date.now();
           else this.markLost('the job is no longer held by this worker');
         },
-        (error: unknown) => this.logger.warn(`lease renewal of ${this.jobId} failed: ${String(error)}`),
+        (error: unknown) => this.logger.warn(`lease renewal of ${this.jobId} failed: ${String(error)}`, this.log),
       )
       .finally(() => {
         this.inFlight = false;

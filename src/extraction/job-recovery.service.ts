@@ -8,6 +8,7 @@ import { JobRepository } from '../job/job.repository.js';
 import { JOB_QUEUE, type JobQueue } from '../job/queue/job-queue.port.js';
 import { failedEvent } from '../job/terminal-events.js';
 import type { JobRecord } from '../job/job.entity.js';
+import { jobLogFields } from '../job/job-log-fields.js';
 import { ResultStorageService } from '../storage/result-storage.service.js';
 
 const BATCH = 100;
@@ -70,11 +71,14 @@ export class JobRecovery {
             leaseExpiredBefore: expiredBefore,
           })
         ) {
-          this.logger.warn(`job ${job.id} failed after ${job.attempts} abandoned attempts`);
+          this.logger.warn(`job ${job.id} failed after ${job.attempts} abandoned attempts`, jobLogFields(job));
           await this.discardAttempt(job);
         }
       } else if (await this.jobs.requeueExpired(job, expiredBefore)) {
-        this.logger.warn(`job ${job.id}: worker ${job.workerId} lost its lease; re-queued (attempt ${job.attempts} of ${maxAttempts})`);
+        this.logger.warn(`job ${job.id}: worker ${job.workerId} lost its lease; re-queued (attempt ${job.attempts} of ${maxAttempts})`, {
+          ...jobLogFields(job),
+          workerId: job.workerId,
+        });
         await this.discardAttempt(job);
         await this.queue.enqueue(job.id, `r${job.attempts}`);
       }

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { FetCode } from '../common/errors/fet-code.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import type { JobLogFields } from '../job/job-log-fields.js';
 import { ExtractionError } from './extraction.error.js';
 
 /** How often the resident size is read; process.memoryUsage.rss() is a cheap syscall. */
@@ -49,13 +50,17 @@ export class MemoryGuard {
   }
 
   /** Called by a running job between batches: throws for the job chosen to give its memory back. */
-  check(jobId: string): void {
+  check(jobId: string, log: JobLogFields = { jobId }): void {
     if (!this.overLimit()) return;
     const now = Date.now();
     if (now - this.lastVictimAt < VICTIM_COOLDOWN_MS) return;
     this.lastVictimAt = now;
     const mib = (bytes: number) => Math.round(bytes / (1024 * 1024));
-    this.logger.warn(`worker memory ${mib(this.rss)} MiB is above WORKER_MAX_RSS_MB=${mib(this.limitBytes)}: failing job ${jobId}`);
+    this.logger.warn(`worker memory ${mib(this.rss)} MiB is above WORKER_MAX_RSS_MB=${mib(this.limitBytes)}: failing job ${jobId}`, {
+      ...log,
+      rssMiB: mib(this.rss),
+      limitMiB: mib(this.limitBytes),
+    });
     throw new ExtractionError(
       FetCode.WorkerMemoryExceeded,
       `the worker ran out of memory headroom (${mib(this.rss)} MiB resident, limit ${mib(this.limitBytes)} MiB) while this job was running; nothing was stored`,

@@ -188,7 +188,7 @@ describe('JobService', () => {
         completedAt: null,
       });
       expect(tester.test).toHaveBeenCalledWith(datasources.get('pg_main'), 4_000);
-      expect(queue.enqueue).toHaveBeenCalledExactlyOnceWith(id);
+      expect(queue.enqueue).toHaveBeenCalledExactlyOnceWith(id, undefined, undefined);
     });
 
     it('answers a repeat within the dedup window with the existing job, flagged duplicate, without testing or queueing again', async () => {
@@ -245,7 +245,7 @@ describe('JobService', () => {
 
       const second = await service.create(request(), REPORTER);
       expect(second.duplicate).toBe(false);
-      expect(queue.enqueue).toHaveBeenLastCalledWith(second.body.jobId);
+      expect(queue.enqueue).toHaveBeenLastCalledWith(second.body.jobId, undefined, undefined);
     });
 
     it('records the deletion of a result whose retention ran out before the sweep came, at the clock time, and starts afresh', async () => {

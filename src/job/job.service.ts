@@ -1,10 +1,11 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { AuthError } from '../auth/auth.error.js';
 import { actsFor, type Principal } from '../auth/principal.js';
 import { Clock } from '../common/clock/clock.js';
 import { IdGenerator } from '../common/clock/id-generator.js';
 import { FetCode } from '../common/errors/fet-code.js';
 import { ServiceUnavailableError } from '../common/errors/fetcher.error.js';
+import { Tracing } from '../common/tracing/tracing.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ConnectionTester } from '../datasource/connection-tester.service.js';
 import { notFound } from '../datasource/datasource.error.js';
@@ -17,6 +18,7 @@ import { JobAcceptedDto, JobResponseDto } from './dto/job-response.dto.js';
 import type { JobRecord } from './job.entity.js';
 import { JobError } from './job.error.js';
 import { JobRepository } from './job.repository.js';
+import { jobLogFields } from './job-log-fields.js';
 import { JobStatus } from './job-status.js';
 import { JOB_QUEUE, type JobQueue } from './queue/job-queue.port.js';
 import { requestHash } from './request-hash.js';
@@ -44,6 +46,7 @@ export class JobService {
     private readonly retention: ResultRetentionRepository,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    @Optional() private readonly tracing: Tracing = Tracing.disabled(),
   ) {}
 
   async create(request: CreateJobDto, principal: Principal): Promise<CreateJobOutcome> {
@@ -95,9 +98,10 @@ export class JobService {
     if (twin) return { duplicate: true, body: JobAcceptedDto.of(twin, true) };
 
     try {
-      await this.queue.enqueue(job.id);
+      // The worker's spans for this job join the trace of this request, even in another process.
+      await this.queue.enqueue(job.id, undefined, this.tracing.carrier());
     } catch (error) {
-      this.logger.error(`enqueue of job ${job.id} failed: ${String(error)}`);
+      this.logger.error(`enqueue of job ${job.id} failed: ${String(error)}`, jobLogFields(job));
       const info = { code: FetCode.ServiceUnavailable, message: 'process failed: unable to enqueue the job' };
       await this.jobs.fail(job.id, info, failedEvent(job, info)).catch(() => undefined);
       throw new ServiceUnavailableError('the job queue is unavailable; the job was not started, please retry');
@@ -125,7 +129,7 @@ export class JobService {
     for (let round = 0; round < 3 && (job.status === JobStatus.Pending || job.status === JobStatus.Processing); round += 1) {
       const info = { code: FetCode.ExtractionCancelled, message: `the job was cancelled (by ${principal.id}); nothing was stored` };
       if (await this.jobs.fail(id, info, failedEvent(job, info), { from: [job.status] })) {
-        this.logger.log(`job ${id} cancelled by ${principal.id} while ${job.status}`);
+        this.logger.log(`job ${id} cancelled by ${principal.id} while ${job.status}`, { ...jobLogFields(job), principal: principal.id });
       }
       job = (await this.jobs.findById(id)) as JobRecord;
     }

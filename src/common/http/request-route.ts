@@ -4,11 +4,19 @@ import type { Request } from 'express';
 export const UNMATCHED_ROUTE = 'unmatched';
 
 /**
+ * A module middleware applied to every path (`forRoutes('{*splat}')`) is mounted as a catch-all
+ * route of its own (`{/*splat}`), which Express leaves on a request no controller matched. None is
+ * today (the HTTP middlewares are mounted by configureFetcherApp); should one be, that is no route.
+ */
+const CATCH_ALL = /^\/?\{?\/?\*\w*\}?$/;
+
+/**
  * The route template a request matched, e.g. `/v1/fetcher/:id`: what access lines, metrics and
  * spans are grouped by, so that ids in paths never become label values. Read it once the
  * response has finished; before routing it is not known yet.
  */
 export function routeOf(request: Request): string {
   const path: unknown = request.route?.path;
-  return typeof path === 'string' ? `${request.baseUrl ?? ''}${path}` : UNMATCHED_ROUTE;
+  if (typeof path !== 'string' || CATCH_ALL.test(path)) return UNMATCHED_ROUTE;
+  return `${request.baseUrl ?? ''}${path}`;
 }

@@ -1,8 +1,15 @@
 import { Logger } from '@nestjs/common';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
+import { traceCarrierFrom, type TraceCarrier } from '../../common/tracing/trace-carrier.js';
 import { QUEUE_NAME, type JobConsumer, type JobHandler, type JobQueue } from './job-queue.port.js';
 import { RunningJobs } from './running-jobs.js';
+
+/** The data of one BullMQ job: the Fetcher job id and, since tracing, the creating request's trace context. */
+interface QueueMessage {
+  readonly jobId: string;
+  readonly trace?: TraceCarrier;
+}
 
 const ENQUEUE_TIMEOUT_MS = 5_000;
 /** worker.close(true) waits for Redis; a Redis that stopped answering must not hold the shutdown. */
@@ -31,10 +38,11 @@ export class BullMqJobQueue implements JobQueue, JobConsumer {
     this.queue.on('error', (error) => this.logger.warn(`queue: ${error.message}`));
   }
 
-  async enqueue(jobId: string, deliveryKey?: string): Promise<void> {
+  async enqueue(jobId: string, deliveryKey?: string, trace?: TraceCarrier): Promise<void> {
     const bullId = deliveryKey ? `${jobId}-${deliveryKey}` : jobId;
+    const data: QueueMessage = trace ? { jobId, trace } : { jobId };
     await withTimeout(
-      this.queue.add('extract', { jobId }, { jobId: bullId, removeOnComplete: true, removeOnFail: true, attempts: 1 }),
+      this.queue.add('extract', data, { jobId: bullId, removeOnComplete: true, removeOnFail: true, attempts: 1 }),
       ENQUEUE_TIMEOUT_MS,
       'enqueue timed out',
     );
@@ -44,14 +52,22 @@ export class BullMqJobQueue implements JobQueue, JobConsumer {
     await withTimeout(this.producerConnection.ping(), 1_000, 'redis ping timed out');
   }
 
+  /** Bounded like ping: the Queue waits for Redis to be ready before it sends a command. */
+  async depth(): Promise<number> {
+    const counts = await withTimeout(this.queue.getJobCounts('waiting', 'delayed', 'prioritized'), 1_000, 'redis job counts timed out');
+    return Object.values(counts).reduce((sum, count) => sum + count, 0);
+  }
+
   async start(handler: JobHandler, concurrency: number): Promise<void> {
     const connection = new Redis(this.redisUrl, { maxRetriesPerRequest: null });
     connection.on('error', (error) => this.logger.warn(`redis (worker): ${error.message}`));
     this.worker = new Worker(
       QUEUE_NAME,
       async (job) => {
-        const jobId = (job.data as { jobId: string }).jobId;
-        await this.running.run(jobId, (signal) => handler(jobId, signal));
+        const { jobId, trace } = job.data as QueueMessage;
+        // Messages from before carriers existed have none; a malformed one is dropped, not trusted.
+        const carrier = traceCarrierFrom(trace);
+        await this.running.run(jobId, (signal) => handler(jobId, signal, carrier));
       },
       { connection, concurrency, autorun: true, prefix: this.prefix },
     );

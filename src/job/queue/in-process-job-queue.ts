@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import type { TraceCarrier } from '../../common/tracing/trace-carrier.js';
 import type { JobConsumer, JobHandler, JobQueue } from './job-queue.port.js';
 import { RunningJobs } from './running-jobs.js';
 
@@ -9,21 +10,25 @@ import { RunningJobs } from './running-jobs.js';
 export class InProcessJobQueue implements JobQueue, JobConsumer {
   readonly kind = 'in-process' as const;
   private readonly logger = new Logger(InProcessJobQueue.name);
-  private readonly waiting: string[] = [];
+  private readonly waiting: Array<{ readonly jobId: string; readonly trace?: TraceCarrier }> = [];
   private readonly queued = new Set<string>();
   private readonly running = new RunningJobs();
   private handler?: JobHandler;
   private concurrency = 1;
   private stopping = false;
 
-  async enqueue(jobId: string, _deliveryKey?: string): Promise<void> {
+  async enqueue(jobId: string, _deliveryKey?: string, trace?: TraceCarrier): Promise<void> {
     if (this.queued.has(jobId)) return;
     this.queued.add(jobId);
-    this.waiting.push(jobId);
+    this.waiting.push({ jobId, trace });
     this.pump();
   }
 
   async ping(): Promise<void> {}
+
+  async depth(): Promise<number> {
+    return this.waiting.length;
+  }
 
   async start(handler: JobHandler, concurrency: number): Promise<void> {
     this.handler = handler;
@@ -41,11 +46,11 @@ export class InProcessJobQueue implements JobQueue, JobConsumer {
     const handler = this.handler;
     if (!handler) return;
     while (!this.stopping && this.running.size < this.concurrency && this.waiting.length > 0) {
-      const jobId = this.waiting.shift() as string;
+      const { jobId, trace } = this.waiting.shift() as { jobId: string; trace?: TraceCarrier };
       this.queued.delete(jobId);
       void this.running
-        .run(jobId, (signal) => handler(jobId, signal))
-        .catch((error: unknown) => this.logger.error(`job ${jobId} handler failed: ${String(error)}`))
+        .run(jobId, (signal) => handler(jobId, signal, trace))
+        .catch((error: unknown) => this.logger.error(`job ${jobId} handler failed: ${String(error)}`, { jobId }))
         .finally(() => this.pump());
     }
   }
