@@ -9,8 +9,9 @@ import { SystemController } from './system.controller.js';
 
 /**
  * /health, /readyz, /version, /metrics — served by every role — and the HTTP metrics of every
- * request (mounted by configureFetcherApp ahead of the body parser). JobListRepository is provided here too (it holds no state): the worker role, which has
- * no job API, reports jobs by status as well.
+ * request (mounted by configureFetcherApp ahead of the body parser). JobListRepository is
+ * provided here too (it holds no state): the worker role, which has no job API, reports jobs by
+ * status as well.
  */
 @Global()
 @Module({
