@@ -215,9 +215,10 @@ export class JobRepository {
 
   /**
    * processing → completed and its terminal event, in one transaction, only for the claim that still
-   * holds the job. `publish` runs inside that transaction once the conditional update matched, while
-   * the row is locked: it makes the attempt's object the job's result, so no other claim can commit
-   * or publish in between; if it throws, nothing is committed.
+   * holds the job. `publish` runs inside that transaction once the claim is confirmed on the locked
+   * row, before the row is updated: it makes the attempt's object the job's result, so no other
+   * claim can commit or publish in between, and no reader sees the job completed without its
+   * object; if it throws, nothing is committed.
    */
   complete(
     id: string,
@@ -270,8 +271,18 @@ export class JobRepository {
   ): Promise<boolean> {
     return inTransaction(this.dataSource, async (manager) => {
       const now = new Date();
-      const current = await manager.getRepository<JobRecord>(JOB_ENTITY).findOne({ select: { id: true, status: true }, where: { id } });
-      if (!current || !guard.from.includes(current.status)) return false;
+      const lookup = manager
+        .getRepository<JobRecord>(JOB_ENTITY)
+        .createQueryBuilder('job')
+        .select(['job.id', 'job.status', 'job.workerId', 'job.attempts', 'job.leaseExpiresAt'])
+        .where('job.id = :id', { id });
+      // Locked until the commit: the guard checked here still holds when the row is updated.
+      if (this.dataSource.options.type === 'postgres') lookup.setLock('pessimistic_write');
+      const current = await lookup.getOne();
+      if (!current || !guardHolds(guard, current)) return false;
+      // Before the row says so: SQLite's one connection shows this transaction's writes to every
+      // reader before the commit, so a job read as completed must already have its result object.
+      await beforeCommit?.();
       const query = manager
         .getRepository<JobRecord>(JOB_ENTITY)
         .createQueryBuilder()
@@ -281,10 +292,10 @@ export class JobRepository {
       if (guard.workerId !== undefined) query.andWhere('worker_id = :workerId', { workerId: guard.workerId });
       if (guard.attempt !== undefined) query.andWhere('attempts = :attempt', { attempt: guard.attempt });
       if (guard.leaseExpiredBefore) query.andWhere('lease_expires_at < :expiredBefore', { expiredBefore: guard.leaseExpiredBefore });
-      if (((await query.execute()).affected ?? 0) !== 1) return false;
+      // Unreachable while the row is locked (PostgreSQL) or transactions are queued (SQLite).
+      if (((await query.execute()).affected ?? 0) !== 1) throw new Error(`job ${id} changed while its transition held it`);
       await this.record(manager, id, current.status, to, workerId, reason, now);
       if (event) await this.outbox.append(manager, id, event, now);
-      await beforeCommit?.();
       return true;
     });
   }
@@ -301,6 +312,13 @@ export class JobRepository {
     const row: JobTransitionRecord = { id: uuidv7(), jobId, fromStatus: from, toStatus: to, workerId, reason: reason.slice(0, 255), at };
     await manager.getRepository<JobTransitionRecord>(JOB_TRANSITION_ENTITY).insert(row);
   }
+}
+
+function guardHolds(guard: TransitionGuard, job: Pick<JobRecord, 'status' | 'workerId' | 'attempts' | 'leaseExpiresAt'>): boolean {
+  if (!guard.from.includes(job.status)) return false;
+  if (guard.workerId !== undefined && job.workerId !== guard.workerId) return false;
+  if (guard.attempt !== undefined && job.attempts !== guard.attempt) return false;
+  return !guard.leaseExpiredBefore || (job.leaseExpiresAt !== null && job.leaseExpiresAt < guard.leaseExpiredBefore);
 }
 
 function releasedColumns(): QueryDeepPartialEntity<JobRecord> {

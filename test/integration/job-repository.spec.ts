@@ -171,4 +171,22 @@ describe.each(['sqlite', 'postgres'] as const)('JobRepository on %s', (kind) => 
     expect(published).toEqual(['current']);
     expect((await jobs.findById(job.id))?.status).toBe(JobStatus.Completed);
   });
+
+  it('shows no reader the job completed before its result is published', async () => {
+    const job = pendingJob();
+    await jobs.insertPending(job);
+    await jobs.claim(job.id, 'w1', 60_000);
+    const event = { id: `fetcher.job.completed.${job.id}`, eventType: 'job.completed', payload: { jobId: job.id } };
+    const seenWhilePublishing: string[] = [];
+    const publish = async () => {
+      // A status poll that arrives while the object is being moved into place (SQLite: the same connection).
+      for (let read = 0; read < 3; read += 1) {
+        seenWhilePublishing.push(((await jobs.findById(job.id)) as JobRecord).status);
+        await new Promise((done) => setTimeout(done, 20));
+      }
+    };
+    expect(await jobs.complete(job.id, { workerId: 'w1', attempt: 1 }, result, event, publish)).toBe(true);
+    expect(seenWhilePublishing).toEqual([JobStatus.Processing, JobStatus.Processing, JobStatus.Processing]);
+    expect((await jobs.findById(job.id))?.status).toBe(JobStatus.Completed);
+  });
 });
