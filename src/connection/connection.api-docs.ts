@@ -110,7 +110,7 @@ export const VALIDATE_SCHEMA_ANSWERS = mergeErrorAnswers(JSON_BODY, STORE, CREDE
     [
       FetCode.InvalidDataRequest,
       mappedFieldsEmpty,
-      { fields: { 'dataRequest.mappedFields': mappedFieldsEmpty }, details: [{ type: 'invalid_shape', message: mappedFieldsEmpty }] },
+      { fields: { mappedFields: mappedFieldsEmpty }, details: [{ type: 'invalid_shape', message: mappedFieldsEmpty }] },
     ],
     [
       FetCode.LimitExceeded,

@@ -32,7 +32,7 @@ export class SchemaValidationService {
    * 422 listing every unknown datasource, table and field. Schemas come from the cache when fresh.
    */
   async validate(mappedFields: MappedFields, principal: Principal): Promise<SchemaValidationSuccessDto> {
-    checkDataRequest({ mappedFields }, this.config.extraction);
+    checkDataRequest({ mappedFields }, this.config.extraction, 'body');
     // Datasources the principal may not use are reported as not found, like any unknown name.
     const requested = await this.matcher.collect({ mappedFields }, principal);
     const versions = await this.versions(requested);

@@ -32,4 +32,14 @@ describe('checkDataRequest', () => {
     expect(error.code).toBe(FetCode.InvalidDataRequest);
     expect(error.fields).toEqual({ 'dataRequest.mappedFields.ds.t': "field list of 'ds.t' must be a non-empty array" });
   });
+
+  it('names the fields by their path in a body that is the data request itself (validate-schema)', () => {
+    let thrown: unknown;
+    try {
+      checkDataRequest({ mappedFields: { ds: { t: [] } } }, DEFAULT_CEILINGS, 'body');
+    } catch (error) {
+      thrown = error;
+    }
+    expect((thrown as JobError).fields).toEqual({ 'mappedFields.ds.t': "field list of 'ds.t' must be a non-empty array" });
+  });
 });

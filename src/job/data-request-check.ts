@@ -4,16 +4,25 @@ import { validateDataRequest } from '../request/data-request.validator.js';
 import type { DataRequestInput, ExtractionCeilings } from '../request/data-request.js';
 import { JobError } from './job.error.js';
 
+/** Where the data request sits in the caller's body: a job's `dataRequest`, or the body itself (validate-schema). */
+export type DataRequestPlace = 'dataRequest' | 'body';
+
 /**
  * Validates a data request where it meets a caller or a job: FET-1061 when only count limits are
- * exceeded, FET-0401 otherwise, with every problem in `details`.
+ * exceeded, FET-0401 otherwise, with every problem in `details`. `fields` names each offending
+ * member by its JSON path in the caller's body (docs/api.md, "The envelope").
  */
-export function checkDataRequest(request: DataRequestInput, ceilings: ExtractionCeilings): void {
+export function checkDataRequest(request: DataRequestInput, ceilings: ExtractionCeilings, place: DataRequestPlace = 'dataRequest'): void {
   try {
     validateDataRequest(request, ceilings);
   } catch (error) {
     if (!(error instanceof DataRequestError)) throw error;
     const code = error.kind === 'limit_exceeded' ? FetCode.LimitExceeded : FetCode.InvalidDataRequest;
-    throw new JobError(code, error.message, { fields: { ...error.fields }, details: error.problems });
+    const fields = place === 'body' ? withoutDataRequestPrefix(error.fields) : { ...error.fields };
+    throw new JobError(code, error.message, { fields, details: error.problems });
   }
+}
+
+function withoutDataRequestPrefix(fields: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(fields).map(([path, message]) => [path.replace(/^dataRequest\./, ''), message]));
 }

@@ -211,6 +211,16 @@ describe('connections API: test, schema, validate-schema', () => {
       );
     });
 
+    it('answers 400 FET-0401 naming the offending member by its path in this body, which has no dataRequest', async () => {
+      const { configName } = await register();
+      const response = await validate({ [configName]: { accounts: [] } });
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe('FET-0401');
+      expect(response.body.fields).toEqual({
+        [`mappedFields.${configName}.accounts`]: `field list of '${configName}.accounts' must be a non-empty array`,
+      });
+    });
+
     it('uses the cache, and a PATCH of the connection makes a new column visible', async () => {
       const { id, configName } = await register();
       expect((await validate({ [configName]: { accounts: ['id'] } })).status).toBe(200);
