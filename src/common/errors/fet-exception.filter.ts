@@ -33,8 +33,11 @@ export class FetExceptionFilter implements ExceptionFilter {
     const response = host.switchToHttp().getResponse<Response>();
     const { status, body, headers } = this.render(exception);
     if (status >= 500) {
-      // A FetcherError is an expected outcome (a database that is down); anything else is a bug.
+      // A FetcherError or a job store that is down is an expected outcome, one line each; anything
+      // else is a bug, with its stack. During an outage every request fails the same way.
       if (exception instanceof FetcherError) this.logger.warn(`${exception.code} ${exception.message}`);
+      else if (isStoreUnavailable(exception))
+        this.logger.warn(`${FetCode.ServiceUnavailable} job store unavailable (${failureName(exception)})`);
       else this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     }
     for (const [name, value] of Object.entries(headers ?? {})) response.setHeader(name, value);
@@ -81,6 +84,13 @@ export class FetExceptionFilter implements ExceptionFilter {
     }
     return envelope(FetCode.Internal, 'The server encountered an unexpected error. Please try again later or contact support.');
   }
+}
+
+/** The driver's error code (ECONNREFUSED, 57P01…) or class: a driver message can name a host or a user. */
+function failureName(error: unknown): string {
+  const { code, name } = (error ?? {}) as { code?: unknown; name?: unknown };
+  if (typeof code === 'string' && code.length > 0) return code;
+  return typeof name === 'string' ? name : 'unknown';
 }
 
 function envelope(code: FetCode, message: string) {
