@@ -2,7 +2,6 @@ import type { Server } from 'node:http';
 import type { INestApplication, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { NextFunction, Request, Response } from 'express';
 import { NativeLogger } from 'nestjs-pino';
 import { AppModule } from '../app.module.js';
 import type { AppConfig } from '../config/app-config.js';
@@ -15,7 +14,8 @@ import { RequestValidationPipe } from '../common/http/request-validation.pipe.js
 import { accessLogMiddleware, logRefusedRequest } from '../common/logging/access-log.middleware.js';
 import { httpTracingMiddleware } from '../common/tracing/http-tracing.middleware.js';
 import { Tracing } from '../common/tracing/tracing.js';
-import { HttpMetricsMiddleware } from '../system/metrics-http.middleware.js';
+import { httpMetricsMiddleware } from '../system/metrics-http.middleware.js';
+import { MetricsService } from '../system/metrics.service.js';
 import { setupSwagger } from './swagger.js';
 
 /**
@@ -37,8 +37,7 @@ export function configureFetcherApp(app: NestExpressApplication, config: AppConf
   app.useLogger(app.get(NativeLogger));
   // First of all: the request id, the access line and the HTTP metrics cover what the parser and the limits refuse too.
   app.use(accessLogMiddleware());
-  const httpMetrics = app.get(HttpMetricsMiddleware);
-  app.use((request: Request, response: Response, next: NextFunction) => httpMetrics.use(request, response, next));
+  app.use(httpMetricsMiddleware(app.get(MetricsService)));
   app.useBodyParser('json', { limit: '1mb' });
   // Before any pipe: the DTO transform recurses, so depth and size are bounded first.
   app.use(bodyLimitsMiddleware);

@@ -4,16 +4,15 @@ import express from 'express';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parsePrometheusText, samplesOf, valueOf } from '../../test/helpers/prometheus-text.js';
-import { HttpMetricsMiddleware } from './metrics-http.middleware.js';
+import { httpMetricsMiddleware } from './metrics-http.middleware.js';
 import { MetricsService } from './metrics.service.js';
 
 function appWithMetrics() {
   const metrics = new MetricsService();
-  const middleware = new HttpMetricsMiddleware(metrics);
   const app = express();
   let entered: () => void = () => undefined;
   const handlerEntered = new Promise<void>((resolve) => (entered = resolve));
-  app.use((req, res, next) => middleware.use(req, res, next));
+  app.use(httpMetricsMiddleware(metrics));
   app.get('/v1/fetcher/:id', (req, res) => void res.status(req.params.id === 'missing' ? 404 : 200).json({}));
   app.post('/v1/fetcher', (_req, res) => void res.status(202).json({}));
   app.get('/slow', () => entered());
@@ -21,7 +20,7 @@ function appWithMetrics() {
   return { app, scrape, handlerEntered };
 }
 
-describe('HttpMetricsMiddleware', () => {
+describe('httpMetricsMiddleware', () => {
   let server: Server | undefined;
   afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
 

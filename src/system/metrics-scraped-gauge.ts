@@ -69,10 +69,13 @@ export class ScrapedGauges {
       labelNames: options.labelNames ?? [],
       registers: [this.registry],
       collect() {
-        const collection = (async () => {
+        const clear = () => {
           this.reset();
           // reset() leaves a gauge without labels at 0: removing that sample is what leaves it out.
           if (unlabelled) this.remove({});
+        };
+        const collection = (async () => {
+          clear();
           const reading = readOnce();
           if (!(await settlesWithin(reading, deadlineMs))) {
             errors.inc({ collector: options.collector, reason: 'timeout' });
@@ -83,8 +86,7 @@ export class ScrapedGauges {
             if (!result.ok) throw new Error('read failed');
             for (const sample of result.value) this.set(sample.labels ?? {}, sample.value);
           } catch {
-            this.reset();
-            if (unlabelled) this.remove({});
+            clear();
             errors.inc({ collector: options.collector, reason: 'error' });
           }
         })();

@@ -78,7 +78,7 @@ export class MetricsService {
   });
   private readonly httpDuration = new Histogram({
     name: 'fetcher_http_request_duration_seconds',
-    help: 'Time from a request reaching the router to its last byte sent, by method and route template',
+    help: 'Time from a request’s arrival to its last byte sent, by method and route template',
     labelNames: ['method', 'route'] as const,
     buckets: HTTP_DURATION_BUCKETS,
     registers: [this.registry],

@@ -2,7 +2,6 @@ import { Global, Module } from '@nestjs/common';
 import { JobListRepository } from '../job/job-list.repository.js';
 import { StorageModule } from '../storage/storage.module.js';
 import { MetricsCollectors } from './metrics-collectors.js';
-import { HttpMetricsMiddleware } from './metrics-http.middleware.js';
 import { MetricsService } from './metrics.service.js';
 import { ReadinessService } from './readiness.service.js';
 import { SystemController } from './system.controller.js';
@@ -17,7 +16,7 @@ import { SystemController } from './system.controller.js';
 @Module({
   imports: [StorageModule],
   controllers: [SystemController],
-  providers: [ReadinessService, MetricsService, MetricsCollectors, JobListRepository, HttpMetricsMiddleware],
-  exports: [MetricsService, ReadinessService, HttpMetricsMiddleware],
+  providers: [ReadinessService, MetricsService, MetricsCollectors, JobListRepository],
+  exports: [MetricsService, ReadinessService],
 })
 export class SystemModule {}

@@ -4,9 +4,9 @@ import type { Request } from 'express';
 export const UNMATCHED_ROUTE = 'unmatched';
 
 /**
- * A module middleware applied to every path (`forRoutes('{*splat}')`) is mounted as a catch-all
- * route of its own (`{/*splat}`), which Express leaves on a request no controller matched. None is
- * today (the HTTP middlewares are mounted by configureFetcherApp); should one be, that is no route.
+ * A Nest module middleware applied to every path is mounted as a catch-all route of its own
+ * (`{/*splat}`), which Express leaves on a request no controller matched: nestjs-pino mounts its
+ * pino-http middleware that way. That is no route.
  */
 const CATCH_ALL = /^\/?\{?\/?\*\w*\}?$/;
 

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { PinoLogger } from 'nestjs-pino';
 import { routeOf, UNMATCHED_ROUTE } from '../http/request-route.js';
+import { whenAnswered } from '../http/when-answered.js';
 import { pathWithoutQuery } from './logger-options.js';
 import { newRequestId, REQUEST_ID_HEADER, requestIdFor } from './request-id.js';
 
@@ -31,10 +32,7 @@ export function accessLogMiddleware(): RequestHandler {
     // pino-http takes it from here, so lines logged while handling the request carry the same id.
     request.id = requestId;
     response.setHeader(REQUEST_ID_HEADER, requestId);
-    let logged = false;
-    const done = () => {
-      if (logged) return;
-      logged = true;
+    whenAnswered(response, (finished) =>
       writeAccessLine({
         requestId,
         method: request.method,
@@ -42,11 +40,9 @@ export function accessLogMiddleware(): RequestHandler {
         path: pathWithoutQuery(request.originalUrl),
         status: response.statusCode,
         durationMs: elapsedMs(started),
-        ...(response.writableFinished ? {} : { aborted: true as const }),
-      });
-    };
-    response.once('finish', done);
-    response.once('close', done);
+        ...(finished ? {} : { aborted: true as const }),
+      }),
+    );
     next();
   };
 }

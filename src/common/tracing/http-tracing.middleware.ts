@@ -2,6 +2,7 @@ import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE } from '@opentelemetry/semantic-conventions';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { routeOf } from '../http/request-route.js';
+import { whenAnswered } from '../http/when-answered.js';
 import type { Tracing } from './tracing.js';
 
 /**
@@ -21,22 +22,17 @@ export function httpTracingMiddleware(tracing: Tracing): RequestHandler {
       { [ATTR_HTTP_REQUEST_METHOD]: request.method },
       { kind: SpanKind.SERVER, remoteParent: request.headers },
     );
-    let ended = false;
-    const end = () => {
-      if (ended) return;
-      ended = true;
+    whenAnswered(response, (finished) => {
       const route = routeOf(request);
       open.span.updateName(`${request.method} ${route}`);
       open.span.setAttribute(ATTR_HTTP_ROUTE, route);
-      // Closed before it finished: the client went away, and no status was sent.
-      if (response.writableFinished) {
+      // Not finished: the client went away, and no status was sent.
+      if (finished) {
         open.span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, response.statusCode);
         if (response.statusCode >= 500) open.span.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${response.statusCode}` });
       }
       open.end();
-    };
-    response.once('finish', end);
-    response.once('close', end);
+    });
     open.run(next);
   };
 }
