@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiBearerAuth } from '../common/http/api-docs.js';
-import { FetCode } from '../common/errors/fet-code.js';
+import { FetCode } from '../engine/errors/fet-code.js';
 import { STORE_UNAVAILABLE, UNEXPECTED } from '../common/http/api-error-cases.js';
 import { ApiErrorResponses, mergeErrorAnswers, type ErrorAnswers, type ErrorCase } from '../common/http/api-error-response.js';
 import { Access } from './access.decorators.js';

@@ -1,4 +1,4 @@
-import { FetCode } from '../common/errors/fet-code.js';
+import { FetCode } from '../engine/errors/fet-code.js';
 import { FetcherError } from '../common/errors/fetcher.error.js';
 
 /** RFC 6750 §3: what a 401 tells the client about the scheme it must use. */

@@ -1,6 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
-import { FetCode } from '../common/errors/fet-code.js';
+import { FetCode } from '../engine/errors/fet-code.js';
 import { RequestValidationError } from '../common/errors/fetcher.error.js';
 import { parseProductName } from '../common/http/product-name.decorator.js';
 import { principalOf } from './access.decorators.js';

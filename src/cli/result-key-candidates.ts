@@ -1,7 +1,7 @@
-import { deriveResultKeys, type ResultKeys } from '../common/crypto/key-derivation.js';
-import { decodeDerivedKey } from '../common/crypto/key-text.js';
+import { deriveResultKeys, type ResultKeys } from '../engine/crypto/key-derivation.js';
+import { decodeDerivedKey } from '../engine/crypto/key-text.js';
 import type { AppConfig } from '../config/app-config.js';
-import { openResultWithKeys, type OpenedResult } from '../storage/result-codec/result-opener.js';
+import { openResultWithKeys, type OpenedResult } from '../engine/result/result-opener.js';
 import { StorageError } from '../storage/storage.error.js';
 import { CliError } from './cli-config.js';
 

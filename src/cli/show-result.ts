@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { AppConfig } from '../config/app-config.js';
 import { createObjectStore } from '../storage/object-store.factory.js';
-import { hmacMatches, type OpenedResult } from '../storage/result-codec/result-opener.js';
+import { hmacMatches, type OpenedResult } from '../engine/result/result-opener.js';
 import { CliError, isEntryPoint, loadConfigWithExistingKey, loadConfigWithoutKeys, writeAll, type CliIo } from './cli-config.js';
 import { ResultApiClient, type JobView } from './result-api-client.js';
 import { givenKeys, keyringCandidates, openWithAny, type KeyCandidate } from './result-key-candidates.js';

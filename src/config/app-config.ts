@@ -1,4 +1,4 @@
-import type { ExtractionCeilings } from '../request/data-request.js';
+import type { ExtractionCeilings } from '../engine/request/data-request.js';
 import { FetcherRole } from './fetcher-role.js';
 import type { AuthConfig } from './auth.config.js';
 import type { InternalDatasourceConfig } from './internal-datasources.config.js';

@@ -1,7 +1,7 @@
 import { v5 as uuidv5 } from 'uuid';
-import type { DatasourceEndpoint } from '../datasource/connectors/shared/engine-connector.js';
-import { acceptsSslMode, ENGINE_FACTS, engineFacts } from '../datasource/connectors/shared/engine-facts.js';
-import type { DatasourceType } from '../datasource/datasource-type.js';
+import type { DatasourceEndpoint } from '../engine/connectors/shared/engine-connector.js';
+import { acceptsSslMode, ENGINE_FACTS, engineFacts } from '../engine/connectors/shared/engine-facts.js';
+import type { DatasourceType } from '../engine/connectors/datasource-type.js';
 
 /** Namespace of the original service, so internal datasource ids stay the same across both. */
 const INTERNAL_ID_NAMESPACE = 'f47ac10b-58cc-4372-a567-0e02b2c3d479';

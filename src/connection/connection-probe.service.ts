@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '../auth/principal.js';
-import { FetCode } from '../common/errors/fet-code.js';
+import { FetCode } from '../engine/errors/fet-code.js';
 import { ConnectionTester } from '../datasource/connection-tester.service.js';
-import { compareKeys } from '../datasource/schema/mapped-tables.js';
+import { compareKeys } from '../engine/planner/mapped-tables.js';
 import { SchemaService } from '../datasource/schema/schema.service.js';
 import { ConnectionQueryService } from './connection-query.service.js';
 import { ConnectionTestLimit } from './connection-test-limit.js';

@@ -4,7 +4,7 @@ import type { ProductScope } from '../auth/product-scope.js';
 import type { InternalDatasourceConfig } from '../config/internal-datasources.config.js';
 import type { ConnectionRecord } from '../datasource/connection.entity.js';
 import { ConnectionRepository, type ConnectionListFilter } from '../datasource/connection.repository.js';
-import type { ResolvedDatasource } from '../datasource/connectors/shared/engine-connector.js';
+import type { ResolvedDatasource } from '../engine/connectors/shared/engine-connector.js';
 import { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
 import { notFound } from '../datasource/datasource.error.js';
 import { ConnectionPageDto, ConnectionResponseDto, INTERNAL_CREATED_AT } from './dto/connection-response.dto.js';

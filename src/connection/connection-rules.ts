@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { FetCode } from '../common/errors/fet-code.js';
-import { ConnectorRegistry } from '../datasource/connectors/shared/connector-registry.js';
-import { acceptsSslMode } from '../datasource/connectors/shared/engine-facts.js';
+import { FetCode } from '../engine/errors/fet-code.js';
+import { ConnectorRegistry } from '../engine/connectors/shared/connector-registry.js';
+import { acceptsSslMode } from '../engine/connectors/shared/engine-facts.js';
 import { DatasourceError } from '../datasource/datasource.error.js';
-import type { DatasourceType } from '../datasource/datasource-type.js';
+import type { DatasourceType } from '../engine/connectors/datasource-type.js';
 import { InternalDatasources } from '../datasource/internal/internal-datasources.service.js';
-import { HostGuard } from '../datasource/ssrf/host-guard.service.js';
+import { HostGuard } from '../engine/egress/egress-guard.js';
 
 /** What a connection must satisfy before it is stored, checked without connecting to it. */
 @Injectable()

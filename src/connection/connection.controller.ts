@@ -10,7 +10,7 @@ import { ProductName } from '../common/http/product-name.decorator.js';
 import { ConnectionProbeService } from './connection-probe.service.js';
 import { ConnectionQueryService } from './connection-query.service.js';
 import { ConnectionService } from './connection.service.js';
-import { DATASOURCE_TYPES } from '../datasource/datasource-type.js';
+import { DATASOURCE_TYPES } from '../engine/connectors/datasource-type.js';
 import {
   ASSIGN_ANSWERS,
   CREATE_CONNECTION_ANSWERS,

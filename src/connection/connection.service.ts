@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ANONYMOUS_OPERATOR, type Principal } from '../auth/principal.js';
 import { Clock } from '../common/clock/clock.js';
-import { FetCode } from '../common/errors/fet-code.js';
+import { FetCode } from '../engine/errors/fet-code.js';
 import type { ConnectionRecord } from '../datasource/connection.entity.js';
 import { ConnectionRepository } from '../datasource/connection.repository.js';
 import { DatasourceError, notFound } from '../datasource/datasource.error.js';

@@ -1,4 +1,4 @@
-import { FetCode } from '../common/errors/fet-code.js';
+import { FetCode } from '../engine/errors/fet-code.js';
 import { FetcherError } from '../common/errors/fetcher.error.js';
 import { DatasourceConnectError, DatasourceError } from '../datasource/datasource.error.js';
 

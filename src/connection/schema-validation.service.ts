@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Principal } from '../auth/principal.js';
-import { FetCode } from '../common/errors/fet-code.js';
+import { FetCode } from '../engine/errors/fet-code.js';
 import { FetcherError, type ErrorDetail } from '../common/errors/fetcher.error.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ConnectionRepository } from '../datasource/connection.repository.js';
 import { DatasourceConnectError, DatasourceError } from '../datasource/datasource.error.js';
-import { compareKeys } from '../datasource/schema/mapped-tables.js';
+import { compareKeys } from '../engine/planner/mapped-tables.js';
 import {
   RequestedSchemaMatcher,
   type DatasourceMatch,
@@ -13,7 +13,7 @@ import {
 } from '../datasource/schema/requested-schema-matcher.service.js';
 import { SchemaService } from '../datasource/schema/schema.service.js';
 import { checkDataRequest } from '../job/data-request-check.js';
-import type { MappedFields } from '../request/data-request.js';
+import type { MappedFields } from '../engine/request/data-request.js';
 import type { SchemaValidationSuccessDto } from './dto/schema.dto.js';
 import { safeMessage } from './probe-failure.js';
 

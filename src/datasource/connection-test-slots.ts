@@ -1,4 +1,4 @@
-import { Semaphore } from '../common/concurrency/semaphore.js';
+import { Semaphore } from '../engine/concurrency/semaphore.js';
 
 /**
  * Caps the connection tests one process has open at once, in all and per target host, so no

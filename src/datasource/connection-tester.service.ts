@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { FetcherError } from '../common/errors/fetcher.error.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ConnectionTestSlots } from './connection-test-slots.js';
-import type { ResolvedDatasource } from './connectors/shared/engine-connector.js';
+import type { ResolvedDatasource } from '../engine/connectors/shared/engine-connector.js';
 import { DatasourceConnectError } from './datasource.error.js';
 import { DatasourceSessions } from './datasource-sessions.service.js';
 import { MetricsService } from '../system/metrics.service.js';

@@ -1,6 +1,6 @@
 import { EntitySchema } from 'typeorm';
 import { columnTypes, type DatabaseKind } from '../persistence/database-kind.js';
-import type { DatasourceType } from './datasource-type.js';
+import type { DatasourceType } from '../engine/connectors/datasource-type.js';
 
 export interface ConnectionRecord {
   id: string;

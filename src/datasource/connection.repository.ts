@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, IsNull, type QueryDeepPartialEntity, type Repository, type SelectQueryBuilder } from 'typeorm';
 import { CONNECTION_ENTITY, type ConnectionRecord } from './connection.entity.js';
-import type { DatasourceType } from './datasource-type.js';
+import type { DatasourceType } from '../engine/connectors/datasource-type.js';
 
 export interface ConnectionListFilter {
   /** Only connections of these products (none when empty). */

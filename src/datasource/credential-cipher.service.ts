@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { openFromBase64, sealToBase64 } from '../common/crypto/aes-gcm.js';
-import { deriveKey, KeyPurpose } from '../common/crypto/key-derivation.js';
-import { FetCode } from '../common/errors/fet-code.js';
+import { openFromBase64, sealToBase64 } from '../engine/crypto/aes-gcm.js';
+import { deriveKey, KeyPurpose } from '../engine/crypto/key-derivation.js';
+import { FetCode } from '../engine/errors/fet-code.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DatasourceError } from './datasource.error.js';
 

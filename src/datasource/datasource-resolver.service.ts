@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { actsFor, productsOf, type Principal } from '../auth/principal.js';
-import { FetCode } from '../common/errors/fet-code.js';
+import { FetCode } from '../engine/errors/fet-code.js';
 import type { ConnectionRecord } from './connection.entity.js';
 import { ConnectionRepository } from './connection.repository.js';
-import type { ResolvedDatasource } from './connectors/shared/engine-connector.js';
+import type { ResolvedDatasource } from '../engine/connectors/shared/engine-connector.js';
 import { CredentialCipher } from './credential-cipher.service.js';
 import { DatasourceError } from './datasource.error.js';
 import { InternalDatasources } from './internal/internal-datasources.service.js';

@@ -1,10 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { ConnectorRegistry } from './connectors/shared/connector-registry.js';
-import type { ConnectorSession, EngineConnector, OpenSessionOptions, ResolvedDatasource } from './connectors/shared/engine-connector.js';
+import { ConnectorRegistry } from '../engine/connectors/shared/connector-registry.js';
+import type {
+  ConnectorSession,
+  EngineConnector,
+  OpenSessionOptions,
+  ResolvedDatasource,
+} from '../engine/connectors/shared/engine-connector.js';
 import { DatasourceSessions } from './datasource-sessions.service.js';
-import { DatasourceType } from './datasource-type.js';
+import { DatasourceType } from '../engine/connectors/datasource-type.js';
 import { DatasourceConnectError } from './datasource.error.js';
-import { HostGuard } from './ssrf/host-guard.service.js';
+import { HostGuard } from '../engine/egress/egress-guard.js';
 
 const datasource = (host: string, internal = false): ResolvedDatasource => ({
   id: 'x',

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { ConnectorRegistry } from './connectors/shared/connector-registry.js';
-import type { ConnectorSession, OpenSessionOptions, ResolvedDatasource } from './connectors/shared/engine-connector.js';
+import { ConnectorRegistry } from '../engine/connectors/shared/connector-registry.js';
+import type { ConnectorSession, OpenSessionOptions, ResolvedDatasource } from '../engine/connectors/shared/engine-connector.js';
 import { DatasourceConnectError } from './datasource.error.js';
-import { HostGuard } from './ssrf/host-guard.service.js';
+import { HostGuard } from '../engine/egress/egress-guard.js';
 
 /**
  * The one way into a datasource: finds its engine connector and runs the SSRF guard right before

@@ -1,4 +1,4 @@
-import { FetCode } from '../common/errors/fet-code.js';
+import { FetCode } from '../engine/errors/fet-code.js';
 import { FetcherError, type FetcherErrorOptions } from '../common/errors/fetcher.error.js';
 
 /** `plaintext_password_refused`: the password would have travelled without TLS and ALLOW_PLAINTEXT_PASSWORD is false. */

@@ -3,14 +3,14 @@ import type { Redis } from 'ioredis';
 import { REDIS_CLIENT } from '../common/redis/redis.module.js';
 import { ConnectionRepository } from './connection.repository.js';
 import { ConnectionTester } from './connection-tester.service.js';
-import { ConnectorRegistry } from './connectors/shared/connector-registry.js';
-import { ENGINE_CONNECTORS, type EngineConnector } from './connectors/shared/engine-connector.js';
-import { MongoDbConnector } from './connectors/mongodb/mongodb.connector.js';
-import { MySqlConnector } from './connectors/mysql/mysql.connector.js';
-import { OracleConnector } from './connectors/oracle/oracle.connector.js';
-import { POSTGRES_READ_PATH, PostgresConnector } from './connectors/postgres/postgres.connector.js';
+import { ConnectorRegistry } from '../engine/connectors/shared/connector-registry.js';
+import { ENGINE_CONNECTORS, type EngineConnector } from '../engine/connectors/shared/engine-connector.js';
+import { MongoDbConnector } from '../engine/connectors/mongodb/mongodb.connector.js';
+import { MySqlConnector } from '../engine/connectors/mysql/mysql.connector.js';
+import { OracleConnector } from '../engine/connectors/oracle/oracle.connector.js';
+import { POSTGRES_READ_PATH, PostgresConnector } from '../engine/connectors/postgres/postgres.connector.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { SqlServerConnector } from './connectors/sqlserver/sqlserver.connector.js';
+import { SqlServerConnector } from '../engine/connectors/sqlserver/sqlserver.connector.js';
 import { CredentialCipher } from './credential-cipher.service.js';
 import { DatasourceResolver } from './datasource-resolver.service.js';
 import { DatasourceSessions } from './datasource-sessions.service.js';
@@ -18,8 +18,8 @@ import { InternalDatasources } from './internal/internal-datasources.service.js'
 import { RequestedSchemaMatcher } from './schema/requested-schema-matcher.service.js';
 import { MemorySchemaCache, RedisSchemaCache, SCHEMA_CACHE } from './schema/schema-cache.js';
 import { SchemaService } from './schema/schema.service.js';
-import { ADDRESS_RESOLVER, systemResolver } from './ssrf/address-resolver.port.js';
-import { HostGuard } from './ssrf/host-guard.service.js';
+import { ADDRESS_RESOLVER, systemResolver } from '../engine/egress/address-resolver.js';
+import { HostGuard } from '../engine/egress/egress-guard.js';
 
 /** One class per engine (adding one: see EngineConnector), each provided and handed to the registry as ENGINE_CONNECTORS. */
 const CONNECTORS = [PostgresConnector, MySqlConnector, SqlServerConnector, OracleConnector, MongoDbConnector];

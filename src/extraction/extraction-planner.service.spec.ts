@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { FetCode } from '../common/errors/fet-code.js';
+import { FetCode } from '../engine/errors/fet-code.js';
 import { DEFAULT_CEILINGS, type AppConfig } from '../config/app-config.js';
-import type { ConnectorSession, ResolvedDatasource, SchemaSnapshot, TableInfo } from '../datasource/connectors/shared/engine-connector.js';
+import type { ConnectorSession, ResolvedDatasource, SchemaSnapshot, TableInfo } from '../engine/connectors/shared/engine-connector.js';
 import type { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
 import type { DatasourceSessions } from '../datasource/datasource-sessions.service.js';
-import { DatasourceType } from '../datasource/datasource-type.js';
+import { DatasourceType } from '../engine/connectors/datasource-type.js';
 import { DatasourceConnectError, DatasourceError } from '../datasource/datasource.error.js';
 import { RequestedSchemaMatcher } from '../datasource/schema/requested-schema-matcher.service.js';
 import type { JobRecord } from '../job/job.entity.js';
-import type { DataRequestLimits, Filters, MappedFields } from '../request/data-request.js';
+import type { DataRequestLimits, Filters, MappedFields } from '../engine/request/data-request.js';
 import { ExtractionPlanner } from './extraction-planner.service.js';
 
 const table = (schema: string, name: string, columns: string[]): TableInfo => ({

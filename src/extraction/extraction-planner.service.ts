@@ -1,18 +1,18 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { FetCode } from '../common/errors/fet-code.js';
+import { FetCode } from '../engine/errors/fet-code.js';
 import { FetcherError, type ErrorDetail } from '../common/errors/fetcher.error.js';
-import { ATTR, SPAN } from '../common/tracing/span-names.js';
+import { ATTR, SPAN } from '../engine/tracing/span-names.js';
 import { Tracing } from '../common/tracing/tracing.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import type { ConnectorSession } from '../datasource/connectors/shared/engine-connector.js';
+import type { ConnectorSession } from '../engine/connectors/shared/engine-connector.js';
 import { DatasourceConnectError } from '../datasource/datasource.error.js';
 import { DatasourceSessions } from '../datasource/datasource-sessions.service.js';
 import { RequestedSchemaMatcher, type DatasourceMatch } from '../datasource/schema/requested-schema-matcher.service.js';
 import { checkDataRequest } from '../job/data-request-check.js';
-import { effectiveLimits } from '../request/data-request.validator.js';
+import { effectiveLimits } from '../engine/request/data-request.validator.js';
 import type { JobRecord } from '../job/job.entity.js';
-import type { ExtractionPlan } from './extraction-plan.js';
-import { ExtractionError } from './extraction.error.js';
+import type { ExtractionPlan } from '../engine/executor/extraction-plan.js';
+import { ExtractionError } from '../engine/errors/extraction-error.js';
 
 const CONNECT_TIMEOUT_MS = 15_000;
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { runDetached } from '../common/logging/detached-context.js';
-import { ATTR, SPAN } from '../common/tracing/span-names.js';
+import { ATTR, SPAN } from '../engine/tracing/span-names.js';
 import type { TraceCarrier } from '../common/tracing/trace-carrier.js';
 import { Tracing } from '../common/tracing/tracing.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ExtractionPlan } from './extraction-plan.js';
+import type { ExtractionPlan } from '../engine/executor/extraction-plan.js';
 import { JobProgressTracker } from './job-progress.js';
 
 const plan = {

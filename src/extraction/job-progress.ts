@@ -1,5 +1,5 @@
 import type { JobProgress, TableProgress } from '../job/job.entity.js';
-import type { ExtractionPlan } from './extraction-plan.js';
+import type { ExtractionPlan } from '../engine/executor/extraction-plan.js';
 
 /** What the executor reports as it goes: plain counter updates, no I/O (the lease writes them). */
 export interface ProgressRecorder {

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../common/clock/testing/manual-clock.js';
 import { ManualScheduler } from '../common/clock/testing/manual-scheduler.js';
-import { FetCode } from '../common/errors/fet-code.js';
+import { FetCode } from '../engine/errors/fet-code.js';
 import type { AppConfig } from '../config/app-config.js';
 import type { JobErrorInfo, JobRecord } from '../job/job.entity.js';
 import type { JobRepository, TerminalEvent } from '../job/job.repository.js';

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock/clock.js';
 import type { PeriodicTask } from '../common/clock/periodic-task.js';
 import { Scheduler } from '../common/clock/scheduler.js';
-import { FetCode } from '../common/errors/fet-code.js';
+import { FetCode } from '../engine/errors/fet-code.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { JobRepository } from '../job/job.repository.js';
 import { JOB_QUEUE, type JobQueue } from '../job/queue/job-queue.port.js';

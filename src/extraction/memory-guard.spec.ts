@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FetCode } from '../common/errors/fet-code.js';
+import { FetCode } from '../engine/errors/fet-code.js';
 import { MemoryGuard } from './memory-guard.js';
 
 const MiB = 1024 * 1024;

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { FetCode } from '../common/errors/fet-code.js';
+import { FetCode } from '../engine/errors/fet-code.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import type { JobLogFields } from '../job/job-log-fields.js';
-import { ExtractionError } from './extraction.error.js';
+import { ExtractionError } from '../engine/errors/extraction-error.js';
 
 /** How often the resident size is read; process.memoryUsage.rss() is a cheap syscall. */
 const SAMPLE_MS = 250;

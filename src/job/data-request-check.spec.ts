@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FetCode } from '../common/errors/fet-code.js';
+import { FetCode } from '../engine/errors/fet-code.js';
 import { DEFAULT_CEILINGS } from '../config/app-config.js';
 import { checkDataRequest } from './data-request-check.js';
 import { JobError } from './job.error.js';

@@ -1,7 +1,7 @@
-import { FetCode } from '../common/errors/fet-code.js';
-import { DataRequestError } from '../request/data-request.error.js';
-import { validateDataRequest } from '../request/data-request.validator.js';
-import type { DataRequestInput, ExtractionCeilings } from '../request/data-request.js';
+import { FetCode } from '../engine/errors/fet-code.js';
+import { DataRequestError } from '../engine/request/data-request.error.js';
+import { validateDataRequest } from '../engine/request/data-request.validator.js';
+import type { DataRequestInput, ExtractionCeilings } from '../engine/request/data-request.js';
 import { JobError } from './job.error.js';
 
 /** Where the data request sits in the caller's body: a job's `dataRequest`, or the body itself (validate-schema). */

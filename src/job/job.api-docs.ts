@@ -1,4 +1,4 @@
-import { FetCode } from '../common/errors/fet-code.js';
+import { FetCode } from '../engine/errors/fet-code.js';
 import {
   CREDENTIAL_KEY_MISSING,
   EXAMPLE_ID,

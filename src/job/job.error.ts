@@ -1,4 +1,4 @@
-import { FetCode } from '../common/errors/fet-code.js';
+import { FetCode } from '../engine/errors/fet-code.js';
 import { FetcherError, type FetcherErrorOptions } from '../common/errors/fetcher.error.js';
 
 /** Job requests and job records: invalid data requests, limits, not found, queue failures. */

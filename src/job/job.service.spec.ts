@@ -3,10 +3,10 @@ import { afterEach, beforeEach, describe, expect, it, vi, type Mock } from 'vite
 import type { Principal } from '../auth/principal.js';
 import { ManualClock } from '../common/clock/testing/manual-clock.js';
 import { SequentialIdGenerator } from '../common/clock/testing/sequential-id-generator.js';
-import { FetCode } from '../common/errors/fet-code.js';
+import { FetCode } from '../engine/errors/fet-code.js';
 import { DEFAULT_CEILINGS, type AppConfig } from '../config/app-config.js';
 import type { ConnectionTester, ConnectionTestResult } from '../datasource/connection-tester.service.js';
-import type { ResolvedDatasource } from '../datasource/connectors/shared/engine-connector.js';
+import type { ResolvedDatasource } from '../engine/connectors/shared/engine-connector.js';
 import { DatasourceConnectError } from '../datasource/datasource.error.js';
 import type { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
 import type { InternalDatasources } from '../datasource/internal/internal-datasources.service.js';

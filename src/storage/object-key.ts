@@ -1,4 +1,4 @@
-import { FetCode } from '../common/errors/fet-code.js';
+import { FetCode } from '../engine/errors/fet-code.js';
 import { StorageError } from './storage.error.js';
 
 /**

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FetCode } from '../common/errors/fet-code.js';
+import { FetCode } from '../engine/errors/fet-code.js';
 import { AppConfigModule } from '../config/config.module.js';
 import { loadAppConfig } from '../config/load-config.js';
 import { LocalObjectStore } from './local/local-object-store.js';

@@ -1,17 +1,17 @@
 import { pipeline } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { deriveKey, deriveResultKeys, KeyPurpose, type ResultKeys } from '../common/crypto/key-derivation.js';
-import { FetCode } from '../common/errors/fet-code.js';
+import { deriveKey, deriveResultKeys, KeyPurpose, type ResultKeys } from '../engine/crypto/key-derivation.js';
+import { FetCode } from '../engine/errors/fet-code.js';
 import { attemptObjectKey, OBJECT_STORE, resultObjectKey, type ObjectReadStream, type ObjectStore } from './object-store.port.js';
-import { openResult, type OpenedResult } from './result-codec/result-opener.js';
-import { ResultSealer } from './result-codec/result-sealer.js';
+import { openResult, type OpenedResult } from '../engine/result/result-opener.js';
+import { ResultSealer } from '../engine/result/result-sealer.js';
 import {
   ResultStreamOpener,
   ResultVerificationError,
   sealedObjectBytes,
   type ExpectedPlaintext,
-} from './result-codec/result-stream-opener.js';
+} from '../engine/result/result-stream-opener.js';
 import { StorageError } from './storage.error.js';
 
 export interface StoredResult {

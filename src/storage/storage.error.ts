@@ -1,4 +1,4 @@
-import { FetCode } from '../common/errors/fet-code.js';
+import { FetCode } from '../engine/errors/fet-code.js';
 import { FetcherError, type FetcherErrorOptions } from '../common/errors/fetcher.error.js';
 
 /** The result store or codec failed, or a result outgrew its limit. */

@@ -1,5 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { settlesWithin } from '../common/concurrency/settles-within.js';
+import { settlesWithin } from '../engine/concurrency/settles-within.js';
 
 export interface GaugeSample<L extends string> {
   readonly labels?: Partial<Record<L, string>>;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FET_CATALOGUE, FetCode } from '../../src/common/errors/fet-code.js';
+import { FET_CATALOGUE, FetCode } from '../../src/engine/errors/fet-code.js';
 import { EXAMPLE_ID } from '../../src/common/http/api-error-cases.js';
 import { bearer } from '../helpers/auth-routes.js';
 import { startEmbeddedFetcher, waitForJob, type EmbeddedFetcher, type JobView } from '../helpers/fetcher-app.js';

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADDRESS_RESOLVER, type AddressResolver } from '../../src/datasource/ssrf/address-resolver.port.js';
-import { HostGuard } from '../../src/datasource/ssrf/host-guard.service.js';
-import { startCountingListener, type CountingListener } from '../../src/datasource/ssrf/testing/counting-listener.js';
-import { PolicyOverrideGuard } from '../../src/datasource/ssrf/testing/policy-override-guard.js';
+import { ADDRESS_RESOLVER, type AddressResolver } from '../../src/engine/egress/address-resolver.js';
+import { HostGuard } from '../../src/engine/egress/egress-guard.js';
+import { startCountingListener, type CountingListener } from '../../src/engine/egress/testing/counting-listener.js';
+import { PolicyOverrideGuard } from '../../src/engine/egress/testing/policy-override-guard.js';
 import { startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 
 /**

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
-import { DatasourceType } from '../../src/datasource/datasource-type.js';
-import type { ResolvedDatasource } from '../../src/datasource/connectors/shared/engine-connector.js';
+import { DatasourceType } from '../../src/engine/connectors/datasource-type.js';
+import type { ResolvedDatasource } from '../../src/engine/connectors/shared/engine-connector.js';
 import { generatedPassword } from './test-secrets.js';
 
 /**

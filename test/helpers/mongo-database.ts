@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Db, MongoClient } from 'mongodb';
-import type { ResolvedDatasource } from '../../src/datasource/connectors/shared/engine-connector.js';
-import { DatasourceType } from '../../src/datasource/datasource-type.js';
+import type { ResolvedDatasource } from '../../src/engine/connectors/shared/engine-connector.js';
+import { DatasourceType } from '../../src/engine/connectors/datasource-type.js';
 
 /**
  * Throw-away databases on a MongoDB server named by TEST_MONGO_URL, e.g.

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { oracleDriver, type OracleBindValue, type OracleConnection } from '../../src/datasource/connectors/oracle/oracle-driver.js';
-import type { ResolvedDatasource } from '../../src/datasource/connectors/shared/engine-connector.js';
-import { DatasourceType } from '../../src/datasource/datasource-type.js';
+import { oracleDriver, type OracleBindValue, type OracleConnection } from '../../src/engine/connectors/oracle/oracle-driver.js';
+import type { ResolvedDatasource } from '../../src/engine/connectors/shared/engine-connector.js';
+import { DatasourceType } from '../../src/engine/connectors/datasource-type.js';
 
 /**
  * Oracle test fixtures. No Oracle server runs on the development machines: everything here is

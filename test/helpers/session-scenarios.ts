@@ -1,16 +1,16 @@
 import { connect, createServer, type Socket } from 'node:net';
 import { expect } from 'vitest';
-import { ABORT_BUDGET_MS } from '../../src/datasource/connectors/shared/abortable-read.js';
-import { ConnectorRegistry } from '../../src/datasource/connectors/shared/connector-registry.js';
+import { ABORT_BUDGET_MS } from '../../src/engine/connectors/shared/abortable-read.js';
+import { ConnectorRegistry } from '../../src/engine/connectors/shared/connector-registry.js';
 import type {
   ConnectorSession,
   EngineConnector,
   ResolvedDatasource,
   TableInfo,
-} from '../../src/datasource/connectors/shared/engine-connector.js';
+} from '../../src/engine/connectors/shared/engine-connector.js';
 import { DatasourceSessions } from '../../src/datasource/datasource-sessions.service.js';
 import { DatasourceConnectError } from '../../src/datasource/datasource.error.js';
-import { HostGuard } from '../../src/datasource/ssrf/host-guard.service.js';
+import { HostGuard } from '../../src/engine/egress/egress-guard.js';
 import type { TcpProxy } from './tcp-proxy.js';
 
 /**

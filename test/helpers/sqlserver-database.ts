@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import sql, { type ConnectionPool } from 'mssql';
 import { describe, it } from 'vitest';
-import { DatasourceType } from '../../src/datasource/datasource-type.js';
-import type { ResolvedDatasource } from '../../src/datasource/connectors/shared/engine-connector.js';
+import { DatasourceType } from '../../src/engine/connectors/datasource-type.js';
+import type { ResolvedDatasource } from '../../src/engine/connectors/shared/engine-connector.js';
 
 /**
  * Throw-away databases on a SQL Server named by TEST_MSSQL_URL:

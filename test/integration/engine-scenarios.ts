@@ -5,8 +5,8 @@ import type {
   ResolvedDatasource,
   RowBatch,
   TableInfo,
-} from '../../src/datasource/connectors/shared/engine-connector.js';
-import type { FilterCondition } from '../../src/request/data-request.js';
+} from '../../src/engine/connectors/shared/engine-connector.js';
+import type { FilterCondition } from '../../src/engine/request/data-request.js';
 
 /**
  * One dataset and one set of scenarios every engine connector must pass. MariaDB and PostgreSQL

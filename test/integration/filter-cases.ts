@@ -1,4 +1,4 @@
-import type { FilterCondition } from '../../src/request/data-request.js';
+import type { FilterCondition } from '../../src/engine/request/data-request.js';
 
 /**
  * The differential filter dataset (docs/api.md, "Filters"): numbers, decimals, text with % and _,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ColumnInfo, TableInfo } from '../../src/datasource/connectors/shared/engine-connector.js';
-import { describeColumnType as oracleType } from '../../src/datasource/connectors/oracle/oracle-types.js';
-import { buildSelect as oracleSelect } from '../../src/datasource/connectors/oracle/oracle-sql.js';
-import { describeColumnType as sqlServerType } from '../../src/datasource/connectors/sqlserver/sqlserver-types.js';
-import { buildSelect as sqlServerSelect } from '../../src/datasource/connectors/sqlserver/sqlserver-sql.js';
+import type { ColumnInfo, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
+import { describeColumnType as oracleType } from '../../src/engine/connectors/oracle/oracle-types.js';
+import { buildSelect as oracleSelect } from '../../src/engine/connectors/oracle/oracle-sql.js';
+import { describeColumnType as sqlServerType } from '../../src/engine/connectors/sqlserver/sqlserver-types.js';
+import { buildSelect as sqlServerSelect } from '../../src/engine/connectors/sqlserver/sqlserver-sql.js';
 import { FILTER_CASES } from './filter-cases.js';
 
 /**

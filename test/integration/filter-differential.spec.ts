@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectorSession, RowBatch, TableInfo } from '../../src/datasource/connectors/shared/engine-connector.js';
-import { MySqlConnector } from '../../src/datasource/connectors/mysql/mysql.connector.js';
-import { PostgresConnector } from '../../src/datasource/connectors/postgres/postgres.connector.js';
+import type { ConnectorSession, RowBatch, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
+import { MySqlConnector } from '../../src/engine/connectors/mysql/mysql.connector.js';
+import { PostgresConnector } from '../../src/engine/connectors/postgres/postgres.connector.js';
 import { createTempMariaDatabase, resolvedMySqlDatasource } from '../helpers/mariadb-database.js';
 import { createTempDatabase, PG_READ_PATHS, resolvedDatasource } from '../helpers/pg-database.js';
 import { FILTER_CASES, FILTER_ITEMS } from './filter-cases.js';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectorSession, TableInfo } from '../../src/datasource/connectors/shared/engine-connector.js';
-import { MySqlConnector } from '../../src/datasource/connectors/mysql/mysql.connector.js';
-import { PostgresConnector } from '../../src/datasource/connectors/postgres/postgres.connector.js';
-import type { FilterCondition, FilterScalar } from '../../src/request/data-request.js';
+import type { ConnectorSession, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
+import { MySqlConnector } from '../../src/engine/connectors/mysql/mysql.connector.js';
+import { PostgresConnector } from '../../src/engine/connectors/postgres/postgres.connector.js';
+import type { FilterCondition, FilterScalar } from '../../src/engine/request/data-request.js';
 import { createTempMariaDatabase, resolvedMySqlDatasource } from '../helpers/mariadb-database.js';
 import { createTempDatabase, PG_READ_PATHS, resolvedDatasource } from '../helpers/pg-database.js';
 

@@ -14,9 +14,9 @@ import {
   type Document,
 } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectorSession, RowBatch, TableInfo } from '../../src/datasource/connectors/shared/engine-connector.js';
-import { MongoDbConnector } from '../../src/datasource/connectors/mongodb/mongodb.connector.js';
-import { RENDER_CHUNK_CHARS } from '../../src/datasource/connectors/mongodb/mongodb-session.js';
+import type { ConnectorSession, RowBatch, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
+import { MongoDbConnector } from '../../src/engine/connectors/mongodb/mongodb.connector.js';
+import { RENDER_CHUNK_CHARS } from '../../src/engine/connectors/mongodb/mongodb-session.js';
 import { DatasourceConnectError } from '../../src/datasource/datasource.error.js';
 import {
   createTempMongoDatabase,

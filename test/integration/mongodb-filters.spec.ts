@@ -1,10 +1,10 @@
 import { Decimal128, type Document, Int32 } from 'mongodb';
 import { Query } from 'mingo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectorSession, RowBatch, TableInfo } from '../../src/datasource/connectors/shared/engine-connector.js';
-import { FieldCollector, toTableInfo } from '../../src/datasource/connectors/mongodb/mongodb-discovery.js';
-import { buildMongoFilter } from '../../src/datasource/connectors/mongodb/mongodb-filter.js';
-import { MongoDbConnector } from '../../src/datasource/connectors/mongodb/mongodb.connector.js';
+import type { ConnectorSession, RowBatch, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
+import { FieldCollector, toTableInfo } from '../../src/engine/connectors/mongodb/mongodb-discovery.js';
+import { buildMongoFilter } from '../../src/engine/connectors/mongodb/mongodb-filter.js';
+import { MongoDbConnector } from '../../src/engine/connectors/mongodb/mongodb.connector.js';
 import {
   createTempMongoDatabase,
   MONGO_SKIP_REASON,

@@ -1,5 +1,5 @@
 import { Decimal128, Int32 } from 'mongodb';
-import { MongoDbConnector } from '../../src/datasource/connectors/mongodb/mongodb.connector.js';
+import { MongoDbConnector } from '../../src/engine/connectors/mongodb/mongodb.connector.js';
 import { createTempMongoDatabase, MONGO_SKIP_REASON, resolvedMongoDatasource, TEST_MONGO_URL } from '../helpers/mongo-database.js';
 import { describeEngineScenarios, SCENARIO_ROWS, type ScenarioRow } from './engine-scenarios.js';
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ResolvedDatasource } from '../../src/datasource/connectors/shared/engine-connector.js';
-import { MongoDbConnector } from '../../src/datasource/connectors/mongodb/mongodb.connector.js';
-import { type FakeMongoServer, startFakeMongoServer } from '../../src/datasource/connectors/mongodb/testing/fake-mongo-server.js';
+import type { ResolvedDatasource } from '../../src/engine/connectors/shared/engine-connector.js';
+import { MongoDbConnector } from '../../src/engine/connectors/mongodb/mongodb.connector.js';
+import { type FakeMongoServer, startFakeMongoServer } from '../../src/engine/connectors/mongodb/testing/fake-mongo-server.js';
 import { DatasourceConnectError } from '../../src/datasource/datasource.error.js';
-import { DatasourceType } from '../../src/datasource/datasource-type.js';
+import { DatasourceType } from '../../src/engine/connectors/datasource-type.js';
 import { createTestCertificates, type TestCertificates } from '../helpers/test-certificates.js';
 
 /**

@@ -1,7 +1,7 @@
 import { createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatasourceConnectError } from '../../src/datasource/datasource.error.js';
-import { MySqlConnector } from '../../src/datasource/connectors/mysql/mysql.connector.js';
+import { MySqlConnector } from '../../src/engine/connectors/mysql/mysql.connector.js';
 import {
   createTempMariaDatabase,
   createTempMariaUser,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectorSession, RowBatch, TableInfo } from '../../src/datasource/connectors/shared/engine-connector.js';
-import { MySqlConnector } from '../../src/datasource/connectors/mysql/mysql.connector.js';
+import type { ConnectorSession, RowBatch, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
+import { MySqlConnector } from '../../src/engine/connectors/mysql/mysql.connector.js';
 import { createTempMariaDatabase, resolvedMySqlDatasource, type TempMariaDatabase, withMariaAdmin } from '../helpers/mariadb-database.js';
 
 async function collect(batches: AsyncIterable<RowBatch>): Promise<{ json: string; rowCount: number; batches: number }> {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectorSession, ResolvedDatasource } from '../../src/datasource/connectors/shared/engine-connector.js';
-import { MySqlConnector } from '../../src/datasource/connectors/mysql/mysql.connector.js';
+import type { ConnectorSession, ResolvedDatasource } from '../../src/engine/connectors/shared/engine-connector.js';
+import { MySqlConnector } from '../../src/engine/connectors/mysql/mysql.connector.js';
 import { startFakeMySqlAuthServer, type FakeMySqlServer } from '../helpers/fake-mysql-auth-server.js';
 import { createTempMariaDatabase, resolvedMySqlDatasource, type TempMariaDatabase, withMariaAdmin } from '../helpers/mariadb-database.js';
 import { connectFailure, expectAbortKeepsSession, guardedSessions } from '../helpers/session-scenarios.js';

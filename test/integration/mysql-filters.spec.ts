@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectorSession, TableInfo } from '../../src/datasource/connectors/shared/engine-connector.js';
-import { MySqlConnector } from '../../src/datasource/connectors/mysql/mysql.connector.js';
-import type { FilterCondition } from '../../src/request/data-request.js';
+import type { ConnectorSession, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
+import { MySqlConnector } from '../../src/engine/connectors/mysql/mysql.connector.js';
+import type { FilterCondition } from '../../src/engine/request/data-request.js';
 import { createTempMariaDatabase, resolvedMySqlDatasource, type TempMariaDatabase } from '../helpers/mariadb-database.js';
 
 /** The dataset and most cases of the PostgreSQL filter suite: same filter, same rows. */

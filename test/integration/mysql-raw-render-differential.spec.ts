@@ -1,15 +1,15 @@
 import type { Connection } from 'mysql2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ColumnInfo, ConnectorSession, RowBatch, TableInfo } from '../../src/datasource/connectors/shared/engine-connector.js';
-import { connectionOptions, connectMySql, endConnection, runQuery } from '../../src/datasource/connectors/mysql/mysql-client.js';
-import { quoteIdent } from '../../src/datasource/connectors/mysql/mysql-identifier.js';
-import { RenderedRowCollector } from '../../src/datasource/connectors/mysql/mysql-rendered-rows.js';
-import { MySqlRowStream } from '../../src/datasource/connectors/mysql/mysql-row-stream.js';
-import { buildSelect, renderSql } from '../../src/datasource/connectors/mysql/mysql-sql.js';
-import type { MySqlColumnType, MySqlValueKind } from '../../src/datasource/connectors/mysql/mysql-types.js';
-import { createBatchRenderer, kindsForResult, type RawRow } from '../../src/datasource/connectors/mysql/mysql-value-encoders.js';
-import { MySqlConnector } from '../../src/datasource/connectors/mysql/mysql.connector.js';
-import { DEFAULT_READ_BUDGET, type ReadBudget } from '../../src/datasource/connectors/shared/read-budget.js';
+import type { ColumnInfo, ConnectorSession, RowBatch, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
+import { connectionOptions, connectMySql, endConnection, runQuery } from '../../src/engine/connectors/mysql/mysql-client.js';
+import { quoteIdent } from '../../src/engine/connectors/mysql/mysql-identifier.js';
+import { RenderedRowCollector } from '../../src/engine/connectors/mysql/mysql-rendered-rows.js';
+import { MySqlRowStream } from '../../src/engine/connectors/mysql/mysql-row-stream.js';
+import { buildSelect, renderSql } from '../../src/engine/connectors/mysql/mysql-sql.js';
+import type { MySqlColumnType, MySqlValueKind } from '../../src/engine/connectors/mysql/mysql-types.js';
+import { createBatchRenderer, kindsForResult, type RawRow } from '../../src/engine/connectors/mysql/mysql-value-encoders.js';
+import { MySqlConnector } from '../../src/engine/connectors/mysql/mysql.connector.js';
+import { DEFAULT_READ_BUDGET, type ReadBudget } from '../../src/engine/connectors/shared/read-budget.js';
 import { createTempMariaDatabase, resolvedMySqlDatasource, type TempMariaDatabase } from '../helpers/mariadb-database.js';
 
 /**

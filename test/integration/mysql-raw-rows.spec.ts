@@ -1,10 +1,10 @@
 import type { Connection } from 'mysql2';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { connectionOptions, connectMySql, endConnection } from '../../src/datasource/connectors/mysql/mysql-client.js';
-import { RawRowRenderer } from '../../src/datasource/connectors/mysql/mysql-raw-row-renderer.js';
-import { interceptRawRows, type RawRowSource, type RowPacket } from '../../src/datasource/connectors/mysql/mysql-raw-rows.js';
-import { MySqlConnector } from '../../src/datasource/connectors/mysql/mysql.connector.js';
-import type { RawRow } from '../../src/datasource/connectors/mysql/mysql-value-encoders.js';
+import { connectionOptions, connectMySql, endConnection } from '../../src/engine/connectors/mysql/mysql-client.js';
+import { RawRowRenderer } from '../../src/engine/connectors/mysql/mysql-raw-row-renderer.js';
+import { interceptRawRows, type RawRowSource, type RowPacket } from '../../src/engine/connectors/mysql/mysql-raw-rows.js';
+import { MySqlConnector } from '../../src/engine/connectors/mysql/mysql.connector.js';
+import type { RawRow } from '../../src/engine/connectors/mysql/mysql-value-encoders.js';
 import { createTempMariaDatabase, resolvedMySqlDatasource, type TempMariaDatabase } from '../helpers/mariadb-database.js';
 
 /**

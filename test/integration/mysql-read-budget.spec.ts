@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { FetCode } from '../../src/common/errors/fet-code.js';
-import type { ConnectorSession, RowBatch, TableInfo } from '../../src/datasource/connectors/shared/engine-connector.js';
-import { MySqlRowStream } from '../../src/datasource/connectors/mysql/mysql-row-stream.js';
-import { MySqlConnector } from '../../src/datasource/connectors/mysql/mysql.connector.js';
-import { type ReadBudget, ValueTooLargeError } from '../../src/datasource/connectors/shared/read-budget.js';
+import { FetCode } from '../../src/engine/errors/fet-code.js';
+import type { ConnectorSession, RowBatch, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
+import { MySqlRowStream } from '../../src/engine/connectors/mysql/mysql-row-stream.js';
+import { MySqlConnector } from '../../src/engine/connectors/mysql/mysql.connector.js';
+import { type ReadBudget, ValueTooLargeError } from '../../src/engine/connectors/shared/read-budget.js';
 import { createTempMariaDatabase, resolvedMySqlDatasource, type TempMariaDatabase } from '../helpers/mariadb-database.js';
 
 const MIB = 1024 * 1024;

@@ -1,4 +1,4 @@
-import { MySqlConnector } from '../../src/datasource/connectors/mysql/mysql.connector.js';
+import { MySqlConnector } from '../../src/engine/connectors/mysql/mysql.connector.js';
 import { createTempMariaDatabase, resolvedMySqlDatasource } from '../helpers/mariadb-database.js';
 import { describeEngineScenarios, SCENARIO_ROWS, type ScenarioRow } from './engine-scenarios.js';
 

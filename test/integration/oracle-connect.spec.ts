@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OracleConnector } from '../../src/datasource/connectors/oracle/oracle.connector.js';
-import type { ResolvedDatasource } from '../../src/datasource/connectors/shared/engine-connector.js';
-import { DatasourceType } from '../../src/datasource/datasource-type.js';
+import { OracleConnector } from '../../src/engine/connectors/oracle/oracle.connector.js';
+import type { ResolvedDatasource } from '../../src/engine/connectors/shared/engine-connector.js';
+import { DatasourceType } from '../../src/engine/connectors/datasource-type.js';
 import { createTestCertificates, type TestCertificates } from '../helpers/test-certificates.js';
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectorSession, RowBatch, TableInfo } from '../../src/datasource/connectors/shared/engine-connector.js';
-import type { FilterCondition } from '../../src/request/data-request.js';
-import { OracleConnector } from '../../src/datasource/connectors/oracle/oracle.connector.js';
+import type { ConnectorSession, RowBatch, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
+import type { FilterCondition } from '../../src/engine/request/data-request.js';
+import { OracleConnector } from '../../src/engine/connectors/oracle/oracle.connector.js';
 import {
   createTempOracleSchema,
   ORACLE_FIXTURE_OTHER_OWNER,

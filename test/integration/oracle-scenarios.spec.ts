@@ -1,4 +1,4 @@
-import { OracleConnector } from '../../src/datasource/connectors/oracle/oracle.connector.js';
+import { OracleConnector } from '../../src/engine/connectors/oracle/oracle.connector.js';
 import {
   createTempOracleSchema,
   ORACLE_SKIP_REASON,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectorSession, RowBatch, TableInfo } from '../../src/datasource/connectors/shared/engine-connector.js';
-import { OracleConnector } from '../../src/datasource/connectors/oracle/oracle.connector.js';
+import type { ConnectorSession, RowBatch, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
+import { OracleConnector } from '../../src/engine/connectors/oracle/oracle.connector.js';
 import {
   createTempOracleSchema,
   ORACLE_SKIP_REASON,

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatasourceConnectError } from '../../src/datasource/datasource.error.js';
-import { PostgresConnector } from '../../src/datasource/connectors/postgres/postgres.connector.js';
+import { PostgresConnector } from '../../src/engine/connectors/postgres/postgres.connector.js';
 import { createTempDatabase, resolvedDatasource, type TempDatabase, withAdminClient } from '../helpers/pg-database.js';
 
 /** A port nothing listens on: bind an ephemeral port, then release it. */

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
 import { Logger } from '@nestjs/common';
 import Cursor from 'pg-cursor';
-import type { ConnectorSession, RowBatch, TableInfo } from '../../src/datasource/connectors/shared/engine-connector.js';
-import { PostgresConnector } from '../../src/datasource/connectors/postgres/postgres.connector.js';
+import type { ConnectorSession, RowBatch, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
+import { PostgresConnector } from '../../src/engine/connectors/postgres/postgres.connector.js';
 import { createTempDatabase, resolvedDatasource, TEST_PG, type TempDatabase } from '../helpers/pg-database.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 

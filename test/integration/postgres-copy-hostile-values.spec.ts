@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FilterCondition, FilterOperator, FilterScalar } from '../../src/request/data-request.js';
-import type { ConnectorSession, TableInfo } from '../../src/datasource/connectors/shared/engine-connector.js';
-import { buildCopy } from '../../src/datasource/connectors/postgres/postgres-sql.js';
-import { PostgresConnector } from '../../src/datasource/connectors/postgres/postgres.connector.js';
+import type { FilterCondition, FilterOperator, FilterScalar } from '../../src/engine/request/data-request.js';
+import type { ConnectorSession, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
+import { buildCopy } from '../../src/engine/connectors/postgres/postgres-sql.js';
+import { PostgresConnector } from '../../src/engine/connectors/postgres/postgres.connector.js';
 import { createTempDatabase, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';
 
 /** What SQL built by concatenation would choke on, or be fooled by. */

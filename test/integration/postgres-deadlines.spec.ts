@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectorSession, TableInfo } from '../../src/datasource/connectors/shared/engine-connector.js';
-import { PostgresConnector } from '../../src/datasource/connectors/postgres/postgres.connector.js';
+import type { ConnectorSession, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
+import { PostgresConnector } from '../../src/engine/connectors/postgres/postgres.connector.js';
 import { createTempDatabase, PG_READ_PATHS, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';
 import {
   expectAbortedDiscoveryCancelled,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectorSession, ResolvedDatasource } from '../../src/datasource/connectors/shared/engine-connector.js';
-import { PostgresConnector } from '../../src/datasource/connectors/postgres/postgres.connector.js';
+import type { ConnectorSession, ResolvedDatasource } from '../../src/engine/connectors/shared/engine-connector.js';
+import { PostgresConnector } from '../../src/engine/connectors/postgres/postgres.connector.js';
 import { startFakePgAuthServer, type FakePgServer } from '../helpers/fake-pg-auth-server.js';
 import { createTempDatabase, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';
 import { connectFailure, expectAbortKeepsSession, guardedSessions } from '../helpers/session-scenarios.js';

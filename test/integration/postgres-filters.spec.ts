@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectorSession, TableInfo } from '../../src/datasource/connectors/shared/engine-connector.js';
-import { PostgresConnector } from '../../src/datasource/connectors/postgres/postgres.connector.js';
-import type { FilterCondition } from '../../src/request/data-request.js';
+import type { ConnectorSession, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
+import { PostgresConnector } from '../../src/engine/connectors/postgres/postgres.connector.js';
+import type { FilterCondition } from '../../src/engine/request/data-request.js';
 import { createTempDatabase, PG_READ_PATHS, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';
 
 describe.each(PG_READ_PATHS)('PostgresConnector filters against PostgreSQL (%s path)', (readPath) => {

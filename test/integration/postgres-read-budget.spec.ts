@@ -3,10 +3,10 @@ import type { Socket } from 'node:net';
 import type pg from 'pg';
 import Cursor from 'pg-cursor';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { FetCode } from '../../src/common/errors/fet-code.js';
-import type { ConnectorSession, RowBatch } from '../../src/datasource/connectors/shared/engine-connector.js';
-import { PostgresConnector } from '../../src/datasource/connectors/postgres/postgres.connector.js';
-import { FIRST_FETCH_ROWS, type ReadBudget, ValueTooLargeError } from '../../src/datasource/connectors/shared/read-budget.js';
+import { FetCode } from '../../src/engine/errors/fet-code.js';
+import type { ConnectorSession, RowBatch } from '../../src/engine/connectors/shared/engine-connector.js';
+import { PostgresConnector } from '../../src/engine/connectors/postgres/postgres.connector.js';
+import { FIRST_FETCH_ROWS, type ReadBudget, ValueTooLargeError } from '../../src/engine/connectors/shared/read-budget.js';
 import { createTempDatabase, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';
 
 const MIB = 1024 * 1024;

@@ -1,4 +1,4 @@
-import { PostgresConnector } from '../../src/datasource/connectors/postgres/postgres.connector.js';
+import { PostgresConnector } from '../../src/engine/connectors/postgres/postgres.connector.js';
 import { createTempDatabase, PG_READ_PATHS, resolvedDatasource } from '../helpers/pg-database.js';
 import { describeEngineScenarios, SCENARIO_ROWS, type ScenarioRow } from './engine-scenarios.js';
 

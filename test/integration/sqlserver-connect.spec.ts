@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DatasourceConnectError } from '../../src/datasource/datasource.error.js';
-import { SqlServerConnector } from '../../src/datasource/connectors/sqlserver/sqlserver.connector.js';
+import { SqlServerConnector } from '../../src/engine/connectors/sqlserver/sqlserver.connector.js';
 import {
   createTempSqlServerDatabase,
   describeWithSqlServer,

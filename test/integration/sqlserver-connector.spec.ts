@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { FilterCondition } from '../../src/request/data-request.js';
-import type { ConnectorSession, RowBatch, TableInfo } from '../../src/datasource/connectors/shared/engine-connector.js';
-import type { SqlServerSession } from '../../src/datasource/connectors/sqlserver/sqlserver-session.js';
-import { SqlServerConnector } from '../../src/datasource/connectors/sqlserver/sqlserver.connector.js';
+import type { FilterCondition } from '../../src/engine/request/data-request.js';
+import type { ConnectorSession, RowBatch, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
+import type { SqlServerSession } from '../../src/engine/connectors/sqlserver/sqlserver-session.js';
+import { SqlServerConnector } from '../../src/engine/connectors/sqlserver/sqlserver.connector.js';
 import {
   createTempSqlServerDatabase,
   describeWithSqlServer,

@@ -1,4 +1,4 @@
-import { SqlServerConnector } from '../../src/datasource/connectors/sqlserver/sqlserver.connector.js';
+import { SqlServerConnector } from '../../src/engine/connectors/sqlserver/sqlserver.connector.js';
 import {
   createTempSqlServerDatabase,
   parseSqlServerUrl,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { ConnectorSession, TableInfo } from '../../src/datasource/connectors/shared/engine-connector.js';
-import type { SqlServerSession } from '../../src/datasource/connectors/sqlserver/sqlserver-session.js';
-import { SqlServerConnector } from '../../src/datasource/connectors/sqlserver/sqlserver.connector.js';
+import type { ConnectorSession, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
+import type { SqlServerSession } from '../../src/engine/connectors/sqlserver/sqlserver-session.js';
+import { SqlServerConnector } from '../../src/engine/connectors/sqlserver/sqlserver.connector.js';
 import {
   createTempSqlServerDatabase,
   describeWithSqlServer,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ObjectUpload } from '../../src/storage/object-store.port.js';
-import { ResultSealer } from '../../src/storage/result-codec/result-sealer.js';
+import { ResultSealer } from '../../src/engine/result/result-sealer.js';
 import { S3ObjectStore, type S3Client } from '../../src/storage/s3/s3-object-store.js';
 
 const MiB = 1024 * 1024;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { Client } from 'minio';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { FetCode } from '../../src/common/errors/fet-code.js';
+import { FetCode } from '../../src/engine/errors/fet-code.js';
 import { AppConfigModule } from '../../src/config/config.module.js';
 import { loadAppConfig } from '../../src/config/load-config.js';
 import { OBJECT_STORE, type ObjectStore } from '../../src/storage/object-store.port.js';

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiQuery, ApiResponse, ApiTags } from '../../common/http/api-docs.js';
-import { FetCode } from '../../common/errors/fet-code.js';
+import { FetCode } from '../../engine/errors/fet-code.js';
 import {
   invalidField,
   invalidId,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { v7 as uuidv7 } from 'uuid';
-import { FetCode } from '../../common/errors/fet-code.js';
+import { FetCode } from '../../engine/errors/fet-code.js';
 import { RequestValidationError } from '../../common/errors/fetcher.error.js';
 import { flatQuery, invalidQuery, parsePageRequest } from '../../common/http/pagination.js';
 import { notFound } from '../../datasource/datasource.error.js';

@@ -1,7 +1,7 @@
 import type { ArgumentsHost } from '@nestjs/common';
 import { Logger } from '@nestjs/common';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { FetCode } from './fet-code.js';
+import { FetCode } from '../../engine/errors/fet-code.js';
 import { FetExceptionFilter } from './fet-exception.filter.js';
 import { FetcherError } from './fetcher.error.js';
 

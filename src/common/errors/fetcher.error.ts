@@ -1,5 +1,5 @@
-import type { RequestProblem } from '../../request/data-request.error.js';
-import { FET_CATALOGUE, FetCode } from './fet-code.js';
+import type { RequestProblem } from '../../engine/request/data-request.error.js';
+import { FET_CATALOGUE, FetCode } from '../../engine/errors/fet-code.js';
 
 /**
  * One offending item of a request or a job: which datasource, table, field, and what is wrong.

@@ -1,5 +1,5 @@
 import type { ValidationError } from 'class-validator';
-import { FetCode } from './fet-code.js';
+import { FetCode } from '../../engine/errors/fet-code.js';
 import { RequestValidationError } from './fetcher.error.js';
 
 const REQUIRED_CONSTRAINTS = new Set(['isDefined', 'isNotEmpty', 'requiredField']);

@@ -1,4 +1,4 @@
-import { FetCode } from '../errors/fet-code.js';
+import { FetCode } from '../../engine/errors/fet-code.js';
 import type { ErrorAnswers, ErrorCase } from './api-error-response.js';
 
 /**

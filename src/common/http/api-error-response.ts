@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtraModels, ApiResponse, getSchemaPath } from './api-docs.js';
-import { FET_CATALOGUE, type FetCode } from '../errors/fet-code.js';
+import { FET_CATALOGUE, type FetCode } from '../../engine/errors/fet-code.js';
 import { ErrorEnvelopeDto } from './error-envelope.dto.js';
 
 /** What an example envelope carries besides code, title and message, and how Swagger names it. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FetCode } from '../errors/fet-code.js';
+import { FetCode } from '../../engine/errors/fet-code.js';
 import type { RequestValidationError } from '../errors/fetcher.error.js';
 import { assertBodyWithinLimits, BODY_LIMITS } from './body-limits.js';
 

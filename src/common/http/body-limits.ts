@@ -1,4 +1,4 @@
-import { FetCode } from '../errors/fet-code.js';
+import { FetCode } from '../../engine/errors/fet-code.js';
 import { RequestValidationError } from '../errors/fetcher.error.js';
 
 /** The shape ceilings of any JSON body (docs/request-limits.md); no route needs more. */

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { FET_CATALOGUE, FetCode } from '../errors/fet-code.js';
+import { FET_CATALOGUE, FetCode } from '../../engine/errors/fet-code.js';
 
 interface ClientError extends Error {
   code?: string;

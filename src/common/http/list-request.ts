@@ -1,4 +1,4 @@
-import { FetCode } from '../errors/fet-code.js';
+import { FetCode } from '../../engine/errors/fet-code.js';
 import { flatQuery, invalidQuery, parseDay, parsePageRequest, type PageRequest } from './pagination.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -1,4 +1,4 @@
-import { FetCode } from '../errors/fet-code.js';
+import { FetCode } from '../../engine/errors/fet-code.js';
 import { RequestValidationError } from '../errors/fetcher.error.js';
 
 export const MAX_PAGE_LIMIT = 100;

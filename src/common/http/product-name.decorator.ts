@@ -1,6 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
-import { FetCode } from '../errors/fet-code.js';
+import { FetCode } from '../../engine/errors/fet-code.js';
 import { RequestValidationError } from '../errors/fetcher.error.js';
 
 const PRODUCT_NAME_PATTERN = /^[a-zA-Z0-9_-]+$/;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CreateConnectionDto } from '../../connection/dto/create-connection.dto.js';
 import { CreateJobDto } from '../../job/dto/create-job.dto.js';
-import { FetCode } from '../errors/fet-code.js';
+import { FetCode } from '../../engine/errors/fet-code.js';
 import type { RequestValidationError } from '../errors/fetcher.error.js';
 import { validationExceptionFactory } from '../errors/validation-exception.factory.js';
 import { RequestValidationPipe } from './request-validation.pipe.js';

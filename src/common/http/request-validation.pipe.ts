@@ -1,5 +1,5 @@
 import { ValidationPipe, type ArgumentMetadata } from '@nestjs/common';
-import { FetCode } from '../errors/fet-code.js';
+import { FetCode } from '../../engine/errors/fet-code.js';
 import { RequestValidationError } from '../errors/fetcher.error.js';
 import { transformableBody } from './raw-json.decorator.js';
 

@@ -1,4 +1,4 @@
-import { FetCode } from '../errors/fet-code.js';
+import { FetCode } from '../../engine/errors/fet-code.js';
 import { FetcherError } from '../errors/fetcher.error.js';
 
 /** 429 FET-1070 with Retry-After, whatever was limited. */

@@ -3,7 +3,7 @@ import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@o
 import express from 'express';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FetCode } from '../errors/fet-code.js';
+import { FetCode } from '../../engine/errors/fet-code.js';
 import { ServiceUnavailableError } from '../errors/fetcher.error.js';
 import { httpTracingMiddleware } from './http-tracing.middleware.js';
 import { otlpTracesUrl, startTracing } from './tracer-provider.js';

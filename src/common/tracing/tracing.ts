@@ -14,7 +14,7 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import { FetcherError } from '../errors/fetcher.error.js';
-import { ATTR } from './span-names.js';
+import { ATTR } from '../../engine/tracing/span-names.js';
 import type { TraceCarrier } from './trace-carrier.js';
 
 /** What an enabled Tracing runs on: built by tracer-provider.ts, which alone loads the SDK. */

@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsObject, IsString, Length, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import { RawJson } from '../../common/http/raw-json.decorator.js';
-import { DATASOURCE_TYPES } from '../../datasource/datasource-type.js';
+import { DATASOURCE_TYPES } from '../../engine/connectors/datasource-type.js';
 
 const CONFIG_NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
 const HOST_PATTERN = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._:-]+)$/;

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '../../common/http/api-docs.js';
 import { PageOf } from '../../common/http/page.dto.js';
-import { DatasourceType } from '../../datasource/datasource-type.js';
+import { DatasourceType } from '../../engine/connectors/datasource-type.js';
 import type { InternalDatasourceConfig } from '../../config/internal-datasources.config.js';
 import type { ConnectionRecord } from '../../datasource/connection.entity.js';
 import { WALKTHROUGH_CONNECTION } from './create-connection.dto.js';

@@ -1,5 +1,5 @@
 import { OptionalField, RequiredField } from '../../common/http/body-field.decorator.js';
-import { DatasourceType } from '../../datasource/datasource-type.js';
+import { DatasourceType } from '../../engine/connectors/datasource-type.js';
 import * as Is from './connection-fields.decorator.js';
 
 /** The README walkthrough's connection, the body Swagger UI pre-fills (X-Product-Name: reporter). */

@@ -1,7 +1,7 @@
-import { FetCode } from '../../common/errors/fet-code.js';
+import { FetCode } from '../../engine/errors/fet-code.js';
 import { knownQuery, parseListRequest, type ListRequest } from '../../common/http/list-request.js';
 import { invalidQuery as invalid } from '../../common/http/pagination.js';
-import { DATASOURCE_TYPES, DatasourceType } from '../../datasource/datasource-type.js';
+import { DATASOURCE_TYPES, DatasourceType } from '../../engine/connectors/datasource-type.js';
 
 const METADATA_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 

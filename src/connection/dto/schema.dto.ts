@@ -1,8 +1,8 @@
 import { ApiProperty } from '../../common/http/api-docs.js';
 import { IsDefined, IsObject } from 'class-validator';
 import { RawJson } from '../../common/http/raw-json.decorator.js';
-import { DatasourceType } from '../../datasource/datasource-type.js';
-import type { MappedFields } from '../../request/data-request.js';
+import { DatasourceType } from '../../engine/connectors/datasource-type.js';
+import type { MappedFields } from '../../engine/request/data-request.js';
 
 export class SchemaTableDto {
   @ApiProperty({ example: 'accounting.invoices', description: 'Default-schema tables unqualified, others schema.table.' })

@@ -1,5 +1,5 @@
 import { OptionalField } from '../../common/http/body-field.decorator.js';
-import { DatasourceType } from '../../datasource/datasource-type.js';
+import { DatasourceType } from '../../engine/connectors/datasource-type.js';
 import * as Is from './connection-fields.decorator.js';
 import { SslOptionsDto } from './create-connection.dto.js';
 

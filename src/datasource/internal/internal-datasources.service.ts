@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import type { InternalDatasourceConfig } from '../../config/internal-datasources.config.js';
-import type { ResolvedDatasource } from '../connectors/shared/engine-connector.js';
+import type { ResolvedDatasource } from '../../engine/connectors/shared/engine-connector.js';
 
 /**
  * Datasources declared by DATASOURCE_<NAME>_* variables: read-only through the API, no product,

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '../../auth/principal.js';
-import { mapWithConcurrency } from '../../common/concurrency/map-with-concurrency.js';
+import { mapWithConcurrency } from '../../engine/concurrency/map-with-concurrency.js';
 import type { ErrorDetail } from '../../common/errors/fetcher.error.js';
-import type { Filters, MappedFields } from '../../request/data-request.js';
-import type { ResolvedDatasource, SchemaSnapshot, TableReadRequest } from '../connectors/shared/engine-connector.js';
+import type { Filters, MappedFields } from '../../engine/request/data-request.js';
+import type { ResolvedDatasource, SchemaSnapshot, TableReadRequest } from '../../engine/connectors/shared/engine-connector.js';
 import { DatasourceResolver } from '../datasource-resolver.service.js';
 import { DatasourceSessions } from '../datasource-sessions.service.js';
-import { collectRequestedTables, matchRequestedTables, schemasOf, type RequestedTable } from './mapped-tables.js';
+import { collectRequestedTables, matchRequestedTables, schemasOf, type RequestedTable } from '../../engine/planner/mapped-tables.js';
 
 /** The datasources, tables and fields a request names (a job's, or one to validate before submitting). */
 export interface SchemaRequest {

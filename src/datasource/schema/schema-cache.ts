@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import type { SchemaSnapshot, TableInfo } from '../connectors/shared/engine-connector.js';
+import type { SchemaSnapshot, TableInfo } from '../../engine/connectors/shared/engine-connector.js';
 
 /** Discovered schemas, keyed by connection, its version and the namespaces discovered. */
 export interface SchemaCache {

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
-import { FetCode } from '../../common/errors/fet-code.js';
-import type { ConnectorSession, ResolvedDatasource, SchemaSnapshot } from '../connectors/shared/engine-connector.js';
-import { ABORT_BUDGET_MS } from '../connectors/shared/abortable-read.js';
+import { FetCode } from '../../engine/errors/fet-code.js';
+import type { ConnectorSession, ResolvedDatasource, SchemaSnapshot } from '../../engine/connectors/shared/engine-connector.js';
+import { ABORT_BUDGET_MS } from '../../engine/connectors/shared/abortable-read.js';
 import { DatasourceError } from '../datasource.error.js';
 import { DatasourceSessions } from '../datasource-sessions.service.js';
 import { SCHEMA_CACHE, schemaCacheKey, type SchemaCache } from './schema-cache.js';

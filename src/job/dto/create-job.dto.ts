@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '../../common/http/api-docs.js'
 import { Type } from 'class-transformer';
 import { IsDefined, IsObject, IsOptional, ValidateNested } from 'class-validator';
 import { RawJson } from '../../common/http/raw-json.decorator.js';
-import type { DataRequestLimits, Filters, MappedFields } from '../../request/data-request.js';
+import type { DataRequestLimits, Filters, MappedFields } from '../../engine/request/data-request.js';
 
 /**
  * The README walkthrough's job (its connection pg_source and the fixture docker/fixtures/postgres/init.sql),

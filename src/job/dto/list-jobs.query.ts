@@ -1,4 +1,4 @@
-import { FetCode } from '../../common/errors/fet-code.js';
+import { FetCode } from '../../engine/errors/fet-code.js';
 import { knownQuery, parseListRequest, type ListRequest } from '../../common/http/list-request.js';
 import { invalidQuery as invalid } from '../../common/http/pagination.js';
 import { JobStatus } from '../job-status.js';

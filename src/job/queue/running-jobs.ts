@@ -1,4 +1,4 @@
-import { settlesWithin } from '../../common/concurrency/settles-within.js';
+import { settlesWithin } from '../../engine/concurrency/settles-within.js';
 
 /** After the grace period, how long aborted handlers get to settle before they are left behind. */
 export const ABORT_SETTLE_MS = 3_000;

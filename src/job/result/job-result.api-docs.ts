@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiOperation, ApiProduces, ApiQuery, ApiResponse } from '../../common/http/api-docs.js';
 import { Access } from '../../auth/access.decorators.js';
 import { ApiErrors } from '../../auth/api-auth.decorator.js';
-import { FetCode } from '../../common/errors/fet-code.js';
+import { FetCode } from '../../engine/errors/fet-code.js';
 import { EXAMPLE_ID, invalidId, notFound, STORE_UNAVAILABLE } from '../../common/http/api-error-cases.js';
 import { mergeErrorAnswers } from '../../common/http/api-error-response.js';
 import { RAW_RESULT_CONTENT_TYPE, RESULT_HEADERS } from './job-result.service.js';

@@ -2,16 +2,12 @@ import type { Readable } from 'node:stream';
 import { Inject, Injectable, Logger, StreamableFile } from '@nestjs/common';
 import type { Response } from 'express';
 import { actsFor, type Principal } from '../../auth/principal.js';
-import { FetCode } from '../../common/errors/fet-code.js';
+import { FetCode } from '../../engine/errors/fet-code.js';
 import { FetExceptionFilter } from '../../common/errors/fet-exception.filter.js';
 import { FetcherError } from '../../common/errors/fetcher.error.js';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { notFound } from '../../datasource/datasource.error.js';
-import {
-  ResultVerificationError,
-  type ExpectedPlaintext,
-  type ResultStreamOpener,
-} from '../../storage/result-codec/result-stream-opener.js';
+import { ResultVerificationError, type ExpectedPlaintext, type ResultStreamOpener } from '../../engine/result/result-stream-opener.js';
 import { ResultStorageService } from '../../storage/result-storage.service.js';
 import { StorageError } from '../../storage/storage.error.js';
 import type { JobRecord } from '../job.entity.js';

@@ -3,7 +3,7 @@ import { ApiOperation, ApiResponse, ApiTags } from '../../common/http/api-docs.j
 import { Access, Allow, CurrentPrincipal } from '../../auth/access.decorators.js';
 import { ApiAuth, ApiErrors } from '../../auth/api-auth.decorator.js';
 import type { Principal } from '../../auth/principal.js';
-import { FetCode } from '../../common/errors/fet-code.js';
+import { FetCode } from '../../engine/errors/fet-code.js';
 import { EXAMPLE_ID, invalidId, notFound, STORE_UNAVAILABLE } from '../../common/http/api-error-cases.js';
 import { mergeErrorAnswers } from '../../common/http/api-error-response.js';
 import { ParseIdPipe } from '../../common/http/parse-id.pipe.js';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { actsFor, type Principal } from '../../auth/principal.js';
-import { FetCode } from '../../common/errors/fet-code.js';
+import { FetCode } from '../../engine/errors/fet-code.js';
 import { ServiceUnavailableError } from '../../common/errors/fetcher.error.js';
 import { notFound } from '../../datasource/datasource.error.js';
 import { OBJECT_STORE, type ObjectStore } from '../../storage/object-store.port.js';

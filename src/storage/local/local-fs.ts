@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import { FetCode } from '../../common/errors/fet-code.js';
+import { FetCode } from '../../engine/errors/fet-code.js';
 import { StorageError } from '../storage.error.js';
 
 /** Makes the rename itself durable; best effort, as some file systems refuse fsync on a directory. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, mkdir, open, readdir, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { FetCode } from '../../common/errors/fet-code.js';
+import { FetCode } from '../../engine/errors/fet-code.js';
 import type { ObjectReadStream, ObjectStore, ObjectUpload } from '../object-store.port.js';
 import { assertSafeObjectKey, objectNotFound } from '../object-key.js';
 import { StorageError } from '../storage.error.js';

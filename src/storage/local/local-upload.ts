@@ -1,8 +1,8 @@
 import type { FileHandle } from 'node:fs/promises';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { FetCode } from '../../common/errors/fet-code.js';
-import { BufferedUpload } from '../buffered-writer.js';
+import { FetCode } from '../../engine/errors/fet-code.js';
+import { BufferedUpload } from '../../engine/result/buffered-writer.js';
 import { StorageError } from '../storage.error.js';
 import { fsFailure, syncDirectory } from './local-fs.js';
 

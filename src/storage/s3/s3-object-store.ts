@@ -3,7 +3,7 @@ import https from 'node:https';
 import type { Readable } from 'node:stream';
 import { Client } from 'minio';
 import type { S3Config } from '../../config/app-config.js';
-import { FetCode } from '../../common/errors/fet-code.js';
+import { FetCode } from '../../engine/errors/fet-code.js';
 import type { ObjectReadStream, ObjectStore, ObjectUpload } from '../object-store.port.js';
 import { assertSafeObjectKey, objectNotFound } from '../object-key.js';
 import { StorageError } from '../storage.error.js';

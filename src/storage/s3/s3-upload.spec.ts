@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FetCode } from '../../common/errors/fet-code.js';
+import { FetCode } from '../../engine/errors/fet-code.js';
 import { StorageError } from '../storage.error.js';
 import { S3ObjectStore, type S3Client } from './s3-object-store.js';
 

@@ -1,6 +1,6 @@
 import type { Client } from 'minio';
-import { FetCode } from '../../common/errors/fet-code.js';
-import { BufferedUpload } from '../buffered-writer.js';
+import { FetCode } from '../../engine/errors/fet-code.js';
+import { BufferedUpload } from '../../engine/result/buffered-writer.js';
 import { StorageError } from '../storage.error.js';
 import { describeS3Failure, type S3Secrets } from './s3-failure.js';
 

@@ -1,0 +1,132 @@
+import type { DatasourceType } from '../datasource-type.js';
+import type { FilterCondition } from '../../request/data-request.js';
+import type { EgressPolicy } from '../../egress/egress-policy.js';
+import type { ReadBudget } from './read-budget.js';
+
+/**
+ * Where a datasource is and how to log in: what a stored connection and an internal datasource
+ * (DATASOURCE_<NAME>_* variables) both declare.
+ */
+export interface DatasourceEndpoint {
+  readonly configName: string;
+  readonly type: DatasourceType;
+  readonly host: string;
+  readonly port: number;
+  readonly databaseName: string;
+  readonly schemaName: string | null;
+  readonly userName: string;
+  readonly password: string;
+  readonly ssl: { readonly mode: string | null; readonly ca?: string; readonly cert?: string; readonly key?: string };
+  readonly metadata: Readonly<Record<string, unknown>>;
+}
+
+/** A connection record with its secrets decrypted, ready for a driver. Never logged or returned. */
+export interface ResolvedDatasource extends DatasourceEndpoint {
+  readonly id: string;
+  readonly productName: string | null;
+  /** Declared through DATASOURCE_<NAME>_* variables: no product, no SSRF guard, no test at job creation. */
+  readonly internal: boolean;
+}
+
+export interface ColumnInfo {
+  readonly name: string;
+  /** The engine's own type name, for people (`numeric(38,10)`, `timestamp with time zone`). */
+  readonly dataType: string;
+  /** Whatever the connector needs to map values of this column (type OIDs, flags). */
+  readonly engineType?: unknown;
+}
+
+export interface TableInfo {
+  /** Physical namespace: PostgreSQL/SQL Server schema, Oracle owner; null where the engine has none. */
+  readonly schema: string | null;
+  readonly name: string;
+  /** Result key: `schema.table`, or `table` for the default schema (docs/api.md, "Tables and result keys"). */
+  readonly key: string;
+  /** In table (ordinal) order. */
+  readonly columns: readonly ColumnInfo[];
+  /** Primary-key column names in key order; empty when the table has none. */
+  readonly primaryKey: readonly string[];
+}
+
+export interface SchemaSnapshot {
+  /** Tables keyed by result key. */
+  readonly tables: ReadonlyMap<string, TableInfo>;
+}
+
+export interface TableReadRequest {
+  readonly table: TableInfo;
+  /** Projection, in output order; every entry is a column of `table`. */
+  readonly columns: readonly ColumnInfo[];
+  /** Validated filters keyed by column name; every key is a column of `table`. */
+  readonly filters?: Readonly<Record<string, FilterCondition>>;
+  /**
+   * Bounds the memory a read may hold by bytes, not rows. Absent (connectors driven directly by
+   * tests): the connector's defaults (DEFAULT_READ_BUDGET).
+   */
+  readonly budget?: ReadBudget;
+}
+
+/**
+ * Rows already rendered as JSON objects (docs/value-mapping.md), joined with commas, as UTF-8.
+ * Bytes rather than a string: a batch waiting in a buffer is then one object, not a rope of
+ * thousands of small strings that the garbage collector has to promote and trace.
+ */
+export interface RowBatch {
+  readonly json: Buffer;
+  readonly rowCount: number;
+  /**
+   * Present when the connector would reuse the memory of `json`: the consumer calls it once the
+   * bytes have been written (hashed, encrypted or copied) and nothing refers to them any more.
+   * Not calling it is harmless: the memory is then simply garbage.
+   */
+  readonly release?: () => void;
+}
+
+export interface ConnectorSession {
+  /**
+   * Discovers the given namespaces, or every namespace the login can read when `schemas` is null
+   * (system schemas never appear). Engines without schemas ignore the list. An abort stops the
+   * catalog queries on the server like a read's, and rejects with the signal's reason within
+   * ABORT_BUDGET_MS: a server that accepts the login and then stays silent cannot hold a caller.
+   */
+  discover(schemas: readonly string[] | null, signal: AbortSignal): Promise<SchemaSnapshot>;
+  /** Streams the rows of one table in primary-key order, with backpressure: the next batch is read when asked for. */
+  readRows(request: TableReadRequest, signal: AbortSignal): AsyncIterable<RowBatch>;
+  close(): Promise<void>;
+}
+
+export interface OpenSessionOptions {
+  readonly connectTimeoutMs: number;
+  readonly signal?: AbortSignal;
+  /**
+   * Where this open may connect: dial `egress.target.address` for the record's host (the name
+   * stays for TLS), and check every other socket through it. Absent for internal datasources,
+   * which connect by name.
+   */
+  readonly egress?: EgressPolicy;
+  /**
+   * false: a password is never sent where it would travel in clear text (no TLS). DatasourceSessions
+   * always sets it from ALLOW_PLAINTEXT_PASSWORD; absent (connectors driven directly by tests) means allowed.
+   */
+  readonly allowPlaintextPassword?: boolean;
+}
+
+/**
+ * One database engine. Adding an engine is its facts (`<engine>-engine.ts`, listed in
+ * engine-facts.ts) and one class implementing this, registered in DatasourceModule.
+ */
+export interface EngineConnector {
+  /** The `type` of its engine's facts. */
+  readonly type: DatasourceType;
+  /** Namespace of unqualified table names (`public`), or null when names are never qualified. */
+  defaultSchema(datasource: ResolvedDatasource): string | null;
+  /**
+   * How the engine folds a requested schema, table or field name before it is matched against the
+   * discovered schema (Oracle: upper case). Absent: names are matched exactly.
+   */
+  canonicalName?(name: string): string;
+  /** Opens a real connection (and checks it answers). Throws DatasourceConnectError on failure. */
+  open(datasource: ResolvedDatasource, options: OpenSessionOptions): Promise<ConnectorSession>;
+}
+
+export const ENGINE_CONNECTORS = Symbol('ENGINE_CONNECTORS');

@@ -1,0 +1,175 @@
+import { FetCode } from '../errors/fet-code.js';
+import { FetcherError } from '../../common/errors/fetcher.error.js';
+import { DatasourceQueryError } from '../../datasource/datasource.error.js';
+import { ChunkChannel } from './chunk-channel.js';
+import type { DatasourcePlan, ExtractionPlan } from './extraction-plan.js';
+import { ExtractionError } from '../errors/extraction-error.js';
+import { Semaphore } from '../concurrency/semaphore.js';
+import type { ReadBudget } from '../connectors/shared/read-budget.js';
+import type { ProgressRecorder } from '../../extraction/job-progress.js';
+import { ATTR, SPAN } from '../tracing/span-names.js';
+import { Tracing } from '../../common/tracing/tracing.js';
+
+const DISABLED_TRACING = Tracing.disabled();
+
+/** Bytes one datasource may buffer ahead of the writer before its cursor pauses. */
+const CHANNEL_CAPACITY = 4 * 1024 * 1024;
+/** Bytes of rows a connector may hold in one batch (see ReadBudget); rows per batch stay capped too. */
+export const BATCH_BYTES = 4 * 1024 * 1024;
+export const BATCH_ROWS = 2_000;
+
+export interface ExecutionOptions {
+  /** Between batches: throws to stop this job (the worker's memory guard). */
+  readonly memoryCheck?: () => void;
+  /** Told of every table started and finished, rows read and bytes written. */
+  readonly progress?: ProgressRecorder;
+  /** Told of rows read and bytes written per datasource engine (the worker's metrics). */
+  readonly throughput?: ThroughputRecorder;
+  /** One span per table read. */
+  readonly tracing?: Tracing;
+}
+
+export interface ThroughputRecorder {
+  rows(engine: string, rows: number): void;
+  /** Bytes of a datasource's part of the result, `"configName":{…}`, as written. */
+  bytes(engine: string, bytes: number): void;
+}
+
+export interface ResultWriter {
+  /** Once it resolves the writer holds no reference to `chunk`: its memory may be reused. */
+  write(chunk: string | Buffer): Promise<void>;
+}
+
+export interface ExtractionStats {
+  readonly rowCount: number;
+  readonly rowCounts: Record<string, Record<string, number>>;
+}
+
+/**
+ * Streams a planned extraction into `writer` as `{config: {table: [rows]}}` with configs and tables
+ * in sorted order. Up to `maxParallelDatasources` datasources are read at once; the one at the head
+ * of the output streams straight through, the others buffer a bounded amount and then wait. The
+ * first failure cancels every reader and is rethrown once all of them have stopped.
+ */
+export async function executePlan(
+  plan: ExtractionPlan,
+  writer: ResultWriter,
+  signal: AbortSignal,
+  options: ExecutionOptions = {},
+): Promise<ExtractionStats> {
+  let written = 0;
+  const budget: ReadBudget = {
+    batchBytes: BATCH_BYTES,
+    batchRows: BATCH_ROWS,
+    remainingBytes: () => plan.limits.maxResultBytes - written,
+  };
+  const counted = {
+    /** `engine`: of the datasource whose part of the result `chunk` is; none for the punctuation between parts. */
+    write: async (chunk: string | Buffer, engine?: string): Promise<void> => {
+      await writer.write(chunk);
+      const bytes = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+      written += bytes;
+      options.progress?.bytesWritten(bytes);
+      if (engine !== undefined) options.throughput?.bytes(engine, bytes);
+    },
+  };
+  const run = new AbortController();
+  const onAbort = () => run.abort(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  if (signal.aborted) run.abort(signal.reason);
+
+  const slots = new Semaphore(Math.max(1, plan.limits.maxParallelDatasources));
+  const channels = plan.datasources.map(() => new ChunkChannel(CHANNEL_CAPACITY));
+  const rowCounts: Record<string, Record<string, number>> = {};
+  let failure: { error: unknown } | undefined;
+  const failAll = (error: unknown) => {
+    failure ??= { error };
+    run.abort(error);
+    for (const channel of channels) channel.fail(error);
+  };
+
+  const readers = plan.datasources.map(async (datasource, index) => {
+    await slots.acquire();
+    try {
+      if (run.signal.aborted) throw run.signal.reason;
+      rowCounts[datasource.configName] = await readDatasource(datasource, channels[index], run.signal, budget, options);
+      channels[index].close();
+    } catch (error) {
+      failAll(error);
+    } finally {
+      slots.release();
+    }
+  });
+
+  try {
+    await counted.write('{');
+    for (const [index, channel] of channels.entries()) {
+      if (index > 0) await counted.write(',');
+      const engine = plan.datasources[index].datasource.type;
+      for (let entry = await channel.next(); entry !== undefined; entry = await channel.next()) {
+        await counted.write(entry.chunk, engine);
+        entry.release?.();
+      }
+    }
+    await counted.write('}');
+  } catch (error) {
+    failAll(error);
+  } finally {
+    await Promise.allSettled(readers);
+    signal.removeEventListener('abort', onAbort);
+  }
+  if (failure) throw failure.error;
+
+  const rowCount = Object.values(rowCounts).reduce((sum, tables) => sum + Object.values(tables).reduce((a, b) => a + b, 0), 0);
+  return { rowCount, rowCounts };
+}
+
+async function readDatasource(
+  plan: DatasourcePlan,
+  channel: ChunkChannel,
+  signal: AbortSignal,
+  budget: ReadBudget,
+  { memoryCheck, progress, throughput, tracing = DISABLED_TRACING }: ExecutionOptions,
+): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  await channel.push(`${JSON.stringify(plan.configName)}:{`);
+  for (const [index, request] of plan.tables.entries()) {
+    const key = request.table.key;
+    await channel.push(`${index > 0 ? ',' : ''}${JSON.stringify(key)}:[`);
+    let rows = 0;
+    progress?.tableStarted(plan.configName, key);
+    const span = tracing.startSpan(SPAN.readTable, {
+      [ATTR.datasource]: plan.configName,
+      [ATTR.table]: key,
+      [ATTR.engine]: plan.datasource.type,
+    });
+    try {
+      for await (const batch of plan.session.readRows({ ...request, budget }, signal)) {
+        memoryCheck?.();
+        if (batch.rowCount === 0) continue;
+        if (rows > 0) await channel.push(',');
+        await channel.push(batch.json, batch.release);
+        rows += batch.rowCount;
+        progress?.rowsRead(plan.configName, key, batch.rowCount);
+        throughput?.rows(plan.datasource.type, batch.rowCount);
+      }
+    } catch (error) {
+      throw span.fail(readFailure(plan.configName, key, error, signal));
+    } finally {
+      span.end({ [ATTR.rows]: rows });
+    }
+    progress?.tableDone(plan.configName, key);
+    counts[key] = rows;
+    await channel.push(']');
+  }
+  await channel.push('}');
+  return counts;
+}
+
+function readFailure(configName: string, table: string, error: unknown, signal: AbortSignal): unknown {
+  if (signal.aborted || error instanceof FetcherError) return signal.aborted ? signal.reason : error;
+  const reason = error instanceof DatasourceQueryError ? error.message : 'the query failed';
+  return new ExtractionError(FetCode.DatasourceQueryFailed, `datasource '${configName}' failed while reading '${table}': ${reason}`, {
+    details: [{ type: 'query_failed', datasource: configName, table, message: reason }],
+  });
+}
