@@ -1,5 +1,5 @@
 import { FetCode } from '../engine/errors/fet-code.js';
-import { FetcherError } from '../common/errors/fetcher.error.js';
+import { FetcherError } from '../engine/errors/fetcher-error.js';
 
 /** RFC 6750 §3: what a 401 tells the client about the scheme it must use. */
 const CHALLENGE = 'Bearer realm="fetcher"';

@@ -1,7 +1,7 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
 import { FetCode } from '../engine/errors/fet-code.js';
-import { RequestValidationError } from '../common/errors/fetcher.error.js';
+import { RequestValidationError } from '../common/errors/request-errors.js';
 import { parseProductName } from '../common/http/product-name.decorator.js';
 import { principalOf } from './access.decorators.js';
 import { AuthError } from './auth.error.js';

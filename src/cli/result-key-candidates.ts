@@ -2,7 +2,7 @@ import { deriveResultKeys, type ResultKeys } from '../engine/crypto/key-derivati
 import { decodeDerivedKey } from '../engine/crypto/key-text.js';
 import type { AppConfig } from '../config/app-config.js';
 import { openResultWithKeys, type OpenedResult } from '../engine/result/result-opener.js';
-import { StorageError } from '../storage/storage.error.js';
+import { ResultCodecError } from '../engine/errors/engine-errors.js';
 import { CliError } from './cli-config.js';
 
 /** One way to open a result: the keys, and how to name them in messages. */
@@ -72,7 +72,7 @@ export function openWithAny(stored: Buffer, candidates: readonly KeyCandidate[],
     try {
       return { opened: openResultWithKeys(stored, candidate.keys), used: candidate.label };
     } catch (error) {
-      if (!(error instanceof StorageError)) throw error;
+      if (!(error instanceof ResultCodecError)) throw error;
       last = error;
     }
   }

@@ -83,12 +83,3 @@ export interface AppConfig {
   /** Traces are exported over OTLP/HTTP when otlpEndpoint is set, and not even created otherwise. */
   readonly tracing: { readonly otlpEndpoint?: string; readonly serviceName: string };
 }
-
-export const DEFAULT_CEILINGS: ExtractionCeilings = {
-  maxDatasources: 10,
-  maxTablesPerDatasource: 20,
-  maxFieldsPerTable: 50,
-  maxParallelDatasources: 4,
-  timeoutMs: 5 * 60 * 1000,
-  maxResultBytes: 256 * 1024 * 1024,
-};

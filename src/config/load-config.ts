@@ -3,7 +3,9 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join, resolve } from 'node:path';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
-import { DEFAULT_CEILINGS, type AppConfig } from './app-config.js';
+import { type AppConfig } from './app-config.js';
+import { DEFAULT_CEILINGS } from '../engine/request/data-request.js';
+import { decodeMasterKey as decodeMasterKeyText } from '../engine/crypto/key-text.js';
 import { parseAuthConfig } from './auth.config.js';
 import { EnvironmentVariables } from './environment.dto.js';
 import { FetcherRole } from './fetcher-role.js';
@@ -186,10 +188,11 @@ function resolveMasterKey(
 }
 
 function decodeMasterKey(text: string, variable = 'APP_ENC_KEY'): Buffer {
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text)) throw new ConfigError(`${variable}: must be standard base64`);
-  const key = Buffer.from(text, 'base64');
-  if (key.length < 32) throw new ConfigError(`${variable}: must decode to at least 32 bytes (got ${key.length})`);
-  return key;
+  try {
+    return decodeMasterKeyText(text, variable);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
 }
 
 function readPackageVersion(): string {

@@ -7,7 +7,7 @@ import { SchemaService } from '../datasource/schema/schema.service.js';
 import { ConnectionQueryService } from './connection-query.service.js';
 import { ConnectionTestLimit } from './connection-test-limit.js';
 import type { ConnectionSchemaDto, ConnectionTestResultDto } from './dto/schema.dto.js';
-import { connectionFailed, discoveryFailure } from './probe-failure.js';
+import { connectionFailed, discoveryFailure } from '../engine/probes/connection-probe.js';
 
 const TEST_TIMEOUT_MS = 10_000;
 

@@ -4,7 +4,7 @@ import type { ProductScope } from '../auth/product-scope.js';
 import type { InternalDatasourceConfig } from '../config/internal-datasources.config.js';
 import type { ConnectionRecord } from '../datasource/connection.entity.js';
 import { ConnectionRepository, type ConnectionListFilter } from '../datasource/connection.repository.js';
-import type { ResolvedDatasource } from '../engine/connectors/shared/engine-connector.js';
+import type { ServiceDatasource } from '../datasource/service-datasource.js';
 import { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
 import { notFound } from '../datasource/datasource.error.js';
 import { ConnectionPageDto, ConnectionResponseDto, INTERNAL_CREATED_AT } from './dto/connection-response.dto.js';
@@ -40,7 +40,7 @@ export class ConnectionQueryService {
   }
 
   /** What a driver needs to reach it; FET-1024 for a stored connection whose password was cleared. */
-  resolved(loaded: LoadedConnection): ResolvedDatasource {
+  resolved(loaded: LoadedConnection): ServiceDatasource {
     return loaded.internal ? InternalDatasources.resolved(loaded.datasource) : this.resolver.fromRecord(loaded.record);
   }
 

@@ -1,24 +1,22 @@
 import { Injectable } from '@nestjs/common';
 import { FetCode } from '../engine/errors/fet-code.js';
-import { ConnectorRegistry } from '../engine/connectors/shared/connector-registry.js';
-import { acceptsSslMode } from '../engine/connectors/shared/engine-facts.js';
+import { acceptsSslMode, engineFacts } from '../engine/connectors/shared/engine-facts.js';
 import { DatasourceError } from '../datasource/datasource.error.js';
 import type { DatasourceType } from '../engine/connectors/datasource-type.js';
 import { InternalDatasources } from '../datasource/internal/internal-datasources.service.js';
-import { HostGuard } from '../engine/egress/egress-guard.js';
+import { EgressGuard } from '../engine/egress/egress-guard.js';
 
 /** What a connection must satisfy before it is stored, checked without connecting to it. */
 @Injectable()
 export class ConnectionRules {
   constructor(
-    private readonly engines: ConnectorRegistry,
     private readonly internal: InternalDatasources,
-    private readonly guard: HostGuard,
+    private readonly guard: EgressGuard,
   ) {}
 
   /** FET-0413 for an SSL mode its engine does not take, FET-0402 for metadata the engine cannot do without. */
   assertEngineRules(type: DatasourceType, sslMode: string | null, metadata: Readonly<Record<string, unknown>> | null): void {
-    const facts = this.engines.facts(type);
+    const facts = engineFacts(type);
     if (!acceptsSslMode(facts, sslMode)) {
       const modes = facts.ssl.modes.join(', ');
       throw new DatasourceError(
@@ -44,7 +42,7 @@ export class ConnectionRules {
     }
   }
 
-  /** FET-0414 for a host the SSRF guard refuses (see HostGuard.assertAllowed). */
+  /** FET-0414 for a host the egress policy refuses (see EgressGuard.assertAllowed). */
   assertAllowedHost(host: string): Promise<void> {
     return this.guard.assertAllowed(host);
   }

@@ -8,12 +8,11 @@ import type { AppConfig } from '../config/app-config.js';
 import { parseInternalDatasources } from '../config/internal-datasources.config.js';
 import type { ConnectionRecord } from '../datasource/connection.entity.js';
 import type { ConnectionRepository } from '../datasource/connection.repository.js';
-import { ConnectorRegistry } from '../engine/connectors/shared/connector-registry.js';
 import { CredentialCipher } from '../datasource/credential-cipher.service.js';
 import { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
 import { DatasourceType } from '../engine/connectors/datasource-type.js';
 import { InternalDatasources } from '../datasource/internal/internal-datasources.service.js';
-import { HostGuard } from '../engine/egress/egress-guard.js';
+import { EgressGuard } from '../engine/egress/egress-guard.js';
 import type { ActiveJobs } from './active-jobs.port.js';
 import { ConnectionQueryService } from './connection-query.service.js';
 import { ConnectionRecordFactory } from './connection-record.factory.js';
@@ -94,12 +93,12 @@ describe('ConnectionService', () => {
     cipher = new CredentialCipher(config);
     const internal = new InternalDatasources(config);
     const repository = connections as unknown as ConnectionRepository;
-    const guard = new HostGuard({ allowPrivateHosts: false }, async (host) => (host === 'db.example.com' ? ['93.184.216.34'] : []));
+    const guard = new EgressGuard({ allowPrivateHosts: false }, async (host) => (host === 'db.example.com' ? ['93.184.216.34'] : []));
     const activeJobs: ActiveJobs = { usesConnection: async (configName) => busy.has(configName) };
     service = new ConnectionService(
       repository,
       new ConnectionQueryService(repository, internal, new DatasourceResolver(repository, internal, cipher)),
-      new ConnectionRules(new ConnectorRegistry([]), internal, guard),
+      new ConnectionRules(internal, guard),
       new ConnectionRecordFactory(cipher, clock, new SequentialIdGenerator()),
       activeJobs,
       clock,

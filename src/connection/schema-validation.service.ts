@@ -1,28 +1,28 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Principal } from '../auth/principal.js';
 import { FetCode } from '../engine/errors/fet-code.js';
-import { FetcherError, type ErrorDetail } from '../common/errors/fetcher.error.js';
+import { FetcherError, type ErrorDetail } from '../engine/errors/fetcher-error.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ConnectionRepository } from '../datasource/connection.repository.js';
-import { DatasourceConnectError, DatasourceError } from '../datasource/datasource.error.js';
+import { DatasourceError } from '../datasource/datasource.error.js';
+import { DatasourceConnectError } from '../engine/errors/datasource-errors.js';
 import { compareKeys } from '../engine/planner/mapped-tables.js';
-import {
-  RequestedSchemaMatcher,
-  type DatasourceMatch,
-  type RequestedDatasource,
-} from '../datasource/schema/requested-schema-matcher.service.js';
+import { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
+import { Engine } from '../engine/engine.js';
+import { collectRequested, matchRequested, type DatasourceMatch, type RequestedDatasource } from '../engine/planner/requested-schema.js';
 import { SchemaService } from '../datasource/schema/schema.service.js';
 import { checkDataRequest } from '../job/data-request-check.js';
 import type { MappedFields } from '../engine/request/data-request.js';
 import type { SchemaValidationSuccessDto } from './dto/schema.dto.js';
-import { safeMessage } from './probe-failure.js';
+import { safeMessage } from '../engine/probes/connection-probe.js';
 
 /** POST validate-schema: a job's mappedFields checked against the live (or cached) schemas, before submitting. */
 @Injectable()
 export class SchemaValidationService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly matcher: RequestedSchemaMatcher,
+    private readonly resolver: DatasourceResolver,
+    private readonly engine: Engine,
     private readonly schemas: SchemaService,
     private readonly connections: ConnectionRepository,
   ) {}
@@ -34,9 +34,10 @@ export class SchemaValidationService {
   async validate(mappedFields: MappedFields, principal: Principal): Promise<SchemaValidationSuccessDto> {
     checkDataRequest({ mappedFields }, this.config.extraction, 'body');
     // Datasources the principal may not use are reported as not found, like any unknown name.
-    const requested = await this.matcher.collect({ mappedFields }, principal);
+    const resolved = await this.resolver.resolve(Object.keys(mappedFields), principal);
+    const requested = collectRequested({ mappedFields }, resolved, this.engine.nameRules);
     const versions = await this.versions(requested);
-    const matches = await this.matcher.match(requested, requested.length, (datasource, schemas) =>
+    const matches = await matchRequested(requested, requested.length, (datasource, schemas) =>
       this.schemas.discoverCached(datasource, versions.get(datasource.configName) ?? 0, schemas),
     );
     // Our own errors (a refused host, a discovery timeout, a cleared password) answer the whole call with their code.

@@ -3,7 +3,7 @@ import { actsFor, productsOf, type Principal } from '../auth/principal.js';
 import { FetCode } from '../engine/errors/fet-code.js';
 import type { ConnectionRecord } from './connection.entity.js';
 import { ConnectionRepository } from './connection.repository.js';
-import type { ResolvedDatasource } from '../engine/connectors/shared/engine-connector.js';
+import type { ServiceDatasource } from './service-datasource.js';
 import { CredentialCipher } from './credential-cipher.service.js';
 import { DatasourceError } from './datasource.error.js';
 import { InternalDatasources } from './internal/internal-datasources.service.js';
@@ -22,8 +22,8 @@ export class DatasourceResolver {
    * reserved). With a principal, only what it may use resolves: the rest is as unknown to it as a
    * name nobody registered.
    */
-  async resolve(configNames: readonly string[], principal?: Principal): Promise<Map<string, ResolvedDatasource>> {
-    const resolved = new Map<string, ResolvedDatasource>();
+  async resolve(configNames: readonly string[], principal?: Principal): Promise<Map<string, ServiceDatasource>> {
+    const resolved = new Map<string, ServiceDatasource>();
     const internalNames = new Set<string>();
     for (const name of configNames) {
       const internal = this.internal.findByConfigName(name);
@@ -40,7 +40,7 @@ export class DatasourceResolver {
   }
 
   /** Throws 409 FET-1024 when the password was cleared: the connection is unusable until it gets one. */
-  fromRecord(record: ConnectionRecord): ResolvedDatasource {
+  fromRecord(record: ConnectionRecord): ServiceDatasource {
     if (record.passwordEncrypted === '') throw passwordRequired(record.configName);
     const version = record.encryptionKeyVersion;
     return {

@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { DatasourceModule } from '../datasource/datasource.module.js';
 import { JobModule } from '../job/job.module.js';
 import { StorageModule } from '../storage/storage.module.js';
-import { ExtractionPlanner } from './extraction-planner.service.js';
 import { ExtractionProcessor } from './extraction.processor.js';
 import { ExtractionService } from './extraction.service.js';
 import { JobRecovery } from './job-recovery.service.js';
@@ -11,14 +10,7 @@ import { MemoryGuard, processRss, RSS_SAMPLER } from './memory-guard.js';
 /** Planning, execution and the queue processor (worker role only). */
 @Module({
   imports: [DatasourceModule, JobModule, StorageModule],
-  providers: [
-    ExtractionPlanner,
-    ExtractionService,
-    JobRecovery,
-    ExtractionProcessor,
-    MemoryGuard,
-    { provide: RSS_SAMPLER, useValue: processRss },
-  ],
+  providers: [ExtractionService, JobRecovery, ExtractionProcessor, MemoryGuard, { provide: RSS_SAMPLER, useValue: processRss }],
   exports: [ExtractionService],
 })
 export class ExtractionModule {}

@@ -1,19 +1,25 @@
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Logger } from '@nestjs/common';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../common/clock/testing/manual-clock.js';
 import { SequentialIdGenerator } from '../common/clock/testing/sequential-id-generator.js';
+import { type AppConfig } from '../config/app-config.js';
+import type { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
+import type { ServiceDatasource } from '../datasource/service-datasource.js';
+import { DatasourceType } from '../engine/connectors/datasource-type.js';
+import type { ConnectorSession, RowBatch, TableInfo, TableReadRequest } from '../engine/connectors/shared/engine-connector.js';
+import { DatasourceQueryError } from '../engine/errors/datasource-errors.js';
+import { ExtractionError } from '../engine/errors/engine-errors.js';
 import { FetCode } from '../engine/errors/fet-code.js';
-import { DEFAULT_CEILINGS, type AppConfig } from '../config/app-config.js';
-import type { ConnectorSession, ResolvedDatasource, RowBatch, TableReadRequest } from '../engine/connectors/shared/engine-connector.js';
-import { DatasourceQueryError } from '../datasource/datasource.error.js';
+import { DEFAULT_CEILINGS } from '../engine/request/data-request.js';
+import { openResultWithKeys } from '../engine/result/result-opener.js';
+import { MemoryUpload } from '../engine/result/testing/memory-upload.js';
+import { scriptedEngine } from '../engine/testing/scripted-engine.js';
 import type { JobRecord } from '../job/job.entity.js';
 import type { JobRepository } from '../job/job.repository.js';
 import { JobStatus } from '../job/job-status.js';
-import type { ResultSink, ResultStorageService } from '../storage/result-storage.service.js';
-import type { ExtractionPlan } from '../engine/executor/extraction-plan.js';
-import type { ExtractionPlanner } from './extraction-planner.service.js';
-import { ExtractionError } from '../engine/errors/extraction-error.js';
+import type { ResultStorageService, StagedResult } from '../storage/result-storage.service.js';
 import { ExtractionService } from './extraction.service.js';
 import type { MemoryGuard } from './memory-guard.js';
 
@@ -21,16 +27,24 @@ const JOB_ID = '0190f3c2-0000-7000-8000-000000000001';
 const STARTED_AT = new Date('2026-03-01T10:00:00.000Z');
 const WORKER_ID = `${hostname()}:${process.pid}:00000001`;
 const CONFIG = { leases: { leaseMs: 60_000 }, extraction: DEFAULT_CEILINGS } as AppConfig;
+const KEYS = { hmacKey: randomBytes(32), encryptionKey: randomBytes(32) };
+const ACCOUNTS: TableInfo = {
+  schema: 'public',
+  name: 'accounts',
+  key: 'accounts',
+  columns: [{ name: 'id', dataType: 'int4' }],
+  primaryKey: ['id'],
+};
 
 const rows = (...ids: number[]): RowBatch => ({
   json: Buffer.from(ids.map((id) => JSON.stringify({ id })).join(',')),
   rowCount: ids.length,
 });
 
-/** A session reading `batches` for every table, or failing with `failure` after them. */
+/** A session discovering `accounts` and reading `batches` from it, or failing with `failure` after them. */
 function session(batches: RowBatch[], failure?: Error): ConnectorSession & { close: ReturnType<typeof vi.fn> } {
   return {
-    discover: async () => ({ tables: new Map() }),
+    discover: async () => ({ tables: new Map([['accounts', ACCOUNTS]]) }),
     async *readRows(_request: TableReadRequest, signal: AbortSignal) {
       for (const batch of batches) yield batch;
       if (failure) throw failure;
@@ -40,35 +54,35 @@ function session(batches: RowBatch[], failure?: Error): ConnectorSession & { clo
   };
 }
 
-function planOf(readFrom: ConnectorSession): ExtractionPlan {
-  const table = { schema: 'public', name: 'accounts', key: 'accounts', columns: [{ name: 'id', dataType: 'int4' }], primaryKey: ['id'] };
-  return {
-    datasources: [
-      { configName: 'pg_main', datasource: {} as ResolvedDatasource, session: readFrom, tables: [{ table, columns: table.columns }] },
-    ],
-    limits: DEFAULT_CEILINGS,
-  };
-}
+const PG_MAIN = {
+  id: 'c1',
+  configName: 'pg_main',
+  type: DatasourceType.PostgreSQL,
+  host: 'db.example.com',
+  port: 5432,
+  databaseName: 'main',
+  schemaName: null,
+  userName: 'u',
+  password: 'p',
+  ssl: { mode: null },
+  metadata: {},
+  productName: 'reporter',
+  internal: false,
+} satisfies ServiceDatasource;
 
-/** A sink keeping what is written; `published` once the commit moved it to the job's path. */
-function fakeSink() {
-  const state = { text: '', finished: false, published: false, aborted: false };
-  const sink: ResultSink = {
-    write: async (chunk) => void (state.text += chunk.toString()),
-    finish: vi.fn(async () => {
-      state.finished = true;
-      return {
-        path: `external-data/${JOB_ID}.json`,
-        sizeBytes: state.text.length,
-        hmac: 'h'.repeat(64),
-        sha256: 's'.repeat(64),
-        keyVersion: '1',
-      };
-    }),
+/** The attempt's staged result: an upload kept in memory, `published` once the commit moved it to the job's path. */
+function fakeStaged() {
+  const upload = new MemoryUpload();
+  const state = { published: false, aborted: false };
+  const staged: StagedResult = {
+    path: `external-data/${JOB_ID}.json`,
+    keyVersion: '1',
+    keys: KEYS,
+    upload,
     publish: async () => void (state.published = true),
     abort: async () => void (state.aborted = true),
   };
-  return { sink, state };
+  return { staged, upload, state, plaintext: () => openResultWithKeys(upload.body, KEYS).plaintext.toString() };
 }
 
 describe('ExtractionService', () => {
@@ -82,9 +96,10 @@ describe('ExtractionService', () => {
     fail: ReturnType<typeof vi.fn>;
     release: ReturnType<typeof vi.fn>;
   };
-  let plan: ReturnType<typeof vi.fn>;
-  let openSink: ReturnType<typeof vi.fn>;
-  let sink: ReturnType<typeof fakeSink>;
+  let open: ReturnType<typeof vi.fn<(...args: unknown[]) => Promise<ConnectorSession>>>;
+  let resolve: ReturnType<typeof vi.fn>;
+  let stageResult: ReturnType<typeof vi.fn>;
+  let result: ReturnType<typeof fakeStaged>;
   let service: ExtractionService;
 
   beforeEach(() => {
@@ -95,6 +110,8 @@ describe('ExtractionService', () => {
       status: JobStatus.Processing,
       attempts: 2,
       startedAt: STARTED_AT,
+      mappedFields: { pg_main: { accounts: ['id'] } },
+      filters: null,
       metadata: { source: 'reporter' },
       limits: null,
     } as Partial<JobRecord> as JobRecord;
@@ -107,15 +124,17 @@ describe('ExtractionService', () => {
       fail: vi.fn(async () => true),
       release: vi.fn(async () => true),
     };
-    // Planning takes 1.5 s of clock time, reading nothing.
-    plan = vi.fn(async () => (clock.advance(1_500), planOf(session([rows(1, 2), rows(3)]))));
-    sink = fakeSink();
-    openSink = vi.fn(async () => sink.sink);
+    // Connecting takes 1.5 s of clock time.
+    open = vi.fn(async () => (clock.advance(1_500), session([rows(1, 2), rows(3)])) as ConnectorSession);
+    result = fakeStaged();
+    stageResult = vi.fn(() => result.staged);
+    resolve = vi.fn(async (names: readonly string[]) => new Map(names.filter((n) => n === 'pg_main').map((n) => [n, PG_MAIN])));
     service = new ExtractionService(
       CONFIG,
       jobs as unknown as JobRepository,
-      { plan } as unknown as ExtractionPlanner,
-      { openSink } as unknown as ResultStorageService,
+      { resolve } as unknown as DatasourceResolver,
+      scriptedEngine((datasource, signal) => open(datasource, signal)),
+      { stageResult } as unknown as ResultStorageService,
       { check: () => undefined } as unknown as MemoryGuard,
       clock,
       new SequentialIdGenerator(),
@@ -134,16 +153,17 @@ describe('ExtractionService', () => {
     expect(await run()).toBe('completed');
 
     expect(jobs.claim).toHaveBeenCalledWith(JOB_ID, WORKER_ID, 60_000);
-    expect(openSink).toHaveBeenCalledWith(JOB_ID, DEFAULT_CEILINGS.maxResultBytes, { workerId: WORKER_ID, attempt: 2 });
-    expect(JSON.parse(sink.state.text)).toEqual({ pg_main: { accounts: [{ id: 1 }, { id: 2 }, { id: 3 }] } });
-    const [id, claim, result, event, , progress] = jobs.complete.mock.calls[0];
+    expect(stageResult).toHaveBeenCalledWith(JOB_ID, { workerId: WORKER_ID, attempt: 2 });
+    const plaintext = result.plaintext();
+    expect(JSON.parse(plaintext)).toEqual({ pg_main: { accounts: [{ id: 1 }, { id: 2 }, { id: 3 }] } });
+    const [id, claim, stored, event, , progress] = jobs.complete.mock.calls[0];
     expect([id, claim]).toEqual([JOB_ID, { workerId: WORKER_ID, attempt: 2 }]);
-    expect(result).toEqual({
+    expect(stored).toEqual({
       resultPath: `external-data/${JOB_ID}.json`,
-      resultHmac: 'h'.repeat(64),
+      resultHmac: createHmac('sha256', KEYS.hmacKey).update(plaintext).digest('hex'),
       resultKeyVersion: '1',
-      resultSha256: 's'.repeat(64),
-      resultSizeBytes: sink.state.text.length,
+      resultSha256: createHash('sha256').update(plaintext).digest('hex'),
+      resultSizeBytes: Buffer.byteLength(plaintext),
       resultRowCount: 3,
       resultRowCounts: { pg_main: { accounts: 3 } },
     });
@@ -157,13 +177,13 @@ describe('ExtractionService', () => {
       updatedAt: '2026-03-01T10:00:01.500Z',
       tables: { pg_main: { accounts: { status: 'done', rows: 3 } } },
     });
-    expect(sink.state).toMatchObject({ published: true, aborted: false });
+    expect(result.state).toMatchObject({ published: true, aborted: false });
     expect(jobs.fail).not.toHaveBeenCalled();
   });
 
   it('closes the sessions the plan opened, whatever the outcome', async () => {
     const reading = session([rows(1)], new DatasourceQueryError('pg_main', 'relation "accounts" does not exist'));
-    plan.mockResolvedValueOnce(planOf(reading));
+    open.mockResolvedValueOnce(reading);
     await run();
     expect(reading.close).toHaveBeenCalledTimes(1);
   });
@@ -171,12 +191,12 @@ describe('ExtractionService', () => {
   it('skips a job another delivery claimed first, touching nothing', async () => {
     jobs.claim.mockResolvedValueOnce(false);
     expect(await run()).toBe('skipped');
-    expect(plan).not.toHaveBeenCalled();
-    expect(openSink).not.toHaveBeenCalled();
+    expect(open).not.toHaveBeenCalled();
+    expect(stageResult).not.toHaveBeenCalled();
   });
 
   it('fails the job with FET-1103 when a datasource fails mid-read, and discards what it had written', async () => {
-    plan.mockResolvedValueOnce(planOf(session([rows(1)], new DatasourceQueryError('pg_main', 'relation "accounts" does not exist'))));
+    open.mockResolvedValueOnce(session([rows(1)], new DatasourceQueryError('pg_main', 'relation "accounts" does not exist')));
     expect(await run()).toBe('failed');
 
     expect(jobs.fail).toHaveBeenCalledExactlyOnceWith(
@@ -189,27 +209,36 @@ describe('ExtractionService', () => {
       expect.objectContaining({ id: `fetcher.job.failed.${JOB_ID}` }),
       { workerId: WORKER_ID, attempt: 2 },
     );
-    expect(sink.state).toMatchObject({ finished: false, published: false, aborted: true });
+    expect(result.state).toMatchObject({ published: false, aborted: true });
+    expect(result.upload.completed).toBe(false);
     expect(jobs.complete).not.toHaveBeenCalled();
   });
 
-  it('fails the job with the planner’s own code when planning refuses it, before any upload starts', async () => {
-    plan.mockRejectedValueOnce(
-      new ExtractionError(FetCode.SchemaValidationFailed, "table 'accounts' has no column 'emial'", {
-        details: [{ type: 'unknown_field', table: 'accounts', field: 'emial' }],
-      }),
-    );
+  it('fails the job with the planner’s own code when planning refuses it, before any byte is uploaded', async () => {
+    job.mappedFields = { pg_main: { accounts: ['emial'] } };
     expect(await run()).toBe('failed');
     expect(jobs.fail.mock.calls[0][1]).toEqual({
       code: FetCode.SchemaValidationFailed,
-      message: "table 'accounts' has no column 'emial'",
-      details: [{ type: 'unknown_field', table: 'accounts', field: 'emial' }],
+      message: 'extraction request failed schema validation: field_not_found pg_main.accounts.emial',
+      details: [{ type: 'field_not_found', datasource: 'pg_main', table: 'accounts', field: 'emial' }],
     });
-    expect(openSink).not.toHaveBeenCalled();
+    expect(result.upload.chunks).toEqual([]);
+    expect(result.state.aborted).toBe(true);
+  });
+
+  it('fails with the error a checkpoint throws between batches (the memory guard)', async () => {
+    const overMemory = new ExtractionError(FetCode.WorkerMemoryExceeded, 'worker memory above its limit; nothing was stored');
+    (service as unknown as { memory: MemoryGuard }).memory = {
+      check: () => {
+        throw overMemory;
+      },
+    } as unknown as MemoryGuard;
+    expect(await run()).toBe('failed');
+    expect(jobs.fail.mock.calls[0][1]).toEqual({ code: FetCode.WorkerMemoryExceeded, message: overMemory.message });
   });
 
   it('fails with a generic FET-0002 for an unexpected error, without its message', async () => {
-    plan.mockRejectedValueOnce(new TypeError("Cannot read properties of undefined (reading 'host')"));
+    resolve.mockRejectedValueOnce(new TypeError("Cannot read properties of undefined (reading 'host')"));
     expect(await run()).toBe('failed');
     expect(jobs.fail.mock.calls[0][1]).toEqual({ code: FetCode.Internal, message: 'internal error during extraction; nothing was stored' });
   });
@@ -223,13 +252,14 @@ describe('ExtractionService', () => {
         yield rows(1);
       },
     };
-    plan.mockResolvedValueOnce(planOf(stalled));
+    open.mockResolvedValueOnce(stalled);
     expect(await run()).toBe('failed');
     expect(jobs.fail.mock.calls[0][1]).toEqual({
       code: FetCode.ExtractionTimeout,
       message: 'extraction exceeded its timeout of 20 ms; nothing was stored',
     });
-    expect(sink.state).toMatchObject({ finished: false, aborted: true });
+    expect(result.state.aborted).toBe(true);
+    expect(result.upload.completed).toBe(false);
   });
 
   it('stores nothing and leaves the job failed as it is when it was cancelled before the commit', async () => {
@@ -242,26 +272,26 @@ describe('ExtractionService', () => {
     expect(await run()).toBe('lost');
     expect(jobs.complete).not.toHaveBeenCalled();
     expect(jobs.fail).not.toHaveBeenCalled();
-    expect(sink.state).toMatchObject({ published: false, aborted: true });
+    expect(result.state).toMatchObject({ published: false, aborted: true });
   });
 
   it('discards its object when another claim took the job before the commit', async () => {
     jobs.complete.mockResolvedValueOnce(false);
     expect(await run()).toBe('lost');
-    expect(sink.state).toMatchObject({ published: false, aborted: true });
+    expect(result.state).toMatchObject({ published: false, aborted: true });
     expect(jobs.fail).not.toHaveBeenCalled();
   });
 
   it('hands the job back to pending when the worker shuts down mid-job, without failing it', async () => {
     const shutdown = new AbortController();
-    plan.mockImplementationOnce(async () => {
+    open.mockImplementationOnce(async () => {
       shutdown.abort(new Error('shutting down'));
-      return planOf(session([rows(1)]));
+      return session([rows(1)]);
     });
     expect(await run(shutdown.signal)).toBe('released');
     expect(jobs.release).toHaveBeenCalledExactlyOnceWith(JOB_ID, WORKER_ID, 'worker shutting down');
     expect(jobs.fail).not.toHaveBeenCalled();
     expect(jobs.complete).not.toHaveBeenCalled();
-    expect(sink.state.aborted).toBe(true);
+    expect(result.state.aborted).toBe(true);
   });
 });

@@ -2,20 +2,19 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { Clock } from '../common/clock/clock.js';
 import { IdGenerator } from '../common/clock/id-generator.js';
 import { FetCode } from '../engine/errors/fet-code.js';
-import { FetcherError } from '../common/errors/fetcher.error.js';
+import { FetcherError } from '../engine/errors/fetcher-error.js';
 import { ATTR, SPAN } from '../engine/tracing/span-names.js';
 import { Tracing } from '../common/tracing/tracing.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { effectiveLimits } from '../engine/request/data-request.validator.js';
 import type { JobErrorInfo, JobRecord } from '../job/job.entity.js';
 import { JobRepository, type JobClaim } from '../job/job.repository.js';
 import { jobLogFields } from '../job/job-log-fields.js';
 import { completedEvent, failedEvent } from '../job/terminal-events.js';
-import { ResultStorageService, type ResultSink } from '../storage/result-storage.service.js';
+import { ResultStorageService, type StagedResult } from '../storage/result-storage.service.js';
 import { MetricsService } from '../system/metrics.service.js';
-import { executePlan } from '../engine/executor/extraction-executor.js';
-import type { ExtractionPlan } from '../engine/executor/extraction-plan.js';
-import { ExtractionPlanner } from './extraction-planner.service.js';
+import { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
+import { Engine } from '../engine/engine.js';
+import type { ProgressEvent } from '../engine/extract-request.js';
 import { JobLease } from './job-lease.js';
 import { JobProgressTracker } from './job-progress.js';
 import { MemoryGuard } from './memory-guard.js';
@@ -23,7 +22,7 @@ import { MemoryGuard } from './memory-guard.js';
 export type ExtractionOutcome = 'completed' | 'failed' | 'skipped' | 'released' | 'lost';
 
 /**
- * Runs one job: claim → plan → stream to the attempt's own object → commit. The commit is one
+ * Runs one job: claim → the engine (plan, stream, seal into the attempt's own object) → commit. The commit is one
  * conditional update for this very claim (worker and attempt), and the attempt's object becomes
  * `external-data/<jobId>.json` inside it; a worker that lost its lease meanwhile stores nothing.
  */
@@ -35,7 +34,8 @@ export class ExtractionService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly jobs: JobRepository,
-    private readonly planner: ExtractionPlanner,
+    private readonly resolver: DatasourceResolver,
+    private readonly engine: Engine,
     private readonly storage: ResultStorageService,
     private readonly memory: MemoryGuard,
     private readonly clock: Clock,
@@ -56,76 +56,75 @@ export class ExtractionService {
     const log = jobLogFields(job, claim.attempt);
     this.tracing.annotate({ [ATTR.jobAttempt]: job.attempts });
     const started = this.clock.nowMs();
-    const limits = effectiveLimits(this.config.extraction, job.limits);
-    // One deadline for the whole job, planning included.
-    const timeout = AbortSignal.timeout(limits.timeoutMs);
     let progress: JobProgressTracker | undefined;
     const lease = new JobLease(this.jobs, jobId, this.workerId, leaseMs, () => progress?.snapshot(), log);
-    const signal = AbortSignal.any([timeout, shutdown, lease.signal]);
+    // The job's own deadline (its timeoutMs, planning included) is the engine's.
+    const signal = AbortSignal.any([shutdown, lease.signal]);
 
-    let plan: ExtractionPlan | undefined;
-    let sink: ResultSink | undefined;
+    let staged: StagedResult | undefined;
     // Time in queue is creation → first claim; a re-delivered job's wait is the recovery's, not the queue's.
     this.metrics?.jobClaimed(this.workerId, job.attempts === 1 ? started - job.createdAt.getTime() : undefined);
     try {
-      plan = await this.planner.plan(job, signal);
-      progress = new JobProgressTracker(plan, job.startedAt ?? new Date(started), () => this.clock.now());
-      sink = await this.storage.openSink(jobId, limits.maxResultBytes, claim);
-      const stats = await executePlan(plan, sink, signal, {
-        memoryCheck: () => this.memory.check(jobId, log),
-        progress,
-        throughput: this.metrics?.throughput,
-        tracing: this.tracing,
-      });
-      signal.throwIfAborted();
-      const sealing = sink;
-      const sealed = await this.tracing.inSpan(SPAN.seal, {}, async (span) => {
-        const stored = await sealing.finish();
-        span.setAttribute(ATTR.resultBytes, stored.sizeBytes);
-        return stored;
-      });
+      const datasources = await this.resolver.resolve(Object.keys(job.mappedFields));
+      staged = this.storage.stageResult(jobId, claim);
+      const extracted = await this.engine.extract(
+        {
+          datasources: Object.fromEntries(datasources),
+          dataRequest: { mappedFields: job.mappedFields, filters: job.filters ?? undefined, limits: job.limits ?? undefined },
+          output: { seal: staged.keys },
+          signal,
+          checkpoint: () => this.memory.check(jobId, log),
+          onProgress: (event) => {
+            if (event.type === 'planned')
+              progress = new JobProgressTracker(event.tables, job.startedAt ?? new Date(started), () => this.clock.now());
+            progress?.record(event);
+            this.countThroughput(event);
+          },
+        },
+        staged.upload,
+      );
       // Last check before the commit: a worker whose lease ran out does not even try.
       if (!(await lease.confirm())) signal.throwIfAborted();
       const completedAt = this.clock.now();
       const result = {
-        resultPath: sealed.path,
-        resultHmac: sealed.hmac,
-        resultKeyVersion: sealed.keyVersion,
-        resultSha256: sealed.sha256,
-        resultSizeBytes: sealed.sizeBytes,
-        resultRowCount: stats.rowCount,
-        resultRowCounts: stats.rowCounts,
+        resultPath: staged.path,
+        resultHmac: extracted.hmac as string,
+        resultKeyVersion: staged.keyVersion,
+        resultSha256: extracted.sha256,
+        resultSizeBytes: extracted.sizeBytes,
+        resultRowCount: extracted.rowCount,
+        resultRowCounts: extracted.rowCounts,
       };
       const event = completedEvent(job, result, completedAt.getTime() - started, completedAt);
-      const publishing = sink;
+      const publishing = staged;
       // Bound here: the store calls it from inside its transaction, which must not decide its parent span.
       const publish = this.tracing.bind(() => this.tracing.inSpan(SPAN.publish, {}, () => publishing.publish()));
-      if (!(await this.jobs.complete(jobId, claim, result, event, publish, progress.snapshot()))) {
-        await sink.abort();
+      if (!(await this.jobs.complete(jobId, claim, result, event, publish, progress?.snapshot()))) {
+        await staged.abort();
         this.logger.warn(`job ${jobId} finished here but is no longer held by this claim; nothing was stored`, log);
         return 'lost';
       }
       const durationMs = this.clock.nowMs() - started;
-      this.logger.log(`job ${jobId} completed: ${stats.rowCount} rows, ${sealed.sizeBytes} bytes in ${durationMs} ms`, {
+      this.logger.log(`job ${jobId} completed: ${extracted.rowCount} rows, ${extracted.sizeBytes} bytes in ${durationMs} ms`, {
         ...log,
-        rows: stats.rowCount,
-        bytes: sealed.sizeBytes,
+        rows: extracted.rowCount,
+        bytes: extracted.sizeBytes,
         durationMs,
       });
       return 'completed';
     } catch (error) {
-      await sink?.abort();
+      await staged?.abort();
       if (lease.signal.aborted) {
         if (await this.wasCancelled(jobId)) this.logger.log(`job ${jobId} was cancelled: stopped, nothing stored`, log);
         else this.logger.warn(`job ${jobId} stopped and stored nothing: ${(lease.signal.reason as Error).message}`, log);
         return 'lost';
       }
-      if (shutdown.aborted && !timeout.aborted) {
+      if (shutdown.aborted && !timedOut(error)) {
         await this.jobs.release(jobId, this.workerId, 'worker shutting down');
         this.logger.warn(`job ${jobId} handed back to pending: worker is shutting down`, log);
         return 'released';
       }
-      const info = describeFailure(error, timeout.aborted, limits.timeoutMs);
+      const info = describeFailure(error);
       if (info.code === FetCode.Internal)
         this.logger.error(`job ${jobId} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, log);
       await this.jobs.fail(jobId, info, failedEvent(job, info), { workerId: this.workerId, attempt: claim.attempt });
@@ -136,8 +135,13 @@ export class ExtractionService {
     } finally {
       this.metrics?.jobClaimEnded(this.workerId);
       lease.stop();
-      await Promise.allSettled((plan?.datasources ?? []).map((datasource) => datasource.session.close()));
     }
+  }
+
+  /** Rows and result bytes per datasource engine, as the engine reports them. */
+  private countThroughput(event: ProgressEvent): void {
+    if (event.type === 'rows') this.metrics?.throughput.rows(event.engine, event.rows);
+    else if (event.type === 'bytes' && event.engine !== undefined) this.metrics?.throughput.bytes(event.engine, event.bytes);
   }
 
   private async wasCancelled(jobId: string): Promise<boolean> {
@@ -146,10 +150,9 @@ export class ExtractionService {
   }
 }
 
-function describeFailure(error: unknown, timedOut: boolean, timeoutMs: number): JobErrorInfo {
-  if (timedOut) {
-    return { code: FetCode.ExtractionTimeout, message: `extraction exceeded its timeout of ${timeoutMs} ms; nothing was stored` };
-  }
+const timedOut = (error: unknown): boolean => error instanceof FetcherError && error.code === FetCode.ExtractionTimeout;
+
+function describeFailure(error: unknown): JobErrorInfo {
   if (error instanceof FetcherError) {
     return error.details && error.details.length > 0
       ? { code: error.code, message: error.message, details: [...error.details] }

@@ -1,19 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import type { ExtractionPlan } from '../engine/executor/extraction-plan.js';
+import type { PlannedTable } from '../engine/extract-request.js';
 import { JobProgressTracker } from './job-progress.js';
 
-const plan = {
-  datasources: [
-    { configName: 'pg_main', tables: [{ table: { key: 'accounts' } }, { table: { key: 'accounting.invoices' } }] },
-    { configName: 'mysql_crm', tables: [{ table: { key: 'leads' } }] },
-  ],
-} as unknown as ExtractionPlan;
+const planned: PlannedTable[] = [
+  { datasource: 'pg_main', table: 'accounts', engine: 'POSTGRESQL' },
+  { datasource: 'pg_main', table: 'accounting.invoices', engine: 'POSTGRESQL' },
+  { datasource: 'mysql_crm', table: 'leads', engine: 'MYSQL' },
+];
+
+const rows = (datasource: string, table: string, count: number) =>
+  ({ type: 'rows', datasource, table, engine: 'POSTGRESQL', rows: count, totalRows: 0 }) as const;
 
 describe('JobProgressTracker', () => {
   const startedAt = new Date('2026-12-01T10:00:00Z');
 
   it('starts every planned table as pending with no rows', () => {
-    const progress = new JobProgressTracker(plan, startedAt, () => new Date('2026-12-01T10:00:01Z')).snapshot();
+    const progress = new JobProgressTracker(planned, startedAt, () => new Date('2026-12-01T10:00:01Z')).snapshot();
     expect(progress).toEqual({
       rowsRead: 0,
       bytesWritten: 0,
@@ -27,15 +29,15 @@ describe('JobProgressTracker', () => {
   });
 
   it('follows tables from reading to done and sums rows and bytes across them', () => {
-    const tracker = new JobProgressTracker(plan, startedAt);
-    tracker.tableStarted('pg_main', 'accounts');
-    tracker.rowsRead('pg_main', 'accounts', 2000);
-    tracker.rowsRead('pg_main', 'accounts', 40);
-    tracker.tableDone('pg_main', 'accounts');
-    tracker.tableStarted('mysql_crm', 'leads');
-    tracker.rowsRead('mysql_crm', 'leads', 7);
-    tracker.bytesWritten(1000);
-    tracker.bytesWritten(24);
+    const tracker = new JobProgressTracker(planned, startedAt);
+    tracker.record({ type: 'table', datasource: 'pg_main', table: 'accounts', status: 'reading', rows: 0 });
+    tracker.record(rows('pg_main', 'accounts', 2000));
+    tracker.record(rows('pg_main', 'accounts', 40));
+    tracker.record({ type: 'table', datasource: 'pg_main', table: 'accounts', status: 'done', rows: 2040 });
+    tracker.record({ type: 'table', datasource: 'mysql_crm', table: 'leads', status: 'reading', rows: 0 });
+    tracker.record(rows('mysql_crm', 'leads', 7));
+    tracker.record({ type: 'bytes', bytes: 1000, totalBytes: 1000 });
+    tracker.record({ type: 'bytes', bytes: 24, totalBytes: 1024, engine: 'MYSQL' });
     const progress = tracker.snapshot();
     expect(progress.rowsRead).toBe(2047);
     expect(progress.bytesWritten).toBe(1024);
@@ -47,9 +49,9 @@ describe('JobProgressTracker', () => {
   });
 
   it('hands out copies: a snapshot being written does not change under the writer', () => {
-    const tracker = new JobProgressTracker(plan, startedAt);
+    const tracker = new JobProgressTracker(planned, startedAt);
     const before = tracker.snapshot();
-    tracker.rowsRead('pg_main', 'accounts', 5);
+    tracker.record(rows('pg_main', 'accounts', 5));
     expect(before.tables.pg_main.accounts.rows).toBe(0);
     expect(tracker.snapshot().tables.pg_main.accounts.rows).toBe(5);
   });

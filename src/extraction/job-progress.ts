@@ -1,50 +1,38 @@
+import type { PlannedTable, ProgressEvent } from '../engine/extract-request.js';
 import type { JobProgress, TableProgress } from '../job/job.entity.js';
-import type { ExtractionPlan } from '../engine/executor/extraction-plan.js';
-
-/** What the executor reports as it goes: plain counter updates, no I/O (the lease writes them). */
-export interface ProgressRecorder {
-  tableStarted(configName: string, table: string): void;
-  rowsRead(configName: string, table: string, rows: number): void;
-  tableDone(configName: string, table: string): void;
-  bytesWritten(bytes: number): void;
-}
 
 /**
- * One job's progress, kept in memory by its worker and written with each lease renewal (at most
- * once a second), so progress costs no write per batch.
+ * One job's progress, kept in memory by its worker from the engine's progress events and written
+ * with each lease renewal (at most once a second), so progress costs no write per batch.
  */
-export class JobProgressTracker implements ProgressRecorder {
+export class JobProgressTracker {
   private readonly tables: Record<string, Record<string, TableProgress>> = {};
   private rows = 0;
   private bytes = 0;
 
   constructor(
-    plan: ExtractionPlan,
+    planned: readonly PlannedTable[],
     private readonly startedAt: Date,
     private readonly clock: () => Date = () => new Date(),
   ) {
-    for (const datasource of plan.datasources) {
-      const tables: Record<string, TableProgress> = {};
-      for (const request of datasource.tables) tables[request.table.key] = { status: 'pending', rows: 0 };
-      this.tables[datasource.configName] = tables;
+    for (const { datasource, table } of planned) this.table(datasource, table);
+  }
+
+  record(event: ProgressEvent): void {
+    switch (event.type) {
+      case 'table':
+        this.table(event.datasource, event.table).status = event.status;
+        break;
+      case 'rows':
+        this.table(event.datasource, event.table).rows += event.rows;
+        this.rows += event.rows;
+        break;
+      case 'bytes':
+        this.bytes += event.bytes;
+        break;
+      case 'planned':
+        break;
     }
-  }
-
-  tableStarted(configName: string, table: string): void {
-    this.table(configName, table).status = 'reading';
-  }
-
-  rowsRead(configName: string, table: string, rows: number): void {
-    this.table(configName, table).rows += rows;
-    this.rows += rows;
-  }
-
-  tableDone(configName: string, table: string): void {
-    this.table(configName, table).status = 'done';
-  }
-
-  bytesWritten(bytes: number): void {
-    this.bytes += bytes;
   }
 
   snapshot(): JobProgress {

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { FetCode } from '../engine/errors/fet-code.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import type { JobLogFields } from '../job/job-log-fields.js';
-import { ExtractionError } from '../engine/errors/extraction-error.js';
+import { ExtractionError } from '../engine/errors/engine-errors.js';
 
 /** How often the resident size is read; process.memoryUsage.rss() is a cheap syscall. */
 const SAMPLE_MS = 250;

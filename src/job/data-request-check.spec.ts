@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { FetCode } from '../engine/errors/fet-code.js';
-import { DEFAULT_CEILINGS } from '../config/app-config.js';
+import { DEFAULT_CEILINGS } from '../engine/request/data-request.js';
 import { checkDataRequest } from './data-request-check.js';
-import { JobError } from './job.error.js';
+import { FetcherError } from '../engine/errors/fetcher-error.js';
 
-function jobErrorOf(request: Parameters<typeof checkDataRequest>[0]): JobError {
+function jobErrorOf(request: Parameters<typeof checkDataRequest>[0]): FetcherError {
   try {
     checkDataRequest(request, DEFAULT_CEILINGS);
   } catch (error) {
-    expect(error).toBeInstanceOf(JobError);
-    return error as JobError;
+    expect(error).toBeInstanceOf(FetcherError);
+    return error as FetcherError;
   }
-  throw new Error('expected a JobError');
+  throw new Error('expected a FetcherError');
 }
 
 describe('checkDataRequest', () => {
@@ -40,6 +40,6 @@ describe('checkDataRequest', () => {
     } catch (error) {
       thrown = error;
     }
-    expect((thrown as JobError).fields).toEqual({ 'mappedFields.ds.t': "field list of 'ds.t' must be a non-empty array" });
+    expect((thrown as FetcherError).fields).toEqual({ 'mappedFields.ds.t': "field list of 'ds.t' must be a non-empty array" });
   });
 });

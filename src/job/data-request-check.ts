@@ -1,4 +1,3 @@
-import { FetCode } from '../engine/errors/fet-code.js';
 import { DataRequestError } from '../engine/request/data-request.error.js';
 import { validateDataRequest } from '../engine/request/data-request.validator.js';
 import type { DataRequestInput, ExtractionCeilings } from '../engine/request/data-request.js';
@@ -16,10 +15,8 @@ export function checkDataRequest(request: DataRequestInput, ceilings: Extraction
   try {
     validateDataRequest(request, ceilings);
   } catch (error) {
-    if (!(error instanceof DataRequestError)) throw error;
-    const code = error.kind === 'limit_exceeded' ? FetCode.LimitExceeded : FetCode.InvalidDataRequest;
-    const fields = place === 'body' ? withoutDataRequestPrefix(error.fields) : { ...error.fields };
-    throw new JobError(code, error.message, { fields, details: error.problems });
+    if (!(error instanceof DataRequestError) || place === 'dataRequest') throw error;
+    throw new JobError(error.code, error.message, { fields: withoutDataRequestPrefix(error.fields ?? {}), details: error.problems });
   }
 }
 

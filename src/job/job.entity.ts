@@ -1,6 +1,6 @@
 import { EntitySchema } from 'typeorm';
 import { bigintAsNumber, columnTypes, type DatabaseKind } from '../persistence/database-kind.js';
-import type { ErrorDetail } from '../common/errors/fetcher.error.js';
+import type { ErrorDetail } from '../engine/errors/fetcher-error.js';
 import type { JobStatus } from './job-status.js';
 import type { DataRequestLimits, Filters, MappedFields } from '../engine/request/data-request.js';
 

@@ -4,10 +4,12 @@ import type { Principal } from '../auth/principal.js';
 import { ManualClock } from '../common/clock/testing/manual-clock.js';
 import { SequentialIdGenerator } from '../common/clock/testing/sequential-id-generator.js';
 import { FetCode } from '../engine/errors/fet-code.js';
-import { DEFAULT_CEILINGS, type AppConfig } from '../config/app-config.js';
+import { type AppConfig } from '../config/app-config.js';
+import { DEFAULT_CEILINGS } from '../engine/request/data-request.js';
 import type { ConnectionTester, ConnectionTestResult } from '../datasource/connection-tester.service.js';
+import type { ServiceDatasource } from '../datasource/service-datasource.js';
 import type { ResolvedDatasource } from '../engine/connectors/shared/engine-connector.js';
-import { DatasourceConnectError } from '../datasource/datasource.error.js';
+import { DatasourceConnectError } from '../engine/errors/datasource-errors.js';
 import type { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
 import type { InternalDatasources } from '../datasource/internal/internal-datasources.service.js';
 import type { CreateJobDto } from './dto/create-job.dto.js';
@@ -75,7 +77,7 @@ class MemoryJobStore {
   }
 }
 
-function datasource(configName: string, overrides: Partial<ResolvedDatasource> = {}): ResolvedDatasource {
+function datasource(configName: string, overrides: Partial<ServiceDatasource> = {}): ServiceDatasource {
   return {
     id: `id-${configName}`,
     configName,
@@ -91,7 +93,7 @@ function datasource(configName: string, overrides: Partial<ResolvedDatasource> =
     productName: 'reporter',
     internal: false,
     ...overrides,
-  } as ResolvedDatasource;
+  } as ServiceDatasource;
 }
 
 function request(overrides: { metadata?: Record<string, unknown>; mappedFields?: unknown; limits?: unknown } = {}): CreateJobDto {
@@ -117,7 +119,7 @@ async function rejectionCode(promise: Promise<unknown>): Promise<string> {
 describe('JobService', () => {
   let clock: ManualClock;
   let store: MemoryJobStore;
-  let datasources: Map<string, ResolvedDatasource>;
+  let datasources: Map<string, ServiceDatasource>;
   let testResults: Map<string, ConnectionTestResult>;
   let tester: { test: Mock<ConnectionTester['test']> };
   let queue: { enqueue: Mock<JobQueue['enqueue']> };

@@ -4,12 +4,12 @@ import { actsFor, type Principal } from '../auth/principal.js';
 import { Clock } from '../common/clock/clock.js';
 import { IdGenerator } from '../common/clock/id-generator.js';
 import { FetCode } from '../engine/errors/fet-code.js';
-import { ServiceUnavailableError } from '../common/errors/fetcher.error.js';
+import { ServiceUnavailableError } from '../common/errors/request-errors.js';
 import { Tracing } from '../common/tracing/tracing.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ConnectionTester } from '../datasource/connection-tester.service.js';
 import { notFound } from '../datasource/datasource.error.js';
-import type { ResolvedDatasource } from '../engine/connectors/shared/engine-connector.js';
+import type { ServiceDatasource } from '../datasource/service-datasource.js';
 import { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
 import { InternalDatasources } from '../datasource/internal/internal-datasources.service.js';
 import { checkDataRequest } from './data-request-check.js';
@@ -144,7 +144,7 @@ export class JobService {
    * The product check: every connection belongs to the job's product; an internal datasource is
    * open to every product unless DATASOURCE_<NAME>_PRODUCTS names the ones it serves.
    */
-  private assertOwnership(datasources: ResolvedDatasource[], source: string): void {
+  private assertOwnership(datasources: ServiceDatasource[], source: string): void {
     for (const datasource of datasources) {
       if (datasource.internal) {
         const declared = this.internal.findByConfigName(datasource.configName);
@@ -199,7 +199,7 @@ export class JobService {
     return newest;
   }
 
-  private async resolveAll(configNames: string[]): Promise<ResolvedDatasource[]> {
+  private async resolveAll(configNames: string[]): Promise<ServiceDatasource[]> {
     const resolved = await this.resolver.resolve(configNames);
     const missing = configNames.filter((name) => !resolved.has(name));
     if (missing.length > 0) {
@@ -211,10 +211,10 @@ export class JobService {
         { details: missing.map((datasource) => ({ type: 'datasource_not_found', datasource })) },
       );
     }
-    return configNames.map((name) => resolved.get(name) as ResolvedDatasource);
+    return configNames.map((name) => resolved.get(name) as ServiceDatasource);
   }
 
-  private async assertReachable(datasources: ResolvedDatasource[]): Promise<void> {
+  private async assertReachable(datasources: ServiceDatasource[]): Promise<void> {
     const external = datasources.filter((datasource) => !datasource.internal);
     const results = await Promise.all(
       external.map(async (datasource) => ({

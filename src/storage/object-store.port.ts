@@ -1,17 +1,8 @@
+import type { ResultUpload } from '../engine/result/result-upload.js';
 import type { Readable } from 'node:stream';
 
-/** One object being written. Nothing is visible under its key until `complete` resolves. */
-export interface ObjectUpload {
-  /**
-   * Resolves when the chunk is accepted; waits (backpressure) while earlier parts are in flight.
-   * Once it resolves the upload holds no reference to `chunk`: the caller may reuse its memory.
-   */
-  write(chunk: Buffer): Promise<void>;
-  /** Makes the object visible, atomically. */
-  complete(): Promise<void>;
-  /** Discards everything written; never throws. Safe to call after a failed write or complete. */
-  abort(): Promise<void>;
-}
+/** One object being written: nothing is visible under its key until `complete` resolves. */
+export type ObjectUpload = ResultUpload;
 
 /** A stored object opened for reading. */
 export interface ObjectReadStream {

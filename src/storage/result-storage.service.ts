@@ -12,6 +12,9 @@ import {
   sealedObjectBytes,
   type ExpectedPlaintext,
 } from '../engine/result/result-stream-opener.js';
+import type { SealingKeys } from '../engine/result/result-encoding.js';
+import type { ResultUpload } from '../engine/result/result-upload.js';
+import { LazyUpload } from './lazy-upload.js';
 import { StorageError } from './storage.error.js';
 
 export interface StoredResult {
@@ -42,6 +45,20 @@ export interface ResultSink {
   /** Staged sinks: moves the finished attempt object to `path`. Unstaged: nothing to do. */
   publish(): Promise<void>;
   /** Discards the upload, and a finished but unpublished attempt object. Never throws. */
+  abort(): Promise<void>;
+}
+
+/** One attempt's result on its way into the store: what the engine seals with and writes to, and what makes it the job's. */
+export interface StagedResult {
+  /** `external-data/<jobId>.json`: the logical key, without S3_KEY_PREFIX or bucket. */
+  readonly path: string;
+  /** APP_ENC_KEY_VERSION of the master key `keys` were derived from. */
+  readonly keyVersion: string;
+  readonly keys: SealingKeys;
+  readonly upload: ResultUpload;
+  /** Staged: moves the completed attempt object to `path`. Unstaged: nothing to do. */
+  publish(): Promise<void>;
+  /** Discards the upload, and a completed but unpublished attempt object. Never throws. */
   abort(): Promise<void>;
 }
 
@@ -77,38 +94,54 @@ export class ResultStorageService {
   }
 
   /**
-   * Starts a fresh upload of the job's result. `maxPlaintextBytes` is the job's limit; it is also
-   * capped at the configured ceiling (ENGINE_MAX_RESULT_BYTES) so no caller can exceed it.
+   * Where one attempt of a job stores its result, for the engine to seal into: the keys of the
+   * current master-key version, and an upload that begins on its first write (a job that fails
+   * before writing leaves no upload). Unstaged (no attempt), the object is visible under `path`
+   * once complete; staged, it is complete under the attempt's own key and becomes the job's result
+   * only through `publish`.
    */
-  async openSink(jobId: string, maxPlaintextBytes: number, attempt?: ResultAttempt): Promise<ResultSink> {
+  stageResult(jobId: string, attempt?: ResultAttempt): StagedResult {
     if (!JOB_ID.test(jobId))
       throw new StorageError(FetCode.StorageFailed, `invalid job id for a result path: ${JSON.stringify(jobId.slice(0, 200))}`);
     const path = resultObjectKey(jobId);
     const staging = attempt === undefined ? undefined : this.attemptKey(jobId, attempt);
-    const upload = await this.store.beginUpload(staging ?? path);
-    const sealer = new ResultSealer({
-      hmacKey: this.hmacKey,
-      encryptionKey: this.encryptionKey,
-      maxPlaintextBytes: Math.min(maxPlaintextBytes, this.config.extraction.maxResultBytes),
-      upload,
-    });
-    let finished = false;
+    const upload = new LazyUpload(() => this.store.beginUpload(staging ?? path));
     let published = false;
     return {
-      write: (text) => sealer.write(text),
-      finish: async () => {
-        const sealed = await sealer.finish();
-        finished = true;
-        return { path, keyVersion: this.config.encryption.keyVersion, ...sealed };
-      },
+      path,
+      keyVersion: this.config.encryption.keyVersion,
+      keys: { hmacKey: this.hmacKey, encryptionKey: this.encryptionKey },
+      upload,
       publish: async () => {
         if (staging === undefined) return;
         await this.store.move(staging, path);
         published = true;
       },
       abort: async () => {
+        await upload.abort();
+        if (staging !== undefined && upload.completed && !published) await this.store.delete(staging).catch(() => undefined);
+      },
+    };
+  }
+
+  /**
+   * A sealed result written directly (not through an extraction): `maxPlaintextBytes` is capped at
+   * the configured ceiling (ENGINE_MAX_RESULT_BYTES) so no caller can exceed it.
+   */
+  async openSink(jobId: string, maxPlaintextBytes: number, attempt?: ResultAttempt): Promise<ResultSink> {
+    const staged = this.stageResult(jobId, attempt);
+    const sealer = new ResultSealer({
+      ...staged.keys,
+      maxPlaintextBytes: Math.min(maxPlaintextBytes, this.config.extraction.maxResultBytes),
+      upload: staged.upload,
+    });
+    return {
+      write: (text) => sealer.write(text),
+      finish: async () => ({ path: staged.path, keyVersion: staged.keyVersion, ...(await sealer.finish()) }),
+      publish: () => staged.publish(),
+      abort: async () => {
         await sealer.abort();
-        if (staging !== undefined && finished && !published) await this.store.delete(staging).catch(() => undefined);
+        await staged.abort();
       },
     };
   }

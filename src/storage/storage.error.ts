@@ -1,13 +1,4 @@
-import { FetCode } from '../engine/errors/fet-code.js';
-import { FetcherError, type FetcherErrorOptions } from '../common/errors/fetcher.error.js';
+import { FetcherError } from '../engine/errors/fetcher-error.js';
 
-/** The result store or codec failed, or a result outgrew its limit. */
-export class StorageError extends FetcherError {
-  constructor(code: FetCode, message: string, options: FetcherErrorOptions = {}) {
-    super(code, message, options);
-  }
-
-  static tooLarge(limitBytes: number): StorageError {
-    return new StorageError(FetCode.ResultTooLarge, `extraction result exceeds the size limit of ${limitBytes} bytes; nothing was stored`);
-  }
-}
+/** The result store failed, or holds no object where one was expected. */
+export class StorageError extends FetcherError {}

@@ -1,33 +1,40 @@
+import { randomBytes } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { parsePrometheusText, samplesOf, valueOf } from '../../test/helpers/prometheus-text.js';
 import { ManualClock } from '../common/clock/testing/manual-clock.js';
 import { SequentialIdGenerator } from '../common/clock/testing/sequential-id-generator.js';
-import { FetCode } from '../engine/errors/fet-code.js';
-import { DEFAULT_CEILINGS, type AppConfig } from '../config/app-config.js';
+import { type AppConfig } from '../config/app-config.js';
 import { ConnectionTester } from '../datasource/connection-tester.service.js';
-import type { ConnectorSession, ResolvedDatasource, RowBatch } from '../engine/connectors/shared/engine-connector.js';
-import { DatasourceConnectError } from '../datasource/datasource.error.js';
-import type { DatasourceSessions } from '../datasource/datasource-sessions.service.js';
+import type { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
+import type { ServiceDatasource } from '../datasource/service-datasource.js';
 import { DatasourceType } from '../engine/connectors/datasource-type.js';
+import type { ConnectorSession, ResolvedDatasource, RowBatch } from '../engine/connectors/shared/engine-connector.js';
+import { EgressGuard } from '../engine/egress/egress-guard.js';
+import { createEngine } from '../engine/engine.js';
+import { DatasourceConnectError } from '../engine/errors/datasource-errors.js';
+import { EgressRefusedError } from '../engine/errors/engine-errors.js';
+import { FetCode } from '../engine/errors/fet-code.js';
+import { DEFAULT_CEILINGS } from '../engine/request/data-request.js';
+import { openResultWithKeys } from '../engine/result/result-opener.js';
+import { MemoryUpload } from '../engine/result/testing/memory-upload.js';
+import { scriptedConnector, scriptedEngine, type ScriptedOpen } from '../engine/testing/scripted-engine.js';
 import { UnroutableEventError, type EventPublisher } from '../events/event-publisher.port.js';
 import { OutboxRelay } from '../events/outbox-relay.service.js';
 import type { ClaimedEvent, OutboxRepository } from '../events/outbox.repository.js';
-import { executePlan } from '../engine/executor/extraction-executor.js';
-import type { ExtractionPlan } from '../engine/executor/extraction-plan.js';
-import type { ExtractionPlanner } from '../extraction/extraction-planner.service.js';
-import { ExtractionError } from '../engine/errors/extraction-error.js';
 import { ExtractionService } from '../extraction/extraction.service.js';
 import type { MemoryGuard } from '../extraction/memory-guard.js';
 import type { JobRecord } from '../job/job.entity.js';
 import type { JobRepository } from '../job/job.repository.js';
-import type { ResultSink, ResultStorageService } from '../storage/result-storage.service.js';
+import type { ResultStorageService } from '../storage/result-storage.service.js';
 import { MetricsService } from './metrics.service.js';
 
 const scrape = async (metrics: MetricsService) => parsePrometheusText(await metrics.registry.metrics());
 
+const TABLE = { schema: null, name: 't', key: 't', columns: [{ name: 'id', dataType: 'int' }], primaryKey: ['id'] };
+
 const session = (batches: RowBatch[]): ConnectorSession => ({
-  discover: async () => ({ tables: new Map() }),
+  discover: async () => ({ tables: new Map([['t', TABLE]]) }),
   close: async () => undefined,
   async *readRows() {
     yield* batches;
@@ -36,31 +43,95 @@ const session = (batches: RowBatch[]): ConnectorSession => ({
 
 const rows = (...ids: number[]): RowBatch => ({ json: Buffer.from(ids.map((id) => `{"id":${id}}`).join(',')), rowCount: ids.length });
 
-function planOf(datasources: { configName: string; type: string; batches: RowBatch[] }[]): ExtractionPlan {
-  const table = { schema: null, name: 't', key: 't', columns: [{ name: 'id', dataType: 'int' }], primaryKey: ['id'] };
-  return {
-    limits: DEFAULT_CEILINGS,
-    datasources: datasources.map(({ configName, type, batches }) => ({
-      configName,
-      datasource: { configName, type } as ResolvedDatasource,
-      session: session(batches),
-      tables: [{ table, columns: table.columns }],
-    })),
+const KEYS = { hmacKey: randomBytes(32), encryptionKey: randomBytes(32) };
+
+/** A datasource of `type` named `configName`, on an address the egress policy takes. */
+const datasourceOf = (configName: string, type: DatasourceType) =>
+  ({
+    id: configName,
+    configName,
+    type,
+    host: `${configName}.example.com`,
+    port: 1,
+    databaseName: 'd',
+    ssl: {},
+    metadata: {},
+    internal: false,
+  }) as unknown as ServiceDatasource;
+
+/**
+ * An ExtractionService over the real engine: each datasource of `sources` reads its batches from
+ * table `t`; `open` may be replaced per test. The result goes to a memory upload.
+ */
+function workerOver(
+  metrics: MetricsService,
+  clock: ManualClock,
+  job: () => JobRecord,
+  sources: Record<string, { type: DatasourceType; batches: RowBatch[] }>,
+) {
+  const open = vi.fn(async (datasource: ResolvedDatasource): Promise<ConnectorSession> => session(sources[datasource.configName].batches));
+  const engine = createEngine({
+    connectors: [DatasourceType.PostgreSQL, DatasourceType.MySQL].map((type) => scriptedConnector((ds) => open(ds), type)),
+    egress: new EgressGuard({ allowPrivateHosts: false }, async () => ['93.184.216.34']),
+  });
+  const uploads: MemoryUpload[] = [];
+  const storage = {
+    stageResult: () => {
+      const upload = new MemoryUpload();
+      uploads.push(upload);
+      return { path: 'p', keyVersion: '1', keys: KEYS, upload, publish: async () => undefined, abort: async () => undefined };
+    },
   };
+  const jobs = {
+    claim: async () => true,
+    findById: async () => ({ ...job() }),
+    renewLease: async () => true,
+    complete: async (_id: string, _claim: unknown, _result: unknown, _event: unknown, publish: () => Promise<void>) => (
+      await publish(),
+      true
+    ),
+    fail: async () => true,
+  };
+  const resolver = {
+    resolve: async (names: readonly string[]) => new Map(names.map((name) => [name, datasourceOf(name, sources[name].type)])),
+  };
+  const service = new ExtractionService(
+    { leases: { leaseMs: 60_000 }, extraction: DEFAULT_CEILINGS } as AppConfig,
+    jobs as unknown as JobRepository,
+    resolver as unknown as DatasourceResolver,
+    engine,
+    storage as unknown as ResultStorageService,
+    { check: () => undefined } as unknown as MemoryGuard,
+    clock,
+    new SequentialIdGenerator(),
+    metrics,
+  );
+  return { service, open, plaintext: (index: number) => openResultWithKeys(uploads[index].body, KEYS).plaintext.toString() };
 }
+
+const jobOf = (configNames: string[], attempts = 1): JobRecord =>
+  ({
+    id: 'job-1',
+    attempts,
+    createdAt: new Date('2026-03-01T10:00:00.000Z'),
+    startedAt: null,
+    mappedFields: Object.fromEntries(configNames.map((name) => [name, { t: ['id'] }])),
+    filters: null,
+    limits: null,
+  }) as unknown as JobRecord;
 
 describe('what the extraction records', () => {
   it('counts rows and result bytes per engine; the bytes of the datasources add up to the result but for its braces and commas', async () => {
     const metrics = new MetricsService();
-    let text = '';
-    const plan = planOf([
-      { configName: 'a_pg', type: DatasourceType.PostgreSQL, batches: [rows(1, 2), rows(3)] },
-      { configName: 'b_my', type: DatasourceType.MySQL, batches: [rows(4)] },
-      { configName: 'c_pg', type: DatasourceType.PostgreSQL, batches: [] },
-    ]);
-    await executePlan(plan, { write: async (chunk) => void (text += chunk.toString()) }, new AbortController().signal, {
-      throughput: metrics.throughput,
-    });
+    const sources = {
+      a_pg: { type: DatasourceType.PostgreSQL, batches: [rows(1, 2), rows(3)] },
+      b_my: { type: DatasourceType.MySQL, batches: [rows(4)] },
+      c_pg: { type: DatasourceType.PostgreSQL, batches: [] },
+    };
+    vi.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+    const worker = workerOver(metrics, new ManualClock(new Date('2026-03-01T10:00:05.000Z')), () => jobOf(Object.keys(sources)), sources);
+    expect(await worker.service.process('job-1', new AbortController().signal)).toBe('completed');
+    const text = worker.plaintext(0);
     const samples = await scrape(metrics);
     expect(valueOf(samples, 'fetcher_extracted_rows_total', { engine: 'postgresql' })).toBe(3);
     expect(valueOf(samples, 'fetcher_extracted_rows_total', { engine: 'mysql' })).toBe(1);
@@ -68,65 +139,41 @@ describe('what the extraction records', () => {
     const pgBytes = Buffer.byteLength('"a_pg":{"t":[{"id":1},{"id":2},{"id":3}]}') + Buffer.byteLength('"c_pg":{"t":[]}');
     expect(valueOf(samples, 'fetcher_extracted_bytes_total', { engine: 'postgresql' })).toBe(pgBytes);
     expect(valueOf(samples, 'fetcher_extracted_bytes_total')).toBe(Buffer.byteLength(text) - '{,,}'.length);
+    vi.restoreAllMocks();
   });
 
   describe('ExtractionService', () => {
     const WORKER_PATTERN = /:00000001$/;
     let metrics: MetricsService;
-    let clock: ManualClock;
     let job: JobRecord;
-    let plan: ReturnType<typeof vi.fn>;
-    let service: ExtractionService;
+    let worker: ReturnType<typeof workerOver>;
 
     beforeEach(() => {
       for (const level of ['log', 'warn', 'error'] as const) vi.spyOn(Logger.prototype, level).mockImplementation(() => undefined);
       metrics = new MetricsService();
-      clock = new ManualClock(new Date('2026-03-01T10:00:05.000Z'));
-      job = { id: 'job-1', attempts: 1, createdAt: new Date('2026-03-01T10:00:00.000Z'), startedAt: null, limits: null } as JobRecord;
-      plan = vi.fn(async () => planOf([{ configName: 'pg', type: DatasourceType.PostgreSQL, batches: [rows(1)] }]));
-      const sink: ResultSink = {
-        write: async () => undefined,
-        finish: async () => ({ path: 'p', sizeBytes: 1, hmac: 'h', sha256: 's', keyVersion: '1' }),
-        publish: async () => undefined,
-        abort: async () => undefined,
-      };
-      const jobs = {
-        claim: async () => true,
-        findById: async () => ({ ...job }),
-        renewLease: async () => true,
-        complete: async (_id: string, _claim: unknown, _result: unknown, _event: unknown, publish: () => Promise<void>) => (
-          await publish(),
-          true
-        ),
-        fail: async () => true,
-      };
-      service = new ExtractionService(
-        { leases: { leaseMs: 60_000 }, extraction: DEFAULT_CEILINGS } as AppConfig,
-        jobs as unknown as JobRepository,
-        { plan } as unknown as ExtractionPlanner,
-        { openSink: async () => sink } as unknown as ResultStorageService,
-        { check: () => undefined } as unknown as MemoryGuard,
-        clock,
-        new SequentialIdGenerator(),
-        metrics,
-      );
+      job = jobOf(['pg']);
+      worker = workerOver(metrics, new ManualClock(new Date('2026-03-01T10:00:05.000Z')), () => job, {
+        pg: { type: DatasourceType.PostgreSQL, batches: [rows(1)] },
+      });
     });
 
     afterEach(() => vi.restoreAllMocks());
 
     const running = async () => samplesOf(await scrape(metrics), 'fetcher_jobs_running');
+    const service = () => worker.service;
+    const noSuchColumn = () => ({ ...session([]), discover: async () => ({ tables: new Map() }) });
 
     it('shows the worker with 0 running jobs from its start, 1 while it holds a claim, 0 again after', async () => {
       expect(await running()).toEqual([
         { name: 'fetcher_jobs_running', labels: { worker: expect.stringMatching(WORKER_PATTERN) }, value: 0 },
       ]);
       let release: () => void = () => undefined;
-      plan.mockImplementationOnce(async () => {
+      worker.open.mockImplementationOnce(async () => {
         await new Promise<void>((resolve) => (release = resolve));
-        throw new ExtractionError(FetCode.SchemaValidationFailed, 'no such column');
+        return noSuchColumn();
       });
-      const processing = service.process(job.id, new AbortController().signal);
-      await vi.waitFor(() => expect(plan).toHaveBeenCalled());
+      const processing = service().process(job.id, new AbortController().signal);
+      await vi.waitFor(() => expect(worker.open).toHaveBeenCalled());
       expect((await running())[0].value).toBe(1);
       release();
       expect(await processing).toBe('failed');
@@ -134,11 +181,11 @@ describe('what the extraction records', () => {
     });
 
     it('counts a failed job under its FET code, and a job’s wait in the queue from creation to its first claim', async () => {
-      plan.mockRejectedValueOnce(new ExtractionError(FetCode.SchemaValidationFailed, 'no such column'));
-      expect(await service.process(job.id, new AbortController().signal)).toBe('failed');
-      expect(await service.process(job.id, new AbortController().signal)).toBe('completed');
+      worker.open.mockImplementationOnce(async () => noSuchColumn());
+      expect(await service().process(job.id, new AbortController().signal)).toBe('failed');
+      expect(await service().process(job.id, new AbortController().signal)).toBe('completed');
       job = { ...job, attempts: 2 };
-      expect(await service.process(job.id, new AbortController().signal)).toBe('completed');
+      expect(await service().process(job.id, new AbortController().signal)).toBe('completed');
       const samples = await scrape(metrics);
       expect(samplesOf(samples, 'fetcher_jobs_failed_total')).toEqual([
         { name: 'fetcher_jobs_failed_total', labels: { code: FetCode.SchemaValidationFailed }, value: 1 },
@@ -154,17 +201,17 @@ describe('what the extraction records', () => {
 });
 
 describe('what connection tests record', () => {
-  const datasource = { configName: 'pg', type: DatasourceType.PostgreSQL, host: 'db' } as ResolvedDatasource;
+  const datasource = datasourceOf('pg', DatasourceType.PostgreSQL);
   const config = { connectionTests: { maxConcurrent: 4, maxPerHost: 2 } } as AppConfig;
 
   it('counts each test by engine and outcome, failures by their reason, and refusals that throw', async () => {
     const metrics = new MetricsService();
     const open = vi
-      .fn<DatasourceSessions['open']>()
+      .fn<ScriptedOpen>()
       .mockResolvedValueOnce(session([]))
       .mockRejectedValueOnce(new DatasourceConnectError('pg', 'auth_failed', 'password authentication failed'))
-      .mockRejectedValueOnce(new ExtractionError(FetCode.ForbiddenHost, 'host refused'));
-    const tester = new ConnectionTester({ open } as unknown as DatasourceSessions, config, metrics);
+      .mockRejectedValueOnce(new EgressRefusedError('host refused'));
+    const tester = new ConnectionTester(scriptedEngine(open), config, metrics);
     expect((await tester.test(datasource, 1_000)).ok).toBe(true);
     expect((await tester.test(datasource, 1_000)).ok).toBe(false);
     await expect(tester.test(datasource, 1_000)).rejects.toThrow('host refused');

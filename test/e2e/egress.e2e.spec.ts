@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADDRESS_RESOLVER, type AddressResolver } from '../../src/engine/egress/address-resolver.js';
-import { HostGuard } from '../../src/engine/egress/egress-guard.js';
+import type { AddressResolver } from '../../src/engine/egress/address-resolver.js';
+import { ADDRESS_RESOLVER } from '../../src/datasource/engine.provider.js';
+import { EgressGuard } from '../../src/engine/egress/egress-guard.js';
 import { startCountingListener, type CountingListener } from '../../src/engine/egress/testing/counting-listener.js';
 import { PolicyOverrideGuard } from '../../src/engine/egress/testing/policy-override-guard.js';
 import { startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
@@ -83,7 +84,7 @@ describe('egress through the API: the driver never resolves the name itself', ()
     systemAnswer = await startCountingListener(system.address);
     checkedAnswer = await startCountingListener('127.0.0.2', { port: systemAnswer.port });
     const guard = new PolicyOverrideGuard(['127.0.0.2'], async (host) => (host === name ? ['127.0.0.2'] : []));
-    fetcher = await startEmbeddedFetcher({ ALLOW_PRIVATE_HOSTS: 'false' }, { overrides: [[HostGuard, guard]] });
+    fetcher = await startEmbeddedFetcher({ ALLOW_PRIVATE_HOSTS: 'false' }, { overrides: [[EgressGuard, guard]] });
   });
   afterAll(async () => {
     await fetcher?.close();

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADDRESS_RESOLVER } from '../../src/engine/egress/address-resolver.js';
+import { ADDRESS_RESOLVER } from '../../src/datasource/engine.provider.js';
 import { bearer, documentedV1Routes, OPEN_ROUTES } from '../helpers/auth-routes.js';
 import { registerPostgres, startEmbeddedFetcher, TEST_MASTER_KEY, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 import { createTempDatabase, TEST_PG, type TempDatabase } from '../helpers/pg-database.js';

@@ -141,7 +141,6 @@ export function resolvedMySqlDatasource(
     password: db.password,
     ssl: { mode: null },
     metadata: {},
-    productName: null,
     internal: false,
     ...overrides,
   };

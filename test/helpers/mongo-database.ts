@@ -115,7 +115,6 @@ export function resolvedMongoDatasource(
     password: target.password,
     ssl: { mode: target.sslMode },
     metadata: { authSource: target.authSource, ...(target.directConnection ? { directConnection: 'true' } : {}) },
-    productName: null,
     internal: false,
     ...overrides,
   };

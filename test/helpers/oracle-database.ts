@@ -131,7 +131,6 @@ export function resolvedOracleDatasource(server: OracleTestServer, overrides: Pa
     password: server.password,
     ssl: { mode: null },
     metadata: { serviceName: server.serviceName },
-    productName: null,
     internal: false,
     ...overrides,
   };

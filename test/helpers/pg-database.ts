@@ -97,7 +97,6 @@ export function resolvedDatasource(
     password: db.password,
     ssl: { mode: null },
     metadata: {},
-    productName: null,
     internal: false,
     ...overrides,
   };

@@ -8,9 +8,9 @@ import type {
   ResolvedDatasource,
   TableInfo,
 } from '../../src/engine/connectors/shared/engine-connector.js';
-import { DatasourceSessions } from '../../src/datasource/datasource-sessions.service.js';
-import { DatasourceConnectError } from '../../src/datasource/datasource.error.js';
-import { HostGuard } from '../../src/engine/egress/egress-guard.js';
+import { DatasourceSessions } from '../../src/engine/sessions/datasource-sessions.js';
+import { DatasourceConnectError } from '../../src/engine/errors/datasource-errors.js';
+import { EgressGuard } from '../../src/engine/egress/egress-guard.js';
 import type { TcpProxy } from './tcp-proxy.js';
 
 /**
@@ -47,7 +47,7 @@ export function guardedSessions(
   allowPlaintextPassword: boolean,
   lookups: string[] = [],
 ): DatasourceSessions {
-  const guard = new HostGuard({ allowPrivateHosts: true }, async (host) => {
+  const guard = new EgressGuard({ allowPrivateHosts: true }, async (host) => {
     lookups.push(host);
     return names[host] ?? [];
   });

@@ -167,7 +167,6 @@ export function resolvedSqlServerDatasource(
     password: db.password,
     ssl: { mode: db.sslMode, ...(db.ca === undefined ? {} : { ca: db.ca }) },
     metadata: {},
-    productName: null,
     internal: false,
     ...overrides,
   };

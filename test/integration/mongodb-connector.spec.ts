@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectorSession, RowBatch, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
 import { MongoDbConnector } from '../../src/engine/connectors/mongodb/mongodb.connector.js';
 import { RENDER_CHUNK_CHARS } from '../../src/engine/connectors/mongodb/mongodb-session.js';
-import { DatasourceConnectError } from '../../src/datasource/datasource.error.js';
+import { DatasourceConnectError } from '../../src/engine/errors/datasource-errors.js';
 import {
   createTempMongoDatabase,
   MONGO_SKIP_REASON,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResolvedDatasource } from '../../src/engine/connectors/shared/engine-connector.js';
 import { MongoDbConnector } from '../../src/engine/connectors/mongodb/mongodb.connector.js';
 import { type FakeMongoServer, startFakeMongoServer } from '../../src/engine/connectors/mongodb/testing/fake-mongo-server.js';
-import { DatasourceConnectError } from '../../src/datasource/datasource.error.js';
+import { DatasourceConnectError } from '../../src/engine/errors/datasource-errors.js';
 import { DatasourceType } from '../../src/engine/connectors/datasource-type.js';
 import { createTestCertificates, type TestCertificates } from '../helpers/test-certificates.js';
 
@@ -36,7 +36,6 @@ describe('MongoDB TLS modes against a TLS peer', () => {
     password: '',
     ssl,
     metadata: {},
-    productName: null,
     internal: false,
   });
 

@@ -1,6 +1,6 @@
 import { createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DatasourceConnectError } from '../../src/datasource/datasource.error.js';
+import { DatasourceConnectError } from '../../src/engine/errors/datasource-errors.js';
 import { MySqlConnector } from '../../src/engine/connectors/mysql/mysql.connector.js';
 import {
   createTempMariaDatabase,

@@ -30,7 +30,6 @@ const DS: ResolvedDatasource = {
   password: 'not-a-real-secret',
   ssl: { mode: null },
   metadata: { serviceName: 'FREEPDB1' },
-  productName: null,
   internal: false,
 };
 

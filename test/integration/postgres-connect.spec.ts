@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DatasourceConnectError } from '../../src/datasource/datasource.error.js';
+import { DatasourceConnectError } from '../../src/engine/errors/datasource-errors.js';
 import { PostgresConnector } from '../../src/engine/connectors/postgres/postgres.connector.js';
 import { createTempDatabase, resolvedDatasource, type TempDatabase, withAdminClient } from '../helpers/pg-database.js';
 

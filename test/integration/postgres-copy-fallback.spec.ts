@@ -1,8 +1,8 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
-import { Logger } from '@nestjs/common';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, type Mock, vi } from 'vitest';
 import Cursor from 'pg-cursor';
 import type { ConnectorSession, RowBatch, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
 import { PostgresConnector } from '../../src/engine/connectors/postgres/postgres.connector.js';
+import type { EngineLogger } from '../../src/engine/support/engine-logger.js';
 import { createTempDatabase, resolvedDatasource, TEST_PG, type TempDatabase } from '../helpers/pg-database.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
@@ -36,9 +36,11 @@ describe('PostgreSQL read path fallback', () => {
   });
 
   // The fallback's warning, recorded rather than printed.
-  let warn: MockInstance;
+  let warn: Mock<EngineLogger['warn']>;
+  let logger: EngineLogger;
   beforeEach(() => {
-    warn = vi.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    warn = vi.fn();
+    logger = { warn };
   });
 
   afterEach(async () => {
@@ -77,7 +79,7 @@ describe('PostgreSQL read path fallback', () => {
   };
 
   it('falls back to a cursor on the first refusal, without losing or repeating a row, and says so once', async () => {
-    const connector = new PostgresConnector('copy');
+    const connector = new PostgresConnector('copy', logger);
     const { session, table } = await open(connector, '00000000-0000-4000-8000-00000000f001');
     copyAttempts = 0;
     expect(await ids(session, table)).toEqual(Array.from({ length: 3000 }, (_, i) => i + 1));
@@ -87,7 +89,7 @@ describe('PostgreSQL read path fallback', () => {
   });
 
   it('remembers the refusal per connection: its later reads and sessions go straight to the cursor', async () => {
-    const connector = new PostgresConnector('copy');
+    const connector = new PostgresConnector('copy', logger);
     const id = '00000000-0000-4000-8000-00000000f002';
     const first = await open(connector, id);
     copyAttempts = 0;
@@ -107,7 +109,7 @@ describe('PostgreSQL read path fallback', () => {
   });
 
   it('does not fall back on a failure of the query itself', async () => {
-    const connector = new PostgresConnector('copy');
+    const connector = new PostgresConnector('copy', logger);
     const direct = await open(connector, '00000000-0000-4000-8000-00000000f004', TEST_PG.port);
     await db.query('CREATE TABLE doomed (id int PRIMARY KEY)');
     const doomed = (await direct.session.discover(['public'], new AbortController().signal)).tables.get('doomed') as TableInfo;

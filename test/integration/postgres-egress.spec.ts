@@ -123,9 +123,7 @@ describe('PostgreSQL and cleartext password requests', () => {
 
   it('refuses it for internal datasources too', async () => {
     const before = plain.passwords.length;
-    const error = await failure(
-      sessions(false).open(fakeRecord(plain.port, { internal: true, productName: null }), { connectTimeoutMs: 5_000 }),
-    );
+    const error = await failure(sessions(false).open(fakeRecord(plain.port, { internal: true }), { connectTimeoutMs: 5_000 }));
     expect(error.reason).toBe('plaintext_password_refused');
     expect(plain.passwords.length).toBe(before);
   });

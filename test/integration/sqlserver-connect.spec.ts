@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { DatasourceConnectError } from '../../src/datasource/datasource.error.js';
+import { DatasourceConnectError } from '../../src/engine/errors/datasource-errors.js';
 import { SqlServerConnector } from '../../src/engine/connectors/sqlserver/sqlserver.connector.js';
 import {
   createTempSqlServerDatabase,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { v7 as uuidv7 } from 'uuid';
 import { FetCode } from '../../engine/errors/fet-code.js';
-import { RequestValidationError } from '../../common/errors/fetcher.error.js';
+import { RequestValidationError } from '../../common/errors/request-errors.js';
 import { flatQuery, invalidQuery, parsePageRequest } from '../../common/http/pagination.js';
 import { notFound } from '../../datasource/datasource.error.js';
 import type { Principal } from '../principal.js';

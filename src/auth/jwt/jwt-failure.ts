@@ -1,6 +1,6 @@
 import { errors } from 'jose';
 import { AuthError } from '../auth.error.js';
-import { ServiceUnavailableError } from '../../common/errors/fetcher.error.js';
+import { ServiceUnavailableError } from '../../common/errors/request-errors.js';
 
 /**
  * The key set could not be had (unreachable, timed out, not a JWKS). Raised by the key source

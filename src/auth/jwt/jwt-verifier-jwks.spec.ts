@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ServiceUnavailableError } from '../../common/errors/fetcher.error.js';
+import { ServiceUnavailableError } from '../../common/errors/request-errors.js';
 import {
   generateSigningKey,
   signToken,

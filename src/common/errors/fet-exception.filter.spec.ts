@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FetCode } from '../../engine/errors/fet-code.js';
 import { FetExceptionFilter } from './fet-exception.filter.js';
-import { FetcherError } from './fetcher.error.js';
+import { FetcherError } from '../../engine/errors/fetcher-error.js';
 
 /** A domain error as any module defines one. */
 class QueueError extends FetcherError {

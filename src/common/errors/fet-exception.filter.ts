@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import { FET_CATALOGUE, FetCode } from '../../engine/errors/fet-code.js';
-import { FetcherError, type ErrorDetail } from './fetcher.error.js';
+import { FetcherError, type ErrorDetail } from '../../engine/errors/fetcher-error.js';
 import { isStoreUnavailable } from '../../persistence/store-unavailable.js';
 
 export interface FetEnvelope {

@@ -1,6 +1,6 @@
 import type { ValidationError } from 'class-validator';
 import { FetCode } from '../../engine/errors/fet-code.js';
-import { RequestValidationError } from './fetcher.error.js';
+import { RequestValidationError } from './request-errors.js';
 
 const REQUIRED_CONSTRAINTS = new Set(['isDefined', 'isNotEmpty', 'requiredField']);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FetCode } from '../../engine/errors/fet-code.js';
-import type { RequestValidationError } from '../errors/fetcher.error.js';
+import type { RequestValidationError } from '../errors/request-errors.js';
 import { assertBodyWithinLimits, BODY_LIMITS } from './body-limits.js';
 
 function refusal(body: unknown): RequestValidationError {

@@ -1,5 +1,5 @@
 import { FetCode } from '../../engine/errors/fet-code.js';
-import { RequestValidationError } from '../errors/fetcher.error.js';
+import { RequestValidationError } from '../errors/request-errors.js';
 
 /** The shape ceilings of any JSON body (docs/request-limits.md); no route needs more. */
 export const BODY_LIMITS = {

@@ -1,5 +1,5 @@
 import { FetCode } from '../../engine/errors/fet-code.js';
-import { RequestValidationError } from '../errors/fetcher.error.js';
+import { RequestValidationError } from '../errors/request-errors.js';
 
 export const MAX_PAGE_LIMIT = 100;
 /** Far past any real list; `page=1e20` made the offset a float the store refused, a 500 (docs/request-limits.md). */

@@ -1,6 +1,6 @@
 import { Injectable, type PipeTransform } from '@nestjs/common';
 import { FetCode } from '../../engine/errors/fet-code.js';
-import { RequestValidationError } from '../errors/fetcher.error.js';
+import { RequestValidationError } from '../errors/request-errors.js';
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -1,7 +1,7 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
 import { FetCode } from '../../engine/errors/fet-code.js';
-import { RequestValidationError } from '../errors/fetcher.error.js';
+import { RequestValidationError } from '../errors/request-errors.js';
 
 const PRODUCT_NAME_PATTERN = /^[a-zA-Z0-9_-]+$/;
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CreateConnectionDto } from '../../connection/dto/create-connection.dto.js';
 import { CreateJobDto } from '../../job/dto/create-job.dto.js';
 import { FetCode } from '../../engine/errors/fet-code.js';
-import type { RequestValidationError } from '../errors/fetcher.error.js';
+import type { RequestValidationError } from '../errors/request-errors.js';
 import { validationExceptionFactory } from '../errors/validation-exception.factory.js';
 import { RequestValidationPipe } from './request-validation.pipe.js';
 

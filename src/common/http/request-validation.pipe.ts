@@ -1,6 +1,6 @@
 import { ValidationPipe, type ArgumentMetadata } from '@nestjs/common';
 import { FetCode } from '../../engine/errors/fet-code.js';
-import { RequestValidationError } from '../errors/fetcher.error.js';
+import { RequestValidationError } from '../errors/request-errors.js';
 import { transformableBody } from './raw-json.decorator.js';
 
 /** Member names class-transformer never copies onto a DTO instance. */

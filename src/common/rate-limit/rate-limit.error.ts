@@ -1,5 +1,5 @@
 import { FetCode } from '../../engine/errors/fet-code.js';
-import { FetcherError } from '../errors/fetcher.error.js';
+import { FetcherError } from '../../engine/errors/fetcher-error.js';
 
 /** 429 FET-1070 with Retry-After, whatever was limited. */
 export class RateLimitError extends FetcherError {

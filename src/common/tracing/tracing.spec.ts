@@ -4,7 +4,7 @@ import express from 'express';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FetCode } from '../../engine/errors/fet-code.js';
-import { ServiceUnavailableError } from '../errors/fetcher.error.js';
+import { ServiceUnavailableError } from '../errors/request-errors.js';
 import { httpTracingMiddleware } from './http-tracing.middleware.js';
 import { otlpTracesUrl, startTracing } from './tracer-provider.js';
 import { Tracing } from './tracing.js';

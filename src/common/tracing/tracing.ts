@@ -13,7 +13,7 @@ import {
   type TextMapPropagator,
   type Tracer,
 } from '@opentelemetry/api';
-import { FetcherError } from '../errors/fetcher.error.js';
+import { FetcherError } from '../../engine/errors/fetcher-error.js';
 import { ATTR } from '../../engine/tracing/span-names.js';
 import type { TraceCarrier } from './trace-carrier.js';
 

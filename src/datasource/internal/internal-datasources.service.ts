@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import type { InternalDatasourceConfig } from '../../config/internal-datasources.config.js';
-import type { ResolvedDatasource } from '../../engine/connectors/shared/engine-connector.js';
+import type { ServiceDatasource } from '../service-datasource.js';
 
 /**
  * Datasources declared by DATASOURCE_<NAME>_* variables: read-only through the API, no product,
@@ -39,7 +39,7 @@ export class InternalDatasources {
   }
 
   /** As the connectors see it: no product, and `internal`, so no SSRF guard. */
-  static resolved(datasource: InternalDatasourceConfig): ResolvedDatasource {
+  static resolved(datasource: InternalDatasourceConfig): ServiceDatasource {
     const { envName: _envName, products: _products, ...endpoint } = datasource;
     return { ...endpoint, productName: null, internal: true };
   }

@@ -14,3 +14,15 @@ export function decodeDerivedKey(text: string, source: string): Buffer {
   }
   throw new Error(`${source}: must be 64 hex digits or the base64 of ${DERIVED_KEY_BYTES} bytes`);
 }
+
+/**
+ * Reads a master key (the service's APP_ENC_KEY): standard base64 of at least 32 bytes. Errors
+ * name `source` and never echo the value.
+ */
+export function decodeMasterKey(text: string, source: string): Buffer {
+  const value = text.trim();
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value)) throw new Error(`${source}: must be standard base64`);
+  const key = Buffer.from(value, 'base64');
+  if (key.length < 32) throw new Error(`${source}: must decode to at least 32 bytes (got ${key.length})`);
+  return key;
+}

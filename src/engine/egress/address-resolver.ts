@@ -6,9 +6,6 @@ import { lookup } from 'node:dns/promises';
  */
 export type AddressResolver = (hostname: string) => Promise<string[]>;
 
-/** Provided by DatasourceModule; tests replace it (a name that rebinds, a name that does not resolve). */
-export const ADDRESS_RESOLVER = Symbol('ADDRESS_RESOLVER');
-
 /**
  * The system resolver, as drivers would use it (hosts file, then DNS). `verbatim` keeps its
  * order: the first address is the one dialled, as getaddrinfo's caller would.

@@ -1,9 +1,9 @@
-import { FetCode } from '../errors/fet-code.js';
-import { DatasourceConnectError, DatasourceError } from '../../datasource/datasource.error.js';
+import { EgressRefusedError } from '../errors/engine-errors.js';
+import { DatasourceConnectError } from '../errors/datasource-errors.js';
 
 /** FET-0414 for a record's own host. The host is never echoed: the caller knows it, a log reader need not. */
-export function forbiddenHost(): DatasourceError {
-  return new DatasourceError(FetCode.ForbiddenHost, 'Host is not a valid external database endpoint', {
+export function forbiddenHost(): EgressRefusedError {
+  return new EgressRefusedError('Host is not a valid external database endpoint', {
     fields: { host: 'this host is not allowed: loopback, private, link-local and cloud metadata addresses are refused' },
   });
 }
@@ -13,9 +13,8 @@ export function forbiddenHost(): DatasourceError {
  * Server routing answer, a name the driver resolved again. The address came from the server
  * or its DNS, not from the record, so neither is repeated.
  */
-export function forbiddenOnward(configName: string): DatasourceError {
-  return new DatasourceError(
-    FetCode.ForbiddenHost,
+export function forbiddenOnward(configName: string): EgressRefusedError {
+  return new EgressRefusedError(
     `The connection to datasource "${configName}" was stopped: the database server or its DNS sent it on to an address that is not allowed (loopback, private, link-local, cloud metadata or reserved)`,
   );
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DatasourceConnectError } from '../../datasource/datasource.error.js';
-import { HostGuard } from './egress-guard.js';
+import { DatasourceConnectError } from '../errors/datasource-errors.js';
+import { EgressGuard } from './egress-guard.js';
 
 const names: Record<string, string[]> = {
   'db.example.com': ['93.184.216.34'],
@@ -14,7 +14,7 @@ const resolver = async (host: string) => {
   if (!(host in names)) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
   return names[host];
 };
-const guard = (allowPrivateHosts: boolean) => new HostGuard({ allowPrivateHosts }, resolver);
+const guard = (allowPrivateHosts: boolean) => new EgressGuard({ allowPrivateHosts }, resolver);
 
 /** A resolver that counts its calls. */
 function counting(answers: Record<string, string[]>) {
@@ -26,7 +26,7 @@ function counting(answers: Record<string, string[]>) {
   return { calls, resolve };
 }
 
-describe('HostGuard.assertAllowed (create and PATCH)', () => {
+describe('EgressGuard.assertAllowed (create and PATCH)', () => {
   it.each([
     '127.0.0.1',
     '127.1.2.3',
@@ -78,10 +78,10 @@ describe('HostGuard.assertAllowed (create and PATCH)', () => {
   });
 });
 
-describe('HostGuard.resolveTarget (right before a connect)', () => {
+describe('EgressGuard.resolveTarget (right before a connect)', () => {
   it('resolves once and pins the first address, keeping the name for TLS', async () => {
     const { calls, resolve } = counting({ 'db.example.com': ['93.184.216.34', '2606:4700::1'] });
-    const subject = new HostGuard({ allowPrivateHosts: false }, resolve);
+    const subject = new EgressGuard({ allowPrivateHosts: false }, resolve);
     await expect(subject.resolveTarget('DB.Example.com.', 'ds')).resolves.toEqual({
       host: 'db.example.com',
       address: '93.184.216.34',
@@ -92,7 +92,7 @@ describe('HostGuard.resolveTarget (right before a connect)', () => {
 
   it('does not resolve an IP literal', async () => {
     const { calls, resolve } = counting({});
-    const subject = new HostGuard({ allowPrivateHosts: false }, resolve);
+    const subject = new EgressGuard({ allowPrivateHosts: false }, resolve);
     await expect(subject.resolveTarget('[2606:4700::1]', 'ds')).resolves.toEqual({
       host: '2606:4700::1',
       address: '2606:4700::1',
@@ -107,7 +107,7 @@ describe('HostGuard.resolveTarget (right before a connect)', () => {
       ['127.0.0.1', '93.184.216.34'],
       ['93.184.216.34', '169.254.169.254'],
     ]) {
-      const subject = new HostGuard({ allowPrivateHosts: false }, async () => answer);
+      const subject = new EgressGuard({ allowPrivateHosts: false }, async () => answer);
       const error = (await subject.resolveTarget('mixed.example.com', 'ds').catch((e: unknown) => e)) as Error;
       expect(error).toMatchObject({ code: 'FET-0414' });
       expect(error.message).not.toContain('mixed.example.com');
@@ -115,7 +115,7 @@ describe('HostGuard.resolveTarget (right before a connect)', () => {
   });
 
   it('refuses metadata even when private hosts are allowed', async () => {
-    const subject = new HostGuard({ allowPrivateHosts: true }, async () => ['10.0.0.1', '169.254.169.254']);
+    const subject = new EgressGuard({ allowPrivateHosts: true }, async () => ['10.0.0.1', '169.254.169.254']);
     await expect(subject.resolveTarget('mixed.example.com', 'ds')).rejects.toMatchObject({ code: 'FET-0414' });
   });
 
@@ -138,7 +138,7 @@ describe('HostGuard.resolveTarget (right before a connect)', () => {
   });
 });
 
-describe('HostGuard.checkAddress and the per-open egress policy', () => {
+describe('EgressGuard.checkAddress and the per-open egress policy', () => {
   it('checks IP literals synchronously and refuses anything else', () => {
     const subject = guard(false);
     expect(() => subject.checkAddress('93.184.216.34')).not.toThrow();
@@ -148,7 +148,7 @@ describe('HostGuard.checkAddress and the per-open egress policy', () => {
 
   it('answers the pinned target for the registered name without a new lookup, and resolves other names once', async () => {
     const { calls, resolve } = counting({ 'db.example.com': ['93.184.216.34'], 'replica.example.com': ['93.184.216.35'] });
-    const subject = new HostGuard({ allowPrivateHosts: false }, resolve);
+    const subject = new EgressGuard({ allowPrivateHosts: false }, resolve);
     const target = await subject.resolveTarget('db.example.com', 'ds');
     const egress = subject.egressFor(target, 'ds');
     await expect(egress.resolve('DB.example.com')).resolves.toBe(target);
@@ -158,7 +158,7 @@ describe('HostGuard.checkAddress and the per-open egress policy', () => {
   });
 
   it('remembers the first refusal, naming the datasource and not the address', async () => {
-    const subject = new HostGuard({ allowPrivateHosts: false }, async () => ['10.0.0.7']);
+    const subject = new EgressGuard({ allowPrivateHosts: false }, async () => ['10.0.0.7']);
     const egress = subject.egressFor({ host: 'db.example.com', address: '93.184.216.34', family: 4 }, 'billing');
     expect(() => egress.checkAddress('127.0.0.5')).toThrow(/address that is not allowed/);
     await expect(egress.resolve('routed.example.com')).rejects.toMatchObject({ code: 'FET-0414' });

@@ -1,17 +1,18 @@
 import { isIP } from 'node:net';
-import { Inject, Injectable, Optional } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { classifyAddress, permits, type AddressVerdict } from './address-policy.js';
-import { ADDRESS_RESOLVER, systemResolver, type AddressResolver } from './address-resolver.js';
+import { systemResolver, type AddressResolver } from './address-resolver.js';
 import { forbiddenHost, unresolvedHost } from './egress-errors.js';
 import { normalizeHost, ScopedEgress, type EgressChecks, type EgressTarget } from './egress-policy.js';
-
-export { ADDRESS_RESOLVER, type AddressResolver } from './address-resolver.js';
 
 /** Cloud metadata names: refused even when they would resolve to an allowed address. */
 const METADATA_NAMES = new Set(['metadata.google.internal', 'metadata.gcp.internal', 'metadata.azure.internal', 'metadata']);
 /** Names of this host: refused by name too, so that no resolver quirk is relied on. */
 const LOCAL_NAMES = new Set(['localhost', 'localhost.localdomain', 'ip6-localhost', 'ip6-loopback']);
+
+export interface EgressGuardPolicy {
+  /** Loopback and private networks may be reached (the service: ALLOW_PRIVATE_HOSTS; a library: yes by default). */
+  readonly allowPrivateHosts: boolean;
+}
 
 /**
  * SSRF guard: decides which hosts Fetcher may connect to (address-policy.ts has the ranges).
@@ -23,21 +24,17 @@ const LOCAL_NAMES = new Set(['localhost', 'localhost.localdomain', 'ip6-localhos
  *   check and the dial. A name without addresses is not attempted.
  * - `checkAddress` is for sockets a driver opens later (redirects, routing).
  */
-@Injectable()
-export class HostGuard implements EgressChecks {
+export class EgressGuard implements EgressChecks {
   private readonly allowPrivate: boolean;
 
   private readonly resolve: AddressResolver;
 
-  constructor(
-    @Inject(APP_CONFIG) config: Pick<AppConfig, 'allowPrivateHosts'>,
-    @Optional() @Inject(ADDRESS_RESOLVER) resolver?: AddressResolver,
-  ) {
-    this.allowPrivate = config.allowPrivateHosts;
+  constructor(policy: EgressGuardPolicy, resolver?: AddressResolver) {
+    this.allowPrivate = policy.allowPrivateHosts;
     this.resolve = resolver ?? systemResolver;
   }
 
-  /** Throws DatasourceError FET-0414 when `host` must not be connected to. */
+  /** Throws EgressRefusedError FET-0414 when `host` must not be connected to. */
   async assertAllowed(host: string): Promise<void> {
     const name = normalizeHost(host);
     this.assertName(name);

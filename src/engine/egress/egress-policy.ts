@@ -1,4 +1,4 @@
-import { FetcherError } from '../../common/errors/fetcher.error.js';
+import { FetcherError } from '../errors/fetcher-error.js';
 import { forbiddenOnward } from './egress-errors.js';
 
 /** A host name (or IP literal) with the one address it was checked and pinned to. */
@@ -32,7 +32,7 @@ export function normalizeHost(host: string): string {
     .replace(/\.$/, '');
 }
 
-/** The checks HostGuard offers, as the per-open policy needs them. */
+/** The checks EgressGuard offers, as the per-open policy needs them. */
 export interface EgressChecks {
   checkAddress(ip: string): void;
   resolveTarget(host: string, configName: string): Promise<EgressTarget>;

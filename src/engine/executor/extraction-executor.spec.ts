@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CEILINGS } from '../../config/app-config.js';
+import { DEFAULT_CEILINGS } from '../request/data-request.js';
 import type { ConnectorSession, RowBatch, TableInfo, TableReadRequest } from '../connectors/shared/engine-connector.js';
 import { DatasourceType } from '../connectors/datasource-type.js';
 import { executePlan } from './extraction-executor.js';

@@ -1,16 +1,13 @@
-import { FetCode } from '../errors/fet-code.js';
-import { FetcherError } from '../../common/errors/fetcher.error.js';
-import { DatasourceQueryError } from '../../datasource/datasource.error.js';
-import { ChunkChannel } from './chunk-channel.js';
-import type { DatasourcePlan, ExtractionPlan } from './extraction-plan.js';
-import { ExtractionError } from '../errors/extraction-error.js';
 import { Semaphore } from '../concurrency/semaphore.js';
 import type { ReadBudget } from '../connectors/shared/read-budget.js';
-import type { ProgressRecorder } from '../../extraction/job-progress.js';
+import { DatasourceQueryError } from '../errors/datasource-errors.js';
+import { ExtractionError } from '../errors/engine-errors.js';
+import { FetCode } from '../errors/fet-code.js';
+import { FetcherError } from '../errors/fetcher-error.js';
+import { NO_TRACING, type EngineTracer } from '../tracing/engine-tracer.js';
 import { ATTR, SPAN } from '../tracing/span-names.js';
-import { Tracing } from '../../common/tracing/tracing.js';
-
-const DISABLED_TRACING = Tracing.disabled();
+import { ChunkChannel } from './chunk-channel.js';
+import type { DatasourcePlan, ExtractionPlan } from './extraction-plan.js';
 
 /** Bytes one datasource may buffer ahead of the writer before its cursor pauses. */
 const CHANNEL_CAPACITY = 4 * 1024 * 1024;
@@ -19,23 +16,25 @@ export const BATCH_BYTES = 4 * 1024 * 1024;
 export const BATCH_ROWS = 2_000;
 
 export interface ExecutionOptions {
-  /** Between batches: throws to stop this job (the worker's memory guard). */
-  readonly memoryCheck?: () => void;
+  /** Between batches: throws to stop the extraction (the worker's memory guard). */
+  readonly checkpoint?: () => void;
   /** Told of every table started and finished, rows read and bytes written. */
   readonly progress?: ProgressRecorder;
-  /** Told of rows read and bytes written per datasource engine (the worker's metrics). */
-  readonly throughput?: ThroughputRecorder;
   /** One span per table read. */
-  readonly tracing?: Tracing;
+  readonly tracer?: EngineTracer;
 }
 
-export interface ThroughputRecorder {
-  rows(engine: string, rows: number): void;
-  /** Bytes of a datasource's part of the result, `"configName":{…}`, as written. */
-  bytes(engine: string, bytes: number): void;
+/** What the executor reports as it goes: plain counter updates, no I/O. */
+export interface ProgressRecorder {
+  tableStarted(configName: string, table: string): void;
+  /** `engine`: the datasource's type (`POSTGRESQL`), for per-engine throughput. */
+  rowsRead(configName: string, table: string, rows: number, engine: string): void;
+  tableDone(configName: string, table: string): void;
+  /** `engine`: of the datasource whose part of the result the bytes are; none for the punctuation between parts. */
+  bytesWritten(bytes: number, engine?: string): void;
 }
 
-export interface ResultWriter {
+export interface ChunkWriter {
   /** Once it resolves the writer holds no reference to `chunk`: its memory may be reused. */
   write(chunk: string | Buffer): Promise<void>;
 }
@@ -47,13 +46,14 @@ export interface ExtractionStats {
 
 /**
  * Streams a planned extraction into `writer` as `{config: {table: [rows]}}` with configs and tables
- * in sorted order. Up to `maxParallelDatasources` datasources are read at once; the one at the head
- * of the output streams straight through, the others buffer a bounded amount and then wait. The
- * first failure cancels every reader and is rethrown once all of them have stopped.
+ * in sorted order (docs/value-mapping.md, "The result document"). Up to `maxParallelDatasources`
+ * datasources are read at once; the one at the head of the output streams straight through, the
+ * others buffer a bounded amount and then wait. The first failure cancels every reader and is
+ * rethrown once all of them have stopped.
  */
 export async function executePlan(
   plan: ExtractionPlan,
-  writer: ResultWriter,
+  writer: ChunkWriter,
   signal: AbortSignal,
   options: ExecutionOptions = {},
 ): Promise<ExtractionStats> {
@@ -69,8 +69,7 @@ export async function executePlan(
       await writer.write(chunk);
       const bytes = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
       written += bytes;
-      options.progress?.bytesWritten(bytes);
-      if (engine !== undefined) options.throughput?.bytes(engine, bytes);
+      options.progress?.bytesWritten(bytes, engine);
     },
   };
   const run = new AbortController();
@@ -129,7 +128,7 @@ async function readDatasource(
   channel: ChunkChannel,
   signal: AbortSignal,
   budget: ReadBudget,
-  { memoryCheck, progress, throughput, tracing = DISABLED_TRACING }: ExecutionOptions,
+  { checkpoint, progress, tracer = NO_TRACING }: ExecutionOptions,
 ): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   await channel.push(`${JSON.stringify(plan.configName)}:{`);
@@ -138,20 +137,19 @@ async function readDatasource(
     await channel.push(`${index > 0 ? ',' : ''}${JSON.stringify(key)}:[`);
     let rows = 0;
     progress?.tableStarted(plan.configName, key);
-    const span = tracing.startSpan(SPAN.readTable, {
+    const span = tracer.startSpan(SPAN.readTable, {
       [ATTR.datasource]: plan.configName,
       [ATTR.table]: key,
       [ATTR.engine]: plan.datasource.type,
     });
     try {
       for await (const batch of plan.session.readRows({ ...request, budget }, signal)) {
-        memoryCheck?.();
+        checkpoint?.();
         if (batch.rowCount === 0) continue;
         if (rows > 0) await channel.push(',');
         await channel.push(batch.json, batch.release);
         rows += batch.rowCount;
-        progress?.rowsRead(plan.configName, key, batch.rowCount);
-        throughput?.rows(plan.datasource.type, batch.rowCount);
+        progress?.rowsRead(plan.configName, key, batch.rowCount, plan.datasource.type);
       }
     } catch (error) {
       throw span.fail(readFailure(plan.configName, key, error, signal));

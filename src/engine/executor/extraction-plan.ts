@@ -1,5 +1,5 @@
-import type { ExtractionCeilings } from '../../config/app-config.js';
 import type { ConnectorSession, ResolvedDatasource, TableReadRequest } from '../connectors/shared/engine-connector.js';
+import type { ExtractionCeilings } from '../request/data-request.js';
 
 export interface DatasourcePlan {
   readonly configName: string;

@@ -1,4 +1,4 @@
-import type { ErrorDetail } from '../../common/errors/fetcher.error.js';
+import type { ErrorDetail } from '../errors/fetcher-error.js';
 import { WILDCARD, type FilterCondition } from '../request/data-request.js';
 import type { ColumnInfo, SchemaSnapshot, TableReadRequest } from '../connectors/shared/engine-connector.js';
 import { parseTableReference } from './table-reference.js';

@@ -42,3 +42,17 @@ export interface ExtractionCeilings {
   readonly timeoutMs: number;
   readonly maxResultBytes: number;
 }
+
+/**
+ * The engine's limits when its caller sets none; a caller may only lower them (the service through
+ * ENGINE_MAX_RESULT_BYTES, a library through createEngine's `limits`, a request through its own
+ * `limits`). Documented in docs/request-limits.md.
+ */
+export const DEFAULT_CEILINGS: ExtractionCeilings = {
+  maxDatasources: 10,
+  maxTablesPerDatasource: 20,
+  maxFieldsPerTable: 50,
+  maxParallelDatasources: 4,
+  timeoutMs: 5 * 60 * 1000,
+  maxResultBytes: 256 * 1024 * 1024,
+};

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CEILINGS } from '../../config/app-config.js';
 import { DataRequestError } from './data-request.error.js';
 import { effectiveLimits, validateDataRequest } from './data-request.validator.js';
-import { MAX_VALUES_PER_OPERATOR, type DataRequestInput } from './data-request.js';
+import { DEFAULT_CEILINGS, MAX_VALUES_PER_OPERATOR, type DataRequestInput } from './data-request.js';
 
 function errorOf(request: DataRequestInput): DataRequestError {
   try {

@@ -1,4 +1,4 @@
-import type { ObjectUpload } from '../../storage/object-store.port.js';
+import type { ResultUpload } from './result-upload.js';
 
 /**
  * Gathers bytes into a buffer of fixed size and hands the buffer on each time it is full, so a run
@@ -29,7 +29,7 @@ export abstract class BufferedWriter {
 }
 
 /** An upload whose writes gather into parts of the buffer's size, refused once it ended or failed. */
-export abstract class BufferedUpload extends BufferedWriter implements ObjectUpload {
+export abstract class BufferedUpload extends BufferedWriter implements ResultUpload {
   async write(chunk: Buffer): Promise<void> {
     this.assertOpen();
     await this.gather(chunk);

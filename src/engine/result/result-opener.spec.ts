@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { sealToBase64 } from '../crypto/aes-gcm.js';
 import { deriveKey, KeyPurpose } from '../crypto/key-derivation.js';
-import { StorageError } from '../../storage/storage.error.js';
+import { ResultCodecError } from '../errors/engine-errors.js';
 import { hmacMatches, openResult } from './result-opener.js';
 
 describe('openResult', () => {
@@ -21,7 +21,7 @@ describe('openResult', () => {
     expect(openResult(Buffer.from(`${stored}\n`), master).plaintext.toString()).toBe('abc');
     // Buffer.from(…, 'base64') would quietly accept URL-safe characters and skip foreign bytes.
     expect(() => openResult(Buffer.from(`-${stored.slice(1)}`), master)).toThrow(/base64/);
-    expect(() => openResult(Buffer.from(`${stored.slice(0, 8)}*${stored.slice(9)}`), master)).toThrow(StorageError);
+    expect(() => openResult(Buffer.from(`${stored.slice(0, 8)}*${stored.slice(9)}`), master)).toThrow(ResultCodecError);
     expect(() => openResult(Buffer.from('AAAA'), master)).toThrow(/too short/);
   });
 });

@@ -1,8 +1,7 @@
 import { createDecipheriv, createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { GCM_NONCE_BYTES, GCM_TAG_BYTES } from '../crypto/aes-gcm.js';
 import { deriveResultKeys, type ResultKeys } from '../crypto/key-derivation.js';
-import { FetCode } from '../errors/fet-code.js';
-import { StorageError } from '../../storage/storage.error.js';
+import { ResultCodecError } from '../errors/engine-errors.js';
 
 export interface OpenedResult {
   readonly plaintext: Buffer;
@@ -17,7 +16,7 @@ const DECODE_SLICE_CHARS = 4 * 1024 * 1024;
 
 /**
  * Opens a stored result object: base64 → nonce ‖ ciphertext ‖ tag → verified plaintext, and
- * recomputes the HMAC a consumer would check against `resultHmac`. Throws a StorageError when the
+ * recomputes the HMAC a consumer would check against `resultHmac`. Throws a ResultCodecError when the
  * object is malformed or fails GCM authentication (wrong key, or any byte changed).
  */
 export function openResult(stored: Buffer, masterKey: Buffer): OpenedResult {
@@ -28,7 +27,7 @@ export function openResult(stored: Buffer, masterKey: Buffer): OpenedResult {
 export function openResultWithKeys(stored: Buffer, keys: ResultKeys): OpenedResult {
   const raw = decodeBase64(stored);
   if (raw.length < GCM_NONCE_BYTES + GCM_TAG_BYTES) {
-    throw new StorageError(FetCode.StorageFailed, `result object is too short to be sealed (${raw.length} bytes decoded)`);
+    throw new ResultCodecError(`result object is too short to be sealed (${raw.length} bytes decoded)`);
   }
   const nonce = raw.subarray(0, GCM_NONCE_BYTES);
   const tag = raw.subarray(raw.length - GCM_TAG_BYTES);
@@ -38,10 +37,7 @@ export function openResultWithKeys(stored: Buffer, keys: ResultKeys): OpenedResu
   try {
     plaintext = Buffer.concat([decipher.update(raw.subarray(GCM_NONCE_BYTES, raw.length - GCM_TAG_BYTES)), decipher.final()]);
   } catch {
-    throw new StorageError(
-      FetCode.StorageFailed,
-      'result object failed authentication: it was modified, or it was sealed with another key',
-    );
+    throw new ResultCodecError('result object failed authentication: it was modified, or it was sealed with another key');
   }
   return {
     plaintext,
@@ -62,7 +58,7 @@ function decodeBase64(stored: Buffer): Buffer {
   // Tolerate trailing whitespace added by a download tool or an editor; nothing else.
   while (end > 0 && (stored[end - 1] === 0x0a || stored[end - 1] === 0x0d || stored[end - 1] === 0x20)) end -= 1;
   const text = stored.subarray(0, end);
-  const malformed = () => new StorageError(FetCode.StorageFailed, 'result object is not standard base64 text');
+  const malformed = () => new ResultCodecError('result object is not standard base64 text');
   if (text.length % 4 !== 0) throw malformed();
   const out = Buffer.allocUnsafe((text.length / 4) * 3);
   let written = 0;

@@ -1,7 +1,7 @@
 import { createDecipheriv, createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { FetCode } from '../errors/fet-code.js';
-import { StorageError } from '../../storage/storage.error.js';
+import { ResultCodecError, ResultTooLargeError } from '../errors/engine-errors.js';
 import { MemoryUpload } from './testing/memory-upload.js';
 import { openResult } from './result-opener.js';
 import { ResultSealer } from './result-sealer.js';
@@ -109,7 +109,7 @@ describe('ResultSealer', () => {
     const tampered = Buffer.from(upload.body);
     const at = 5_000;
     tampered[at] = tampered[at] === 0x41 ? 0x42 : 0x41;
-    expect(() => openResult(tampered, master)).toThrow(StorageError);
+    expect(() => openResult(tampered, master)).toThrow(ResultCodecError);
     expect(() => openResult(upload.body, randomBytes(32))).toThrow(/authentication/);
   });
 
@@ -127,8 +127,8 @@ describe('ResultSealer', () => {
     const target = sealer(upload, 100);
     await target.write('x'.repeat(60));
     const error = await target.write('y'.repeat(41)).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(StorageError);
-    expect((error as StorageError).code).toBe(FetCode.ResultTooLarge);
+    expect(error).toBeInstanceOf(ResultTooLargeError);
+    expect((error as ResultTooLargeError).code).toBe(FetCode.ResultTooLarge);
     expect(target.sizeBytes).toBe(60);
     expect(upload.aborted).toBe(true);
     expect(upload.completed).toBe(false);
@@ -147,7 +147,7 @@ describe('ResultSealer', () => {
       error = await target.write(chunk).catch((e: unknown) => e);
       if (error) break;
     }
-    expect((error as StorageError).code).toBe(FetCode.ResultTooLarge);
+    expect((error as ResultTooLargeError).code).toBe(FetCode.ResultTooLarge);
     expect(upload.chunks.length).toBeGreaterThan(0);
     expect(upload.aborted).toBe(true);
     expect(upload.completed).toBe(false);

@@ -1,31 +1,32 @@
-import { createCipheriv, createHash, createHmac, randomBytes, type CipherGCM, type Hash, type Hmac } from 'node:crypto';
-import { GCM_NONCE_BYTES } from '../crypto/aes-gcm.js';
+import { createHash, type Hash } from 'node:crypto';
+import { ResultTooLargeError } from '../errors/engine-errors.js';
 import { BufferedWriter } from './buffered-writer.js';
-import type { ObjectUpload } from '../../storage/object-store.port.js';
-import { StorageError } from '../../storage/storage.error.js';
-import { Base64StreamEncoder } from './base64-stream.js';
+import { PlainEncoding, SealedEncoding, type ResultEncoding, type SealingKeys } from './result-encoding.js';
+import type { ResultUpload } from './result-upload.js';
 
 /** Plaintext gathered before one HMAC/encrypt/encode/upload step, so tiny writes stay cheap. */
 export const DEFAULT_COALESCE_BYTES = 64 * 1024;
 
-export interface ResultSealerOptions {
-  /** HKDF key `fetcher-external-hmac-v1`. */
-  readonly hmacKey: Buffer;
-  /** HKDF key `fetcher-storage-encryption-v1`. */
-  readonly encryptionKey: Buffer;
+export interface ResultWriterOptions {
   /** Plaintext bytes allowed; one more byte fails the write with FET-1101. */
   readonly maxPlaintextBytes: number;
-  readonly upload: ObjectUpload;
+  readonly upload: ResultUpload;
   readonly coalesceBytes?: number;
 }
 
-export interface SealedResult {
+export type ResultSealerOptions = ResultWriterOptions & SealingKeys;
+
+export interface WrittenResult {
   /** Plaintext bytes (before encryption and base64). */
   readonly sizeBytes: number;
-  /** HMAC-SHA256 of the plaintext, lowercase hex. */
-  readonly hmac: string;
   /** SHA-256 of the plaintext, lowercase hex. */
   readonly sha256: string;
+  /** HMAC-SHA256 of the plaintext, lowercase hex; only when sealed. */
+  readonly hmac?: string;
+}
+
+export interface SealedResult extends WrittenResult {
+  readonly hmac: string;
 }
 
 type SealerState = 'open' | 'finished' | 'failed' | 'aborted';
@@ -33,21 +34,19 @@ type SealerState = 'open' | 'finished' | 'failed' | 'aborted';
 const RESOLVED: Promise<void> = Promise.resolve();
 
 /**
- * Streams one result into storage as base64(nonce ‖ AES-256-GCM(plaintext) ‖ tag), signing the
- * exact plaintext bytes on the way. Memory is one coalescing buffer plus what the upload holds,
- * whatever the result size.
+ * Streams one result into an upload, hashing the exact plaintext bytes on the way (SHA-256) and
+ * storing them as its encoding says: as they are, or sealed (ResultSealer). Memory is one
+ * coalescing buffer plus what the encoding and the upload hold, whatever the result size.
  *
  * Writes must be awaited one at a time. Any failure (size limit, upload error) aborts the upload
  * before the write rejects, so a failed result never becomes visible even if the caller forgets
  * to call `abort`; calling it anyway is harmless.
  */
-export class ResultSealer extends BufferedWriter {
-  private readonly upload: ObjectUpload;
+export class ResultWriter extends BufferedWriter {
+  private readonly upload: ResultUpload;
   private readonly limit: number;
-  private readonly hmac: Hmac;
   private readonly sha256: Hash;
-  private readonly cipher: CipherGCM;
-  private readonly encoder: Base64StreamEncoder;
+  private readonly encoding: ResultEncoding;
   private readonly staging: Buffer;
   private readonly utf8 = new TextEncoder();
   private plaintextBytes = 0;
@@ -56,7 +55,7 @@ export class ResultSealer extends BufferedWriter {
   private failure: unknown;
   private uploadAborted = false;
 
-  constructor(options: ResultSealerOptions) {
+  constructor(options: ResultWriterOptions, encoding?: (flushBytes: number) => ResultEncoding) {
     super();
     if (!Number.isSafeInteger(options.maxPlaintextBytes) || options.maxPlaintextBytes < 0) {
       throw new RangeError(`maxPlaintextBytes must be a non-negative integer (got ${options.maxPlaintextBytes})`);
@@ -65,11 +64,8 @@ export class ResultSealer extends BufferedWriter {
     if (!Number.isSafeInteger(coalesce) || coalesce < 16) throw new RangeError(`coalesceBytes must be at least 16`);
     this.upload = options.upload;
     this.limit = options.maxPlaintextBytes;
-    this.hmac = createHmac('sha256', options.hmacKey);
     this.sha256 = createHash('sha256');
-    const nonce = randomBytes(GCM_NONCE_BYTES);
-    this.cipher = createCipheriv('aes-256-gcm', options.encryptionKey, nonce);
-    this.encoder = new Base64StreamEncoder(nonce);
+    this.encoding = encoding?.(coalesce) ?? new PlainEncoding();
     this.staging = Buffer.allocUnsafe(coalesce);
   }
 
@@ -79,14 +75,14 @@ export class ResultSealer extends BufferedWriter {
   }
 
   /**
-   * Appends plaintext. Rejects with `StorageError.tooLarge` before any byte of a write that would
+   * Appends plaintext. Rejects with `ResultTooLargeError` before any byte of a write that would
    * pass the limit goes anywhere. Resolves at once while the bytes fit the coalescing buffer.
    */
   write(text: string | Buffer): Promise<void> {
     const refusal = this.refusal();
     if (refusal) return Promise.reject(refusal);
     const size = typeof text === 'string' ? Buffer.byteLength(text, 'utf8') : text.length;
-    if (this.plaintextBytes + size > this.limit) return this.fail(StorageError.tooLarge(this.limit));
+    if (this.plaintextBytes + size > this.limit) return this.fail(ResultTooLargeError.limit(this.limit));
     this.plaintextBytes += size;
 
     if (this.filled + size < this.staging.length) {
@@ -100,21 +96,21 @@ export class ResultSealer extends BufferedWriter {
     return this.step(() => (typeof text === 'string' ? this.stageString(text) : this.gather(text)));
   }
 
-  /** Seals the object (GCM tag), makes it visible, and returns the plaintext's size and digests. */
-  async finish(): Promise<SealedResult> {
+  /** Ends the object (a sealed one with its GCM tag), makes it visible, and returns the plaintext's size and digests. */
+  async finish(): Promise<WrittenResult> {
     const refusal = this.refusal();
     if (refusal) throw refusal;
     await this.step(async () => {
       const plain = this.staging.subarray(0, this.filled);
       this.filled = 0;
-      this.hmac.update(plain);
       this.sha256.update(plain);
-      const tail = Buffer.concat([this.cipher.update(plain), this.cipher.final(), this.cipher.getAuthTag()]);
-      await this.upload.write(this.encoder.end(tail));
+      const last = this.encoding.end(plain);
+      if (last.length > 0) await this.upload.write(last);
       await this.upload.complete();
     });
     this.state = 'finished';
-    return { sizeBytes: this.plaintextBytes, hmac: this.hmac.digest('hex'), sha256: this.sha256.digest('hex') };
+    const hmac = this.encoding.hmac;
+    return { sizeBytes: this.plaintextBytes, sha256: this.sha256.digest('hex'), ...(hmac === undefined ? {} : { hmac }) };
   }
 
   /** Discards the result. Never throws; a no-op once finished. */
@@ -133,7 +129,7 @@ export class ResultSealer extends BufferedWriter {
       case 'aborted':
         return new Error('the result was aborted');
       case 'open':
-        return this.busy ? new Error('ResultSealer: await each write before the next write or finish') : undefined;
+        return this.busy ? new Error('ResultWriter: await each write before the next write or finish') : undefined;
     }
   }
 
@@ -193,15 +189,24 @@ export class ResultSealer extends BufferedWriter {
     await this.seal(bytes);
   }
 
-  /**
-   * Signs, encrypts and encodes `plain`; the encoded text goes to the upload once a coalescing
-   * buffer's worth has gathered, so a small piece (the comma between two batches) costs no write.
-   */
+  /** Hashes `plain` and hands what its encoding makes of it to the upload. */
   private async seal(plain: Buffer): Promise<void> {
-    this.hmac.update(plain);
     this.sha256.update(plain);
-    this.encoder.write(this.cipher.update(plain));
-    // The encoder reuses its output buffer: the upload is done with it once write resolves.
-    if (this.encoder.buffered >= this.staging.length) await this.upload.write(this.encoder.take());
+    const encoded = this.encoding.push(plain);
+    if (encoded !== undefined && encoded.length > 0) await this.upload.write(encoded);
+  }
+}
+
+/**
+ * A result stored as base64(nonce ‖ AES-256-GCM(plaintext) ‖ tag), its exact plaintext bytes
+ * signed on the way: what the service stores and `fetcher extract --seal` writes.
+ */
+export class ResultSealer extends ResultWriter {
+  constructor(options: ResultSealerOptions) {
+    super(options, (flushBytes) => new SealedEncoding(options, flushBytes));
+  }
+
+  override async finish(): Promise<SealedResult> {
+    return (await super.finish()) as SealedResult;
   }
 }

@@ -2,8 +2,7 @@ import { createDecipheriv, createHash, createHmac, type DecipherGCM, type Hash, 
 import { Transform, type TransformCallback, type TransformOptions } from 'node:stream';
 import { GCM_NONCE_BYTES, GCM_TAG_BYTES } from '../crypto/aes-gcm.js';
 import type { ResultKeys } from '../crypto/key-derivation.js';
-import { FetCode } from '../errors/fet-code.js';
-import { StorageError } from '../../storage/storage.error.js';
+import { ResultCodecError } from '../errors/engine-errors.js';
 import { Base64StreamDecoder, MalformedBase64Error } from './base64-stream-decoder.js';
 import { hmacMatches } from './result-opener.js';
 
@@ -22,12 +21,12 @@ export interface ExpectedPlaintext {
 export type VerificationCheck = 'base64' | 'too-short' | 'authentication' | 'size' | 'hmac' | 'sha256';
 
 /** A stored result that does not open to the plaintext its job recorded. Never names a key. */
-export class ResultVerificationError extends StorageError {
+export class ResultVerificationError extends ResultCodecError {
   constructor(
     readonly check: VerificationCheck,
     message: string,
   ) {
-    super(FetCode.StorageFailed, message);
+    super(message);
   }
 }
 

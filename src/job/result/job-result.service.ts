@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import { actsFor, type Principal } from '../../auth/principal.js';
 import { FetCode } from '../../engine/errors/fet-code.js';
 import { FetExceptionFilter } from '../../common/errors/fet-exception.filter.js';
-import { FetcherError } from '../../common/errors/fetcher.error.js';
+import { FetcherError } from '../../engine/errors/fetcher-error.js';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { notFound } from '../../datasource/datasource.error.js';
 import { ResultVerificationError, type ExpectedPlaintext, type ResultStreamOpener } from '../../engine/result/result-stream-opener.js';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { actsFor, type Principal } from '../../auth/principal.js';
 import { FetCode } from '../../engine/errors/fet-code.js';
-import { ServiceUnavailableError } from '../../common/errors/fetcher.error.js';
+import { ServiceUnavailableError } from '../../common/errors/request-errors.js';
 import { notFound } from '../../datasource/datasource.error.js';
 import { OBJECT_STORE, type ObjectStore } from '../../storage/object-store.port.js';
 import type { JobRecord } from '../job.entity.js';

@@ -18,7 +18,6 @@ const DS: ResolvedDatasource = {
   password: 'p@ss:w/rd?&%20+ ',
   ssl: { mode: null },
   metadata: {},
-  productName: 'p',
   internal: false,
 };
 const ds = (overrides: Partial<ResolvedDatasource>): ResolvedDatasource => ({ ...DS, ...overrides });

@@ -44,7 +44,6 @@ const DS: ResolvedDatasource = {
   password: 'hunter2-very-secret',
   ssl: { mode: 'true' },
   metadata: { authSource: 'users_db' },
-  productName: 'p',
   internal: false,
 };
 

@@ -1,4 +1,4 @@
-import type { ConnectFailureReason, DatasourceConnectError } from '../../../datasource/datasource.error.js';
+import type { ConnectFailureReason, DatasourceConnectError } from '../../errors/datasource-errors.js';
 import { SOCKET_FAILURES, stringField as str, TIMEOUT_CODES, tlsSigns } from '../shared/connect-failure.js';
 import { commonDetail, connectError, endpointOf } from '../shared/connect-failure-message.js';
 import type { ResolvedDatasource } from '../shared/engine-connector.js';

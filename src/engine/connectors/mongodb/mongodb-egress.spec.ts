@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DatasourceSessions } from '../../../datasource/datasource-sessions.service.js';
+import { DatasourceSessions } from '../../sessions/datasource-sessions.js';
 import { DatasourceType } from '../datasource-type.js';
-import { HostGuard } from '../../egress/egress-guard.js';
+import { EgressGuard } from '../../egress/egress-guard.js';
 import { startCountingListener, type CountingListener } from '../../egress/testing/counting-listener.js';
 import { ConnectorRegistry } from '../shared/connector-registry.js';
 import type { ConnectorSession, ResolvedDatasource, TableInfo } from '../shared/engine-connector.js';
@@ -26,7 +26,6 @@ const datasource = (port: number, host: string): ResolvedDatasource => ({
   password: '',
   ssl: { mode: null },
   metadata: { directConnection: 'false' },
-  productName: 'p',
   internal: false,
 });
 
@@ -55,7 +54,7 @@ describe('MongoDB egress', () => {
       hello: { setName: 'rs0', hosts: [advertised], primary: advertised, me: advertised, setVersion: 1 },
     });
     const resolved: string[] = [];
-    const guard = new HostGuard(
+    const guard = new EgressGuard(
       { allowPrivateHosts: true },
       async (host) => (resolved.push(host), host === 'mongo.fetcher-egress.test' ? ['127.0.0.1'] : []),
     );

@@ -1,6 +1,6 @@
 import { Decimal128, Int32, Long, ObjectId, type Document } from 'mongodb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DatasourceQueryError } from '../../../datasource/datasource.error.js';
+import { DatasourceQueryError } from '../../errors/datasource-errors.js';
 import type { ConnectorSession, RowBatch, TableInfo } from '../shared/engine-connector.js';
 import { MongoDbConnector } from './mongodb.connector.js';
 import { fakeMongoDatasource } from './testing/fake-mongo-datasource.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DatasourceType } from '../datasource-type.js';
-import { DatasourceConnectError } from '../../../datasource/datasource.error.js';
+import { DatasourceConnectError } from '../../errors/datasource-errors.js';
 import type { ResolvedDatasource } from '../shared/engine-connector.js';
 import { MongoDbConnector } from './mongodb.connector.js';
 import { fakeMongoDatasource } from './testing/fake-mongo-datasource.js';

@@ -1,4 +1,3 @@
-import { Injectable } from '@nestjs/common';
 import { ConnectorBase } from '../shared/connector-base.js';
 import type { ConnectorSession, OpenSessionOptions, ResolvedDatasource } from '../shared/engine-connector.js';
 import { OpenAttempt } from '../shared/open-attempt.js';
@@ -11,7 +10,6 @@ import { MongoDbSession } from './mongodb-session.js';
  * MongoDB through the official driver. A collection is a table, a field path (`a` or `a.b`) a
  * column: discovery samples documents, reads project exactly the requested paths.
  */
-@Injectable()
 export class MongoDbConnector extends ConnectorBase {
   readonly facts = MONGODB_ENGINE;
 

@@ -15,7 +15,6 @@ const DS: ResolvedDatasource = {
   password: 'p@ss:w/rd?&=+ %',
   ssl: { mode: null },
   metadata: {},
-  productName: null,
   internal: false,
 };
 

@@ -23,7 +23,6 @@ const DS: ResolvedDatasource = {
   password: 'hunter2-very-secret',
   ssl: { mode: 'true' },
   metadata: {},
-  productName: 'p',
   internal: false,
 };
 

@@ -1,4 +1,3 @@
-import { Injectable } from '@nestjs/common';
 import { ConnectorBase } from '../shared/connector-base.js';
 import type { ConnectorSession, OpenSessionOptions, ResolvedDatasource } from '../shared/engine-connector.js';
 import { cancelConnectTimeoutMs, OpenAttempt } from '../shared/open-attempt.js';
@@ -9,7 +8,6 @@ import { MySqlSession } from './mysql-session.js';
 import { sslPlan } from './mysql-ssl.js';
 
 /** MySQL and MariaDB through mysql2. */
-@Injectable()
 export class MySqlConnector extends ConnectorBase {
   readonly facts = MYSQL_ENGINE;
 

@@ -19,7 +19,6 @@ const DS: ResolvedDatasource = {
   password: 'p@ss:w/rd?&=+ %()',
   ssl: { mode: null },
   metadata: { serviceName: 'FREEPDB1' },
-  productName: null,
   internal: false,
 };
 

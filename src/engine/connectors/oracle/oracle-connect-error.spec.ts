@@ -32,7 +32,6 @@ const DS: ResolvedDatasource = {
   password: 'hunter2-very-secret',
   ssl: { mode: 'verify' },
   metadata: { serviceName: 'FREEPDB1' },
-  productName: 'p',
   internal: false,
 };
 

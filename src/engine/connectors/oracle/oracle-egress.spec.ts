@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DatasourceSessions } from '../../../datasource/datasource-sessions.service.js';
+import { DatasourceSessions } from '../../sessions/datasource-sessions.js';
 import { DatasourceType } from '../datasource-type.js';
-import { DatasourceConnectError } from '../../../datasource/datasource.error.js';
+import { DatasourceConnectError } from '../../errors/datasource-errors.js';
 import { startCountingListener, type CountingListener } from '../../egress/testing/counting-listener.js';
 import { PolicyOverrideGuard } from '../../egress/testing/policy-override-guard.js';
 import { ConnectorRegistry } from '../shared/connector-registry.js';
@@ -26,7 +26,6 @@ const datasource = (port: number): ResolvedDatasource => ({
   password: 'not-a-real-secret',
   ssl: { mode: null },
   metadata: { serviceName: 'FREEPDB1' },
-  productName: 'p',
   internal: false,
 });
 

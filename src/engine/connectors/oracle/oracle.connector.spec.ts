@@ -15,7 +15,6 @@ const DS: ResolvedDatasource = {
   password: 'secret',
   ssl: { mode: null },
   metadata: { serviceName: 'FREEPDB1' },
-  productName: null,
   internal: false,
 };
 

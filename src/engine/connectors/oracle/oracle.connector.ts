@@ -1,4 +1,3 @@
-import { Injectable } from '@nestjs/common';
 import { runInEgressScope } from '../../egress/egress-scope.js';
 import { ConnectorBase } from '../shared/connector-base.js';
 import type { ConnectorSession, OpenSessionOptions, ResolvedDatasource } from '../shared/engine-connector.js';
@@ -24,11 +23,10 @@ export function loginSchema(userName: string): string {
  * Unqualified table names read the login's schema (docs/api.md, "Tables and result keys"); result
  * keys and column names are Oracle's own, i.e. upper-case for every name created without quotes.
  */
-@Injectable()
 export class OracleConnector extends ConnectorBase {
   readonly facts = ORACLE_ENGINE;
 
-  /** node-oracledb, loaded when first needed (no constructor parameter: Nest injects this class). */
+  /** node-oracledb, loaded when first needed. */
   private get driver(): OracleDriver {
     return oracleDriver();
   }

@@ -22,7 +22,6 @@ const DS: ResolvedDatasource = {
   password: 'hunter2-very-secret',
   ssl: { mode: 'require' },
   metadata: {},
-  productName: 'p',
   internal: false,
 };
 

@@ -1,4 +1,4 @@
-import type { ConnectFailureReason, DatasourceConnectError } from '../../../datasource/datasource.error.js';
+import type { ConnectFailureReason, DatasourceConnectError } from '../../errors/datasource-errors.js';
 import { safeCode, SOCKET_FAILURES, stringField, TIMEOUT_CODES, tlsSigns } from '../shared/connect-failure.js';
 import { commonDetail, connectError, SERVER_WITHOUT_SSL } from '../shared/connect-failure-message.js';
 import type { ResolvedDatasource } from '../shared/engine-connector.js';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { FetcherError } from '../../../common/errors/fetcher.error.js';
-import { DatasourceQueryError } from '../../../datasource/datasource.error.js';
+import { FetcherError } from '../../errors/fetcher-error.js';
+import { DatasourceQueryError } from '../../errors/datasource-errors.js';
 import { ABORT_BUDGET_MS, abortableRead } from '../shared/abortable-read.js';
 import type { RowBatch, TableReadRequest } from '../shared/engine-connector.js';
 import { DEFAULT_READ_BUDGET, ValueTooLargeError } from '../shared/read-budget.js';

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { SILENT_LOGGER, type EngineLogger } from '../../support/engine-logger.js';
 import { ConnectorBase } from '../shared/connector-base.js';
 import type { ConnectorSession, OpenSessionOptions, ResolvedDatasource } from '../shared/engine-connector.js';
 import { cancelConnectTimeoutMs, OpenAttempt } from '../shared/open-attempt.js';
@@ -14,16 +14,16 @@ import { sslPlan } from './postgres-ssl.js';
  * whose server refused COPY once. `cursor`: always a cursor.
  */
 export type PostgresReadPath = 'copy' | 'cursor';
-export const POSTGRES_READ_PATH = Symbol('POSTGRES_READ_PATH');
 
-@Injectable()
 export class PostgresConnector extends ConnectorBase {
   readonly facts = POSTGRES_ENGINE;
-  private readonly logger = new Logger('PostgresConnector');
   /** Connection records whose server refused COPY: remembered for the life of the process. */
   private readonly copyRefused = new Set<string>();
 
-  constructor(@Optional() @Inject(POSTGRES_READ_PATH) private readonly readPath: PostgresReadPath = 'copy') {
+  constructor(
+    private readonly readPath: PostgresReadPath = 'copy',
+    private readonly logger: EngineLogger = SILENT_LOGGER,
+  ) {
     super();
   }
 

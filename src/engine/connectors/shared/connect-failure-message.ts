@@ -1,4 +1,4 @@
-import { type ConnectFailureReason, DatasourceConnectError } from '../../../datasource/datasource.error.js';
+import { type ConnectFailureReason, DatasourceConnectError } from '../../errors/datasource-errors.js';
 import type { ResolvedDatasource } from './engine-connector.js';
 import { plaintextRefusalMessage } from './plaintext-password.js';
 import { SOCKET_FAILURES } from './connect-failure.js';

@@ -1,15 +1,13 @@
-import { Inject, Injectable } from '@nestjs/common';
 import type { DatasourceType } from '../datasource-type.js';
 import type { EngineFacts } from './engine-definition.js';
-import { ENGINE_CONNECTORS, type EngineConnector } from './engine-connector.js';
+import type { EngineConnector } from './engine-connector.js';
 import { engineFacts } from './engine-facts.js';
 
-/** Finds the connector for an engine, and what is known of the engine before connecting; engines are registered in DatasourceModule. */
-@Injectable()
+/** Finds the connector for an engine, and what is known of the engine before connecting. */
 export class ConnectorRegistry {
   private readonly byType: Map<DatasourceType, EngineConnector>;
 
-  constructor(@Inject(ENGINE_CONNECTORS) connectors: EngineConnector[]) {
+  constructor(connectors: readonly EngineConnector[]) {
     this.byType = new Map(connectors.map((connector) => [connector.type, connector]));
   }
 

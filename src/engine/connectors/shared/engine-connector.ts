@@ -20,11 +20,11 @@ export interface DatasourceEndpoint {
   readonly metadata: Readonly<Record<string, unknown>>;
 }
 
-/** A connection record with its secrets decrypted, ready for a driver. Never logged or returned. */
+/** A datasource with its secrets in clear, ready for a driver. Never logged or returned. */
 export interface ResolvedDatasource extends DatasourceEndpoint {
+  /** Stable identity: what the engine remembers of a datasource is keyed by it (a server that refused COPY). */
   readonly id: string;
-  readonly productName: string | null;
-  /** Declared through DATASOURCE_<NAME>_* variables: no product, no SSRF guard, no test at job creation. */
+  /** Declared by whoever runs the process (the service's DATASOURCE_<NAME>_* variables): no egress check, it connects by name. */
   readonly internal: boolean;
 }
 
@@ -113,7 +113,7 @@ export interface OpenSessionOptions {
 
 /**
  * One database engine. Adding an engine is its facts (`<engine>-engine.ts`, listed in
- * engine-facts.ts) and one class implementing this, registered in DatasourceModule.
+ * engine-facts.ts) and one class implementing this, added to defaultConnectors (default-connectors.ts).
  */
 export interface EngineConnector {
   /** The `type` of its engine's facts. */
@@ -128,5 +128,3 @@ export interface EngineConnector {
   /** Opens a real connection (and checks it answers). Throws DatasourceConnectError on failure. */
   open(datasource: ResolvedDatasource, options: OpenSessionOptions): Promise<ConnectorSession>;
 }
-
-export const ENGINE_CONNECTORS = Symbol('ENGINE_CONNECTORS');

@@ -1,4 +1,4 @@
-import { DatasourceQueryError } from '../../../datasource/datasource.error.js';
+import { DatasourceQueryError } from '../../errors/datasource-errors.js';
 import { ValueTooLargeError } from './read-budget.js';
 
 /** How long a session's close() may take before whatever still holds it is cut. */

@@ -1,5 +1,4 @@
-import { FetCode } from '../../errors/fet-code.js';
-import { FetcherError } from '../../../common/errors/fetcher.error.js';
+import { ResultTooLargeError } from '../../errors/engine-errors.js';
 
 /**
  * What one table read may hold in memory, in bytes. A row count alone does not bound memory: 2,000
@@ -44,10 +43,9 @@ export function nextFetchRows(budget: ReadBudget, previousRows: number, rowsSeen
 }
 
 /** A value (or row) that alone exceeds what the job may still write. Same code as a result over its limit. */
-export class ValueTooLargeError extends FetcherError {
+export class ValueTooLargeError extends ResultTooLargeError {
   constructor(table: string, valueBytes: number, remainingBytes: number) {
     super(
-      FetCode.ResultTooLarge,
       `a value of ${valueBytes} bytes in table '${table}' exceeds what the result may still hold (${Math.max(0, remainingBytes)} bytes); nothing was stored`,
     );
   }

@@ -1,4 +1,4 @@
-import type { ConnectFailureReason, DatasourceConnectError } from '../../../datasource/datasource.error.js';
+import type { ConnectFailureReason, DatasourceConnectError } from '../../errors/datasource-errors.js';
 import { SAFE_CODE, SOCKET_FAILURES, TIMEOUT_CODES as COMMON_TIMEOUT_CODES, tlsSigns } from '../shared/connect-failure.js';
 import { commonDetail, connectError, endpointOf, UNSUPPORTED_SSL_MODE } from '../shared/connect-failure-message.js';
 import type { ResolvedDatasource } from '../shared/engine-connector.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DatasourceSessions } from '../../../datasource/datasource-sessions.service.js';
-import { DatasourceConnectError } from '../../../datasource/datasource.error.js';
-import { HostGuard } from '../../egress/egress-guard.js';
+import { DatasourceSessions } from '../../sessions/datasource-sessions.js';
+import { DatasourceConnectError } from '../../errors/datasource-errors.js';
+import { EgressGuard } from '../../egress/egress-guard.js';
 import { createTestCertificates } from '../../../../test/helpers/test-certificates.js';
 import type { AddressResolver } from '../../egress/address-resolver.js';
 import { startCountingListener, type CountingListener } from '../../egress/testing/counting-listener.js';
@@ -105,7 +105,7 @@ describe('SQL Server TLS while dialling the checked address', () => {
   const names: Record<string, string[]> = { localhost: ['127.0.0.1'], 'sql-tls.fetcher-egress.test': ['127.0.0.1'] };
   const subject = new DatasourceSessions(
     new ConnectorRegistry([new SqlServerConnector()]),
-    new HostGuard({ allowPrivateHosts: true }, async (host) => names[host] ?? []),
+    new EgressGuard({ allowPrivateHosts: true }, async (host) => names[host] ?? []),
     { allowPlaintextPassword: false },
   );
 

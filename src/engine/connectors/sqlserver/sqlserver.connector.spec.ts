@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestCertificates, type TestCertificates } from '../../../../test/helpers/test-certificates.js';
 import { DatasourceType } from '../datasource-type.js';
-import { DatasourceConnectError } from '../../../datasource/datasource.error.js';
+import { DatasourceConnectError } from '../../errors/datasource-errors.js';
 import type { ResolvedDatasource } from '../shared/engine-connector.js';
 import type { SqlServerSession } from './sqlserver-session.js';
 import { SqlServerConnector } from './sqlserver.connector.js';

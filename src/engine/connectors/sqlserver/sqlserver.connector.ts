@@ -1,4 +1,3 @@
-import { Injectable } from '@nestjs/common';
 import { ConnectorBase } from '../shared/connector-base.js';
 import type { ConnectorSession, OpenSessionOptions, ResolvedDatasource } from '../shared/engine-connector.js';
 import { OpenAttempt } from '../shared/open-attempt.js';
@@ -10,7 +9,6 @@ import { SqlServerSession } from './sqlserver-session.js';
 import { tlsOptions } from './sqlserver-ssl.js';
 
 /** SQL Server (2012+) and Azure SQL through mssql/tedious. */
-@Injectable()
 export class SqlServerConnector extends ConnectorBase {
   readonly facts = SQLSERVER_ENGINE;
 

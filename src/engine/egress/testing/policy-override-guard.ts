@@ -1,12 +1,12 @@
 import type { AddressVerdict } from '../address-policy.js';
 import type { AddressResolver } from '../address-resolver.js';
-import { HostGuard } from '../egress-guard.js';
+import { EgressGuard } from '../egress-guard.js';
 
 /**
  * The real guard (private hosts refused) with some addresses declared public: test servers can
  * only listen on loopback, and a test needs one of them reachable while another stays refused.
  */
-export class PolicyOverrideGuard extends HostGuard {
+export class PolicyOverrideGuard extends EgressGuard {
   private readonly publicAddresses: ReadonlySet<string>;
 
   constructor(publicAddresses: readonly string[], resolver: AddressResolver = async () => []) {

@@ -1,7 +1,7 @@
-import type { ObjectUpload } from '../../../storage/object-store.port.js';
+import type { ResultUpload } from '../result-upload.js';
 
-/** An ObjectUpload that keeps everything in memory and records how it was used. For tests. */
-export class MemoryUpload implements ObjectUpload {
+/** A ResultUpload that keeps everything in memory and records how it was used. For tests. */
+export class MemoryUpload implements ResultUpload {
   readonly chunks: Buffer[] = [];
   completed = false;
   aborted = false;

@@ -14,7 +14,6 @@ export const fakeMongoDatasource = (port: number, overrides: Partial<ResolvedDat
   password: '',
   ssl: { mode: null },
   metadata: {},
-  productName: null,
   internal: false,
   ...overrides,
 });

@@ -18,7 +18,6 @@ export function fakeOracleDatasource(port: number, overrides: Partial<ResolvedDa
     password: FAKE_ORACLE_PASSWORD,
     ssl: { mode: null },
     metadata: { serviceName: 'FREEPDB1' },
-    productName: null,
     internal: false,
     ...overrides,
   };

@@ -16,7 +16,6 @@ export function fakeDatasource(port: number, overrides: Partial<ResolvedDatasour
     password: 'hunter2-very-secret',
     ssl: { mode: null },
     metadata: {},
-    productName: null,
     internal: false,
     ...overrides,
   };

@@ -1,20 +1,27 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
-import { FetCode } from '../engine/errors/fet-code.js';
-import { FetcherError, type ErrorDetail } from '../common/errors/fetcher.error.js';
-import { ATTR, SPAN } from '../engine/tracing/span-names.js';
-import { Tracing } from '../common/tracing/tracing.js';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import type { ConnectorSession } from '../engine/connectors/shared/engine-connector.js';
-import { DatasourceConnectError } from '../datasource/datasource.error.js';
-import { DatasourceSessions } from '../datasource/datasource-sessions.service.js';
-import { RequestedSchemaMatcher, type DatasourceMatch } from '../datasource/schema/requested-schema-matcher.service.js';
-import { checkDataRequest } from '../job/data-request-check.js';
-import { effectiveLimits } from '../engine/request/data-request.validator.js';
-import type { JobRecord } from '../job/job.entity.js';
-import type { ExtractionPlan } from '../engine/executor/extraction-plan.js';
-import { ExtractionError } from '../engine/errors/extraction-error.js';
+import type { ConnectorSession, ResolvedDatasource, SchemaSnapshot } from '../connectors/shared/engine-connector.js';
+import { DatasourceConnectError } from '../errors/datasource-errors.js';
+import { DatasourceProbeError, ExtractionError } from '../errors/engine-errors.js';
+import { FetCode } from '../errors/fet-code.js';
+import { FetcherError, type ErrorDetail } from '../errors/fetcher-error.js';
+import type { ExtractionPlan } from '../executor/extraction-plan.js';
+import type { ExtractionCeilings } from '../request/data-request.js';
+import type { DatasourceSessions } from '../sessions/datasource-sessions.js';
+import { ATTR, SPAN } from '../tracing/span-names.js';
+import { NO_TRACING, type EngineTracer } from '../tracing/engine-tracer.js';
+import { collectRequested, matchRequested, type DatasourceMatch, type SchemaRequest } from './requested-schema.js';
 
-const CONNECT_TIMEOUT_MS = 15_000;
+export interface PlanInput {
+  /** A request that passed validateDataRequest. */
+  readonly request: SchemaRequest;
+  /** Every datasource found for a name of the request; a name without one fails with FET-1020. */
+  readonly datasources: ReadonlyMap<string, ResolvedDatasource>;
+  /** This extraction's limits (the ceilings lowered by the request's own). */
+  readonly limits: ExtractionCeilings;
+  readonly connectTimeoutMs: number;
+  /** Each datasource's discovery, after its connect; FET-1043 once it passes. */
+  readonly discoveryTimeoutMs: number;
+  readonly signal: AbortSignal;
+}
 
 type PlanFailure = {
   readonly details: readonly ErrorDetail[];
@@ -23,60 +30,72 @@ type PlanFailure = {
 };
 
 /**
- * Resolves every datasource, discovers only the namespaces the job names (once per datasource,
- * on the session its extraction then reads through), and validates every table, field and
- * filter field before any data query. All offenders are reported together.
+ * Discovers only the namespaces a request names (once per datasource, on the session its
+ * extraction then reads through), and validates every table, field and filter field before any
+ * data query. All offenders are reported together; on any failure every session is closed.
  */
-@Injectable()
 export class ExtractionPlanner {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly matcher: RequestedSchemaMatcher,
     private readonly sessions: DatasourceSessions,
-    @Optional() private readonly tracing: Tracing = Tracing.disabled(),
+    private readonly tracer: EngineTracer = NO_TRACING,
   ) {}
 
-  plan(job: JobRecord, signal: AbortSignal): Promise<ExtractionPlan> {
-    const datasources = Object.keys(job.mappedFields).length;
-    return this.tracing.inSpan(SPAN.plan, { [ATTR.datasourceCount]: datasources }, async (span) => {
-      const plan = await this.discoverAndValidate(job, signal);
+  plan(input: PlanInput): Promise<ExtractionPlan> {
+    const datasources = Object.keys(input.request.mappedFields).length;
+    return this.tracer.inSpan(SPAN.plan, { [ATTR.datasourceCount]: datasources }, async (span) => {
+      const plan = await this.discoverAndValidate(input);
       const tables = plan.datasources.reduce((sum, datasource) => sum + datasource.tables.length, 0);
       span.setAttribute(ATTR.tableCount, tables);
       return plan;
     });
   }
 
-  private async discoverAndValidate(job: JobRecord, signal: AbortSignal): Promise<ExtractionPlan> {
-    checkDataRequest(
-      { mappedFields: job.mappedFields, filters: job.filters ?? undefined, limits: job.limits ?? undefined },
-      this.config.extraction,
-    );
-    const limits = effectiveLimits(this.config.extraction, job.limits);
-    const requested = await this.matcher.collect({ mappedFields: job.mappedFields, filters: job.filters });
-
+  private async discoverAndValidate(input: PlanInput): Promise<ExtractionPlan> {
+    const { request, datasources, limits, connectTimeoutMs, signal } = input;
+    const requested = collectRequested(request, datasources, this.sessions);
     const opened = new Map<string, ConnectorSession>();
-    const matches = await this.matcher.match(requested, limits.maxParallelDatasources, async (datasource, schemas) => {
-      const session = await this.sessions.open(datasource, { connectTimeoutMs: CONNECT_TIMEOUT_MS, signal });
+    const matches = await matchRequested(requested, limits.maxParallelDatasources, async (datasource, schemas) => {
+      const session = await this.sessions.open(datasource, { connectTimeoutMs, signal });
       opened.set(datasource.configName, session);
-      return session.discover(schemas, signal);
+      return discoverWithin(session, datasource.configName, schemas, input.discoveryTimeoutMs, signal);
     });
 
     const closeAll = () => Promise.allSettled([...opened.values()].map((session) => session.close()));
     if (signal.aborted) {
-      // The job's deadline or a shutdown, whatever planning had reached.
+      // The deadline or a shutdown, whatever planning had reached.
       await closeAll();
       throw signal.reason;
     }
     const failures = matches.flatMap((match) => failureOf(match, opened.has(match.configName)));
     if (failures.length === 0) {
-      const datasources = matches.map((match) => {
+      const planned = matches.map((match) => {
         const { configName, datasource, tables } = match as Extract<DatasourceMatch, { status: 'matched' }>;
         return { configName, datasource, session: opened.get(configName) as ConnectorSession, tables };
       });
-      return { datasources, limits };
+      return { datasources: planned, limits };
     }
     await closeAll();
     throw planningError(failures);
+  }
+}
+
+/** A discovery that a silent server cannot hold past `timeoutMs` (FET-1043); the outer signal's abort stays itself. */
+async function discoverWithin(
+  session: ConnectorSession,
+  configName: string,
+  schemas: readonly string[],
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<SchemaSnapshot> {
+  const deadline = AbortSignal.timeout(timeoutMs);
+  try {
+    return await session.discover(schemas, AbortSignal.any([signal, deadline]));
+  } catch (error) {
+    if (!deadline.aborted || signal.aborted) throw error;
+    throw new DatasourceProbeError(
+      FetCode.SchemaDiscoveryTimeout,
+      `datasource '${configName}' did not answer its schema discovery within ${timeoutMs} ms; the query was cancelled`,
+    );
   }
 }
 
@@ -88,7 +107,7 @@ function failureOf(match: DatasourceMatch, opened: boolean): PlanFailure[] {
     case 'matched':
       return match.details.length > 0 ? [{ details: match.details }] : [];
     case 'unavailable': {
-      if (!opened) return [unavailable(match.configName, match.error)];
+      if (!opened || match.error instanceof FetcherError) return [unavailable(match.configName, match.error)];
       const message = match.error instanceof Error ? match.error.message : String(match.error);
       return [
         {
@@ -102,7 +121,7 @@ function failureOf(match: DatasourceMatch, opened: boolean): PlanFailure[] {
 
 function unavailable(configName: string, error: unknown): PlanFailure {
   if (error instanceof FetcherError) {
-    // The SSRF guard refused the host: the job fails with its code, not as "unreachable".
+    // The egress policy refused the host, or discovery passed its deadline: the extraction fails with that code.
     return {
       unavailable: error.code,
       details: [{ type: 'datasource_unavailable', datasource: configName, message: error.message }],

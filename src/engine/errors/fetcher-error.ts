@@ -1,11 +1,18 @@
-import type { RequestProblem } from '../../engine/request/data-request.error.js';
-import { FET_CATALOGUE, FetCode } from '../../engine/errors/fet-code.js';
+import { FET_CATALOGUE, type FetCode } from './fet-code.js';
 
 /**
  * One offending item of a request or a job: which datasource, table, field, and what is wrong.
- * The request language's own problems are these, so they reach the envelope as they are.
+ * The request language's problems are these, so they reach the envelope as they are.
  */
-export type ErrorDetail = RequestProblem;
+export interface ErrorDetail {
+  readonly type: string;
+  readonly datasource?: string;
+  readonly table?: string;
+  readonly field?: string;
+  readonly operator?: string;
+  readonly reason?: string;
+  readonly message?: string;
+}
 
 export interface FetcherErrorOptions {
   /** field path → what is wrong with it (request validation) */
@@ -19,8 +26,10 @@ export interface FetcherErrorOptions {
 }
 
 /**
- * Base of every domain error. Each module derives its own class (DatasourceError, JobError, …);
- * the global filter renders any of them as the FET envelope. Messages must never carry secrets.
+ * Base of every error that carries a FET code: the engine's own (a refused request, a failed
+ * extraction, a result that does not open) and each service module's (DatasourceError, JobError, …).
+ * The service's global filter renders any of them as the FET envelope; the engine's callers read
+ * `code`. Messages must never carry secrets.
  */
 export abstract class FetcherError extends Error {
   readonly fields?: Record<string, string>;
@@ -28,7 +37,8 @@ export abstract class FetcherError extends Error {
   readonly headers?: Record<string, string>;
   readonly extra?: Record<string, string | number>;
 
-  protected constructor(
+  /** Public so that a domain's class needs no constructor of its own; the class itself is abstract. */
+  constructor(
     readonly code: FetCode,
     message: string,
     options: FetcherErrorOptions = {},
@@ -47,19 +57,5 @@ export abstract class FetcherError extends Error {
 
   get title(): string {
     return FET_CATALOGUE[this.code].title;
-  }
-}
-
-/** A request the API refuses before any domain logic: body, header, path or query problems. */
-export class RequestValidationError extends FetcherError {
-  constructor(code: FetCode, message: string, options: FetcherErrorOptions = {}) {
-    super(code, message, options);
-  }
-}
-
-/** Infrastructure the request needs is not available right now (database, queue, storage). */
-export class ServiceUnavailableError extends FetcherError {
-  constructor(message: string, options: FetcherErrorOptions = {}) {
-    super(FetCode.ServiceUnavailable, message, options);
   }
 }

@@ -1,9 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { ConnectorRegistry } from '../engine/connectors/shared/connector-registry.js';
-import type { ConnectorSession, OpenSessionOptions, ResolvedDatasource } from '../engine/connectors/shared/engine-connector.js';
-import { DatasourceConnectError } from './datasource.error.js';
-import { HostGuard } from '../engine/egress/egress-guard.js';
+import { ConnectorRegistry } from '../connectors/shared/connector-registry.js';
+import type { ConnectorSession, OpenSessionOptions, ResolvedDatasource } from '../connectors/shared/engine-connector.js';
+import { DatasourceConnectError } from '../errors/datasource-errors.js';
+import { EgressGuard } from '../egress/egress-guard.js';
 
 /**
  * The one way into a datasource: finds its engine connector and runs the SSRF guard right before
@@ -12,12 +10,11 @@ import { HostGuard } from '../engine/egress/egress-guard.js';
  * other socket. Internal datasources, declared by the operator, connect by name unchecked. The
  * plaintext-password rule applies to every datasource, internal ones included.
  */
-@Injectable()
 export class DatasourceSessions {
   constructor(
     private readonly connectors: ConnectorRegistry,
-    private readonly guard: HostGuard,
-    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'allowPlaintextPassword'>,
+    private readonly guard: EgressGuard,
+    private readonly config: { readonly allowPlaintextPassword: boolean },
   ) {}
 
   /** Namespace of unqualified table names, or null when the engine has none. */

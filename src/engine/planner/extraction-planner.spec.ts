@@ -1,15 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { FetCode } from '../engine/errors/fet-code.js';
-import { DEFAULT_CEILINGS, type AppConfig } from '../config/app-config.js';
-import type { ConnectorSession, ResolvedDatasource, SchemaSnapshot, TableInfo } from '../engine/connectors/shared/engine-connector.js';
-import type { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
-import type { DatasourceSessions } from '../datasource/datasource-sessions.service.js';
-import { DatasourceType } from '../engine/connectors/datasource-type.js';
-import { DatasourceConnectError, DatasourceError } from '../datasource/datasource.error.js';
-import { RequestedSchemaMatcher } from '../datasource/schema/requested-schema-matcher.service.js';
-import type { JobRecord } from '../job/job.entity.js';
-import type { DataRequestLimits, Filters, MappedFields } from '../engine/request/data-request.js';
-import { ExtractionPlanner } from './extraction-planner.service.js';
+import { DatasourceType } from '../connectors/datasource-type.js';
+import type { ConnectorSession, ResolvedDatasource, SchemaSnapshot, TableInfo } from '../connectors/shared/engine-connector.js';
+import { DatasourceConnectError } from '../errors/datasource-errors.js';
+import { EgressRefusedError } from '../errors/engine-errors.js';
+import { FetCode } from '../errors/fet-code.js';
+import type { FetcherError } from '../errors/fetcher-error.js';
+import { DEFAULT_CEILINGS, type Filters, type MappedFields } from '../request/data-request.js';
+import type { DatasourceSessions } from '../sessions/datasource-sessions.js';
+import { ExtractionPlanner } from './extraction-planner.js';
 
 const table = (schema: string, name: string, columns: string[]): TableInfo => ({
   schema,
@@ -36,7 +34,6 @@ const datasource = (configName: string): ResolvedDatasource => ({
   password: 'p',
   ssl: { mode: null },
   metadata: {},
-  productName: 'p',
   internal: false,
 });
 
@@ -47,12 +44,13 @@ type Behaviour = { readonly openFails?: unknown; readonly discoverFails?: unknow
  * A planner over fake ports: every named datasource in `known` resolves, each session discovers
  * CATALOG (the namespaces asked for only), and every open, discovery and close is recorded.
  */
-function harness(known: Record<string, Behaviour>, maxParallelDatasources = DEFAULT_CEILINGS.maxParallelDatasources) {
+function harness(
+  known: Record<string, Behaviour>,
+  maxParallelDatasources = DEFAULT_CEILINGS.maxParallelDatasources,
+  discoveryTimeoutMs = 15_000,
+) {
   const log = { opened: [] as string[], discovered: [] as Array<[string, readonly string[] | null]>, closed: [] as string[], peak: 0 };
   let inFlight = 0;
-  const resolver = {
-    resolve: async (names: readonly string[]) => new Map(names.filter((name) => name in known).map((name) => [name, datasource(name)])),
-  } as unknown as DatasourceResolver;
   const sessions = {
     defaultSchema: () => 'public',
     canonicalName: () => (name: string) => name,
@@ -77,13 +75,26 @@ function harness(known: Record<string, Behaviour>, maxParallelDatasources = DEFA
       };
     },
   } as unknown as DatasourceSessions;
-  const config = { extraction: { ...DEFAULT_CEILINGS, maxParallelDatasources } } as AppConfig;
-  const planner = new ExtractionPlanner(config, new RequestedSchemaMatcher(resolver, sessions), sessions);
+  const limits = { ...DEFAULT_CEILINGS, maxParallelDatasources };
+  const planner = {
+    plan: (request: { mappedFields: MappedFields; filters: Filters | null }, signal: AbortSignal) =>
+      new ExtractionPlanner(sessions).plan({
+        request,
+        datasources: new Map(
+          Object.keys(request.mappedFields)
+            .filter((name) => name in known)
+            .map((name) => [name, datasource(name)]),
+        ),
+        limits,
+        connectTimeoutMs: 15_000,
+        discoveryTimeoutMs,
+        signal,
+      }),
+  };
   return { planner, log };
 }
 
-const job = (mappedFields: MappedFields, filters: Filters | null = null, limits: DataRequestLimits | null = null) =>
-  ({ mappedFields, filters, limits }) as JobRecord;
+const job = (mappedFields: MappedFields, filters: Filters | null = null) => ({ mappedFields, filters });
 
 const failure = (promise: Promise<unknown>) =>
   promise.then(
@@ -130,7 +141,7 @@ describe('ExtractionPlanner', () => {
     );
 
     expect(error).toMatchObject({ code: FetCode.SchemaValidationFailed });
-    expect((error as DatasourceError).details).toEqual([
+    expect((error as FetcherError).details).toEqual([
       { type: 'datasource_not_found', datasource: 'nowhere' },
       { type: 'field_not_found', datasource: 'pg_a', table: 'accounts', field: 'emial' },
       { type: 'invalid_filter', datasource: 'pg_a', table: 'accounts', field: 'nickname', message: "no column 'nickname' to filter on" },
@@ -165,8 +176,8 @@ describe('ExtractionPlanner', () => {
     expect(log.closed).toEqual(['pg_up']);
   });
 
-  it('fails with the guard’s own code when the SSRF guard refuses a host', async () => {
-    const refused = new DatasourceError(FetCode.ForbiddenHost, "host of datasource 'pg_a' is not allowed");
+  it('fails with the guard’s own code when the egress policy refuses a host', async () => {
+    const refused = new EgressRefusedError("host of datasource 'pg_a' is not allowed");
     const { planner } = harness({ pg_a: { openFails: refused } });
     await expect(planner.plan(job({ pg_a: { accounts: ['id'] } }), new AbortController().signal)).rejects.toMatchObject({
       code: FetCode.ForbiddenHost,
@@ -206,11 +217,15 @@ describe('ExtractionPlanner', () => {
     expect(log.peak).toBe(2);
   });
 
-  it('refuses an invalid request (FET-0401) before connecting to anything', async () => {
-    const { planner, log } = harness({ pg_a: {} });
-    await expect(planner.plan(job({ pg_a: { accounts: [] } }), new AbortController().signal)).rejects.toMatchObject({
-      code: FetCode.InvalidDataRequest,
+  it('fails with FET-1043 when a datasource accepts the connection and never answers its discovery, closing its session', async () => {
+    const { planner, log } = harness({ pg_a: { discoverWaits: true } }, 4, 50);
+    const started = Date.now();
+    await expect(planner.plan(job({ pg_a: { accounts: ['id'] } }), new AbortController().signal)).rejects.toMatchObject({
+      code: FetCode.SchemaDiscoveryTimeout,
+      message:
+        "datasource(s) unavailable: pg_a — datasource 'pg_a' did not answer its schema discovery within 50 ms; the query was cancelled",
     });
-    expect(log.opened).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(log.closed).toEqual(['pg_a']);
   });
 });

@@ -1,15 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ConnectorRegistry } from '../engine/connectors/shared/connector-registry.js';
-import type {
-  ConnectorSession,
-  EngineConnector,
-  OpenSessionOptions,
-  ResolvedDatasource,
-} from '../engine/connectors/shared/engine-connector.js';
-import { DatasourceSessions } from './datasource-sessions.service.js';
-import { DatasourceType } from '../engine/connectors/datasource-type.js';
-import { DatasourceConnectError } from './datasource.error.js';
-import { HostGuard } from '../engine/egress/egress-guard.js';
+import { ConnectorRegistry } from '../connectors/shared/connector-registry.js';
+import type { ConnectorSession, EngineConnector, OpenSessionOptions, ResolvedDatasource } from '../connectors/shared/engine-connector.js';
+import { DatasourceSessions } from './datasource-sessions.js';
+import { DatasourceType } from '../connectors/datasource-type.js';
+import { DatasourceConnectError } from '../errors/datasource-errors.js';
+import { EgressGuard } from '../egress/egress-guard.js';
 
 const datasource = (host: string, internal = false): ResolvedDatasource => ({
   id: 'x',
@@ -23,7 +18,6 @@ const datasource = (host: string, internal = false): ResolvedDatasource => ({
   password: 'p',
   ssl: { mode: null },
   metadata: {},
-  productName: internal ? null : 'p',
   internal,
 });
 
@@ -51,7 +45,7 @@ function sessions(
       return {} as ConnectorSession;
     },
   };
-  const guard = new HostGuard({ allowPrivateHosts: false }, async (host) => {
+  const guard = new EgressGuard({ allowPrivateHosts: false }, async (host) => {
     lookups.push(host);
     if (!(host in answers)) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
     return answers[host];

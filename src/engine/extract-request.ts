@@ -1,0 +1,76 @@
+import type { Writable } from 'node:stream';
+import type { DatasourceDescriptor } from './datasources/datasource-descriptor.js';
+import type { DataRequestInput } from './request/data-request.js';
+import type { SealingKeys } from './result/result-encoding.js';
+import type { ResultUpload } from './result/result-upload.js';
+
+/** A connection URL (`postgres://…`, docs/engine.md lists the forms) or a descriptor object. */
+export type DatasourceInput = string | DatasourceDescriptor;
+
+export interface ExtractRequest {
+  /** Each config name of `dataRequest.mappedFields` → where that datasource is; other entries are ignored. */
+  readonly datasources: Readonly<Record<string, DatasourceInput>>;
+  /** Exactly the service's `dataRequest`: mappedFields, filters, limits (docs/api.md, "The data request"). */
+  readonly dataRequest: DataRequestInput;
+  readonly output?: OutputOptions;
+  /** Aborting stops the extraction: every session is closed, nothing is kept, the call rejects with FET-1105. */
+  readonly signal?: AbortSignal;
+  /** Told as the extraction goes; called synchronously, so keep it cheap. */
+  readonly onProgress?: (event: ProgressEvent) => void;
+  /** Called between batches: throwing stops the extraction with that error (a memory guard of the caller's). */
+  readonly checkpoint?: () => void;
+}
+
+export interface OutputOptions {
+  /**
+   * Store the bytes sealed as the service stores them: base64(nonce ‖ AES-256-GCM ‖ tag) with an
+   * HMAC-SHA256 of the plaintext (docs/value-mapping.md, "The stored object"). Give the master key
+   * (32 bytes, or its base64 or hex text: the service's APP_ENC_KEY) or the two keys derived from it.
+   */
+  readonly seal?: { readonly masterKey: Buffer | string } | SealingKeys;
+}
+
+/** Where the result goes: a Node Writable (a file, stdout, a socket), or an upload of the caller's own. */
+export type ExtractSink = Writable | ResultUpload;
+
+export interface ExtractResult {
+  readonly rowCount: number;
+  /** Rows per datasource and table (result key). */
+  readonly rowCounts: Record<string, Record<string, number>>;
+  /** Bytes of the plaintext JSON. */
+  readonly sizeBytes: number;
+  /** SHA-256 of the plaintext JSON, lowercase hex. */
+  readonly sha256: string;
+  /** HMAC-SHA256 of the plaintext JSON (lowercase hex): only when sealed, the job's `resultHmac`. */
+  readonly hmac?: string;
+  /** Without a sink: what was written (the plaintext JSON, or the sealed object's text when sealed). */
+  readonly bytes?: Buffer;
+  /** Bytes handed to the sink (or held in `bytes`): the sealed object's size when sealed. */
+  readonly storedBytes: number;
+}
+
+export type TableStatus = 'pending' | 'reading' | 'done';
+
+/** One table of the extraction, as the plan lists it (sorted as the result). */
+export interface PlannedTable {
+  readonly datasource: string;
+  readonly table: string;
+  /** The datasource's type: `POSTGRESQL`, `MYSQL`, … */
+  readonly engine: string;
+}
+
+export type ProgressEvent =
+  /** Every datasource answered and the request fits its schema; no row has been read yet. */
+  | { readonly type: 'planned'; readonly tables: readonly PlannedTable[] }
+  | { readonly type: 'table'; readonly datasource: string; readonly table: string; readonly status: TableStatus; readonly rows: number }
+  /** A batch of `rows` rows of one table; `totalRows` of the whole extraction so far. */
+  | {
+      readonly type: 'rows';
+      readonly datasource: string;
+      readonly table: string;
+      readonly engine: string;
+      readonly rows: number;
+      readonly totalRows: number;
+    }
+  /** `bytes` of plaintext written; `engine` when they belong to a datasource's part of the document. */
+  | { readonly type: 'bytes'; readonly bytes: number; readonly totalBytes: number; readonly engine?: string };

@@ -1,0 +1,108 @@
+import { ABORT_BUDGET_MS } from '../connectors/shared/abortable-read.js';
+import type { ConnectorSession, ResolvedDatasource, SchemaSnapshot } from '../connectors/shared/engine-connector.js';
+import { DatasourceConnectError } from '../errors/datasource-errors.js';
+import { DatasourceProbeError } from '../errors/engine-errors.js';
+import { FetCode } from '../errors/fet-code.js';
+import { FetcherError } from '../errors/fetcher-error.js';
+import type { DatasourceSessions } from '../sessions/datasource-sessions.js';
+
+export type ConnectionTestResult =
+  { readonly ok: true; readonly latencyMs: number } | { readonly ok: false; readonly error: DatasourceConnectError };
+
+/** Runs a test once the caller lets it (the service's caps on tests open at once); waiting counts against `signal`. */
+export type TestGate = <T>(signal: AbortSignal, test: () => Promise<T>) => Promise<T>;
+
+const UNGATED: TestGate = (_signal, test) => test();
+
+/**
+ * Opens a real connection to a datasource and closes it again, all within `timeoutMs`. A failed
+ * connect is an outcome (`ok: false` with the connector's safe message and reason); a host the
+ * egress policy refuses is thrown (FET-0414), not reported as a failed test.
+ */
+export async function testConnection(
+  sessions: DatasourceSessions,
+  datasource: ResolvedDatasource,
+  timeoutMs: number,
+  gate: TestGate = UNGATED,
+): Promise<ConnectionTestResult> {
+  const signal = AbortSignal.timeout(timeoutMs);
+  let started: number | undefined;
+  try {
+    return await gate(signal, async () => {
+      started = performance.now();
+      const session = await sessions.open(datasource, { connectTimeoutMs: timeoutMs, signal });
+      const latencyMs = Math.max(1, Math.round(performance.now() - started));
+      await session.close();
+      return { ok: true, latencyMs } as const;
+    });
+  } catch (error) {
+    if (error instanceof DatasourceConnectError) return { ok: false, error };
+    const { configName } = datasource;
+    if (signal.aborted && started === undefined) {
+      const message = `cannot test datasource '${configName}' within ${timeoutMs} ms: too many connection tests are running; retry shortly`;
+      return { ok: false, error: new DatasourceConnectError(configName, 'timeout', message) };
+    }
+    if (signal.aborted) {
+      const message = `cannot connect to datasource '${configName}': no answer within ${timeoutMs} ms`;
+      return { ok: false, error: new DatasourceConnectError(configName, 'timeout', message) };
+    }
+    if (error instanceof FetcherError) throw error;
+    return { ok: false, error: new DatasourceConnectError(configName, 'unknown', `cannot connect to datasource '${configName}'`) };
+  }
+}
+
+export interface DiscoveryDeadlines {
+  /** The whole discovery, connect included; FET-1043 once it passes. */
+  readonly deadlineMs: number;
+  /** The connect alone, at most the deadline. */
+  readonly connectTimeoutMs: number;
+}
+
+/**
+ * Opens the datasource and discovers `schemas` (null: every readable namespace) within the
+ * deadline: the catalog query is cancelled on the server in time for the call to fail with
+ * FET-1043 within that deadline, whatever the server does. Other failures are thrown as they
+ * are (see discoveryFailure for what a caller shows).
+ */
+export async function discoverSchema(
+  sessions: DatasourceSessions,
+  datasource: ResolvedDatasource,
+  schemas: readonly string[] | null,
+  { deadlineMs, connectTimeoutMs }: DiscoveryDeadlines,
+): Promise<SchemaSnapshot> {
+  // The abort fires early enough for the cancel (at most ABORT_BUDGET_MS) to fit in the deadline.
+  const deadline = AbortSignal.timeout(Math.max(Math.floor(deadlineMs / 2), deadlineMs - ABORT_BUDGET_MS));
+  let session: ConnectorSession | undefined;
+  try {
+    session = await sessions.open(datasource, { connectTimeoutMs: Math.min(connectTimeoutMs, deadlineMs), signal: deadline });
+    return await session.discover(schemas, deadline);
+  } catch (error) {
+    if (!deadline.aborted) throw error;
+    throw new DatasourceProbeError(
+      FetCode.SchemaDiscoveryTimeout,
+      `datasource '${datasource.configName}' did not answer its schema discovery within ${deadlineMs} ms; the query was cancelled`,
+      { extra: { reason: 'timeout' } },
+    );
+  } finally {
+    await session?.close();
+  }
+}
+
+/** A message fit for a caller: our own errors' messages, never anything that is not an Error. */
+export function safeMessage(error: unknown): string {
+  return error instanceof Error ? error.message : 'discovery failed';
+}
+
+/** A connect that failed, as a caller sees it: the connector's message, and its reason in `extra.reason`. */
+export function connectionFailed(code: FetCode, error: DatasourceConnectError): DatasourceProbeError {
+  return new DatasourceProbeError(code, error.message, { extra: { reason: error.reason } });
+}
+
+/** A live discovery that failed: our own errors as they are, a connect as FET-1041, anything else as FET-1042. */
+export function discoveryFailure(error: unknown): unknown {
+  if (error instanceof FetcherError) return error;
+  if (error instanceof DatasourceConnectError) return connectionFailed(FetCode.ConnectionTestFailed, error);
+  return new DatasourceProbeError(FetCode.SchemaDiscoveryFailed, `Failed to retrieve database schema information: ${safeMessage(error)}`, {
+    extra: { reason: 'unknown' },
+  });
+}

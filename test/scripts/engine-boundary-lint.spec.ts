@@ -1,0 +1,53 @@
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+const scratch = mkdtempSync(join(tmpdir(), 'fetcher-lint-engine-'));
+
+/** Lints `source` as if it were `src/engine/<path>`, with the project's own configuration, outside the tree. */
+function lintAsEngineFile(path: string, source: string): string[] {
+  const dir = mkdtempSync(join(scratch, 'case-'));
+  copyFileSync(join(root, '.oxlintrc.json'), join(dir, '.oxlintrc.json'));
+  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+  const file = join(dir, 'src/engine', path);
+  mkdirSync(resolve(file, '..'), { recursive: true });
+  writeFileSync(file, source);
+  const run = spawnSync(join(root, 'node_modules/.bin/oxlint'), ['-c', '.oxlintrc.json', '--deny-warnings', 'src'], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
+  return [...run.stdout.matchAll(/no-restricted-imports\): '([^']+)' import is restricted/g)].map((match) => match[1]);
+}
+
+describe('the linter keeps src/engine/ free of the service', () => {
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it('refuses Nest, TypeORM, BullMQ and ioredis in the engine, and any import that climbs out of it into src/', () => {
+    const refused = lintAsEngineFile(
+      'planner/probe.ts',
+      [
+        "import { Injectable } from '@nestjs/common';",
+        "import { DataSource } from 'typeorm';",
+        "import { Queue } from 'bullmq';",
+        "import { Redis } from 'ioredis';",
+        "import { APP_CONFIG } from '../../config/app-config.js';",
+        "import { JobRepository } from '../../job/job.repository.js';",
+        "import { FetCode } from '../errors/fet-code.js';",
+        'export const used = [Injectable, DataSource, Queue, Redis, APP_CONFIG, JobRepository, FetCode];',
+        '',
+      ].join('\n'),
+    );
+    expect(refused.sort()).toEqual([
+      '../../config/app-config.js',
+      '../../job/job.repository.js',
+      '@nestjs/common',
+      'bullmq',
+      'ioredis',
+      'typeorm',
+    ]);
+  });
+});
