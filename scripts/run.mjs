@@ -117,16 +117,19 @@ switch (command) {
     await runSuite(args);
     break;
   case 'result':
-    exec(process.execPath, ['dist/cli/show-result.js', ...args]);
+    exec(process.execPath, ['dist/cli/fetcher.js', 'result', ...args]);
     break;
   case 'rotate-credentials':
-    exec(process.execPath, ['dist/cli/rotate-credentials.js', ...args]);
+    exec(process.execPath, ['dist/cli/fetcher.js', 'rotate-credentials', ...args]);
+    break;
+  case 'fetcher':
+    exec(process.execPath, ['dist/cli/fetcher.js', ...args]);
     break;
   case 'bench':
     run('bash', ['scripts/ensure-services.sh']);
     exec(process.execPath, ['bench/extraction-bench.mjs', ...args], { TZ: 'UTC' });
     break;
   default:
-    console.error(`unknown command ${command}; use start, test, result, rotate-credentials or bench`);
+    console.error(`unknown command ${command}; use start, test, fetcher, result, rotate-credentials or bench`);
     process.exit(2);
 }

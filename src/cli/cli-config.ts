@@ -1,18 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { AppConfig } from '../config/app-config.js';
 import { loadAppConfig } from '../config/load-config.js';
-
-/** Thrown for anything that should end a command with a one-line message and a non-zero exit. */
-export class CliError extends Error {}
-
-export interface CliIo {
-  readonly env: NodeJS.ProcessEnv;
-  readonly stdout: NodeJS.WritableStream;
-  readonly stderr: NodeJS.WritableStream;
-}
+import { CliError } from './cli-io.js';
 
 /**
  * The service's configuration for a one-off command that needs the master keys. Unlike a boot,
@@ -45,19 +36,4 @@ export function loadConfigWithExistingKey(env: NodeJS.ProcessEnv): AppConfig {
 export function loadConfigWithoutKeys(env: NodeJS.ProcessEnv): AppConfig {
   const keyless = Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('APP_ENC_KEY')));
   return loadAppConfig({ ...keyless, APP_ENC_KEY: randomBytes(32).toString('base64') });
-}
-
-export function writeAll(stream: NodeJS.WritableStream, data: Buffer | string): Promise<void> {
-  return new Promise((resolve, reject) => stream.write(data, (error) => (error ? reject(error) : resolve())));
-}
-
-/** True when the module at `moduleUrl` is the script node was started with. */
-export function isEntryPoint(moduleUrl: string): boolean {
-  const script = process.argv[1];
-  if (!script) return false;
-  try {
-    return moduleUrl === pathToFileURL(realpathSync(script)).href;
-  } catch {
-    return false;
-  }
 }

@@ -1,4 +1,4 @@
-import { CliError } from './cli-config.js';
+import { CliError } from './cli-io.js';
 
 /** The members of GET /v1/fetcher/{id} the command uses. */
 export interface JobView {

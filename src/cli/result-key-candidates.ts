@@ -3,7 +3,7 @@ import { decodeDerivedKey } from '../engine/crypto/key-text.js';
 import type { AppConfig } from '../config/app-config.js';
 import { openResultWithKeys, type OpenedResult } from '../engine/result/result-opener.js';
 import { ResultCodecError } from '../engine/errors/engine-errors.js';
-import { CliError } from './cli-config.js';
+import { CliError } from './cli-io.js';
 
 /** One way to open a result: the keys, and how to name them in messages. */
 export interface KeyCandidate {

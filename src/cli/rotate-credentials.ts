@@ -1,36 +1,49 @@
 import 'reflect-metadata';
-import { existsSync } from 'node:fs';
+import { Command } from 'commander';
 import { ConfigError } from '../config/load-config.js';
 import { CredentialCipher } from '../datasource/credential-cipher.service.js';
 import { CredentialRotation, type RotationReport } from '../datasource/credential-rotation.service.js';
 import { dataSourceOptions, openDataSource } from '../persistence/persistence.module.js';
-import { CliError, isEntryPoint, loadConfigWithExistingKey, type CliIo } from './cli-config.js';
+import { loadConfigWithExistingKey } from './cli-config.js';
+import { CliError, EXIT, type CliIo } from './cli-io.js';
+import { runCommand } from './command-runner.js';
 
-const USAGE = `Usage:
-  npm run rotate-credentials              re-encrypt every stored connection secret under the current key version
-  npm run rotate-credentials -- --dry-run report what would change, write nothing
-
+const HELP_AFTER = `
 Reads the service's environment (.env when present): the store (DATABASE_URL or SQLITE_PATH/DATA_DIR),
 APP_ENC_KEY with APP_ENC_KEY_VERSION (the current key) and APP_ENC_KEY_<version> for every older
 version still stored. Migrations are applied as at boot.
 Exit code 0 when every row is under the current version; 1 when a row's version is not configured
-or does not open (or on any error); 2 when rows changed while it ran are still under an older
-version (run it again).`;
+or does not open (or on any error, a usage error included); 2 when rows changed while it ran are still
+under an older version (run it again).`;
+
+/** `fetcher rotate-credentials` (also `npm run rotate-credentials --`). */
+export function rotateCredentialsCommand(): Command {
+  return new Command('fetcher rotate-credentials')
+    .description('Re-encrypt every stored connection secret under the current master-key version.')
+    .option('--dry-run', 'report what would change, write nothing')
+    .showHelpAfterError()
+    .addHelpText('after', HELP_AFTER);
+}
 
 /** The whole command, free of process globals so tests can drive it. Returns the exit code. */
-export async function runRotateCredentials(argv: readonly string[], io: CliIo): Promise<number> {
+export function runRotateCredentials(argv: readonly string[], io: CliIo): Promise<number> {
+  return runCommand(
+    rotateCredentialsCommand(),
+    argv,
+    io,
+    (command) => rotate(command.opts<{ dryRun?: boolean }>().dryRun === true, io),
+    EXIT.failed,
+  );
+}
+
+async function rotate(dryRun: boolean, io: CliIo): Promise<number> {
   const say = (stream: NodeJS.WritableStream, line: string) => stream.write(`${line}\n`);
   try {
-    const args = parseArgs(argv);
-    if (args.help) {
-      say(io.stderr, USAGE);
-      return 0;
-    }
     const config = loadConfigWithExistingKey(io.env);
     const dataSource = await openDataSource(dataSourceOptions(config));
     let report: RotationReport;
     try {
-      report = await new CredentialRotation(dataSource, new CredentialCipher(config)).rotate({ dryRun: args.dryRun });
+      report = await new CredentialRotation(dataSource, new CredentialCipher(config)).rotate({ dryRun });
     } finally {
       await dataSource.destroy();
     }
@@ -63,24 +76,4 @@ function describe(report: RotationReport): string[] {
     lines.push(`completed job results sealed with older keys: ${list}; keep their APP_ENC_KEY_<version> while those results are needed`);
   }
   return lines;
-}
-
-function parseArgs(argv: readonly string[]): { dryRun: boolean; help: boolean } {
-  let dryRun = false;
-  let help = false;
-  for (const arg of argv) {
-    if (arg === '--dry-run') dryRun = true;
-    else if (arg === '--help' || arg === '-h') help = true;
-    else throw new CliError(`unexpected argument ${arg}\n${USAGE}`);
-  }
-  return { dryRun, help };
-}
-
-if (isEntryPoint(import.meta.url)) {
-  if (existsSync('.env')) process.loadEnvFile('.env');
-  process.exitCode = await runRotateCredentials(process.argv.slice(2), {
-    env: process.env,
-    stdout: process.stdout,
-    stderr: process.stderr,
-  });
 }

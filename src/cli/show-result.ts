@@ -1,68 +1,91 @@
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { AppConfig } from '../config/app-config.js';
 import { createObjectStore } from '../storage/object-store.factory.js';
 import { hmacMatches, type OpenedResult } from '../engine/result/result-opener.js';
-import { CliError, isEntryPoint, loadConfigWithExistingKey, loadConfigWithoutKeys, writeAll, type CliIo } from './cli-config.js';
+import { Command } from 'commander';
+import { loadConfigWithExistingKey, loadConfigWithoutKeys } from './cli-config.js';
+import { CliError, EXIT, writeAll, type CliIo } from './cli-io.js';
+import { runCommand } from './command-runner.js';
 import { ResultApiClient, type JobView } from './result-api-client.js';
 import { givenKeys, keyringCandidates, openWithAny, type KeyCandidate } from './result-key-candidates.js';
 
-const USAGE = `Usage:
-  npm run result -- <jobId>                      fetch a completed job's result, decrypt it, verify its HMAC
-                                                 (through GET /v1/fetcher/<jobId>/result: no store access needed)
-  npm run result -- --file <path> --hmac <hex>   decrypt and verify a downloaded result object offline
-  npm run result -- --derive-keys [--key-version <v>]
-                                                 print the two derived result keys of a key version (default:
-                                                 the current one) to hand to a consumer instead of the master key
-
+const HELP_AFTER = `
 Keys: by default the master keys of the service's environment (APP_ENC_KEY, APP_ENC_KEY_VERSION,
 APP_ENC_KEY_<version>): a job is opened with the version it was sealed with (its resultKeyVersion);
 --file tries every configured version, or only --key-version <v>. A consumer without the master key
 gives the derived keys instead: --hmac-key <key> --encryption-key <key> (64 hex digits or base64),
 or FETCHER_RESULT_HMAC_KEY / FETCHER_RESULT_ENCRYPTION_KEY; no master key is read or generated then.
+--derive-keys prints the two derived result keys of a key version (default: the current one), to hand
+to a consumer instead of the master key.
 
 A job's result is downloaded through the API. With a key of its version at hand, the sealed object is
 downloaded and opened here (GCM, HMAC, SHA-256 all checked locally); without one, the plaintext the server
 verified is downloaded and checked against the job's SHA-256 and the ETag (the HMAC needs a key). A server
 without that route (404): the store is read directly, with the service's storage settings and a key.
 
-The plaintext JSON goes to stdout; the verdict goes to stderr. Exit code 1 on a mismatch or any error.
-Environment: the service's own (.env is read when present), plus FETCHER_URL (default http://127.0.0.1:$PORT)
-and FETCHER_TOKEN (sent as a bearer token when the API requires one).`;
+The plaintext JSON goes to stdout; the verdict goes to stderr. Exit code 1 on a mismatch or any error
+(a usage error included). Environment: the service's own (.env is read when present), plus FETCHER_URL
+(default http://127.0.0.1:$PORT) and FETCHER_TOKEN (sent as a bearer token when the API requires one).`;
+
+/** `fetcher result` (also `npm run result --`). */
+export function resultCommand(): Command {
+  return new Command('fetcher result')
+    .description("Fetch a completed job's result, decrypt it and verify it; or open a downloaded result object offline.")
+    .argument('[jobId]', 'the job whose result to fetch (through GET /v1/fetcher/<jobId>/result: no store access needed)')
+    .option('--file <path>', 'a downloaded result object to decrypt and verify offline')
+    .option('--hmac <hex>', 'with --file: the HMAC the object must have (the job’s resultHmac)')
+    .option('--hmac-key <key>', 'the derived HMAC key, instead of the master keys')
+    .option('--encryption-key <key>', 'the derived encryption key, instead of the master keys')
+    .option('--key-version <version>', 'with --file or --derive-keys: only this master-key version')
+    .option('--derive-keys', 'print the two derived result keys of a key version, to hand to a consumer')
+    .showHelpAfterError()
+    .addHelpText('after', HELP_AFTER);
+}
 
 export type ShowResultIo = CliIo;
 
 /** The whole command, free of process globals so tests can drive it. Returns the exit code. */
-export async function runShowResult(argv: readonly string[], io: ShowResultIo): Promise<number> {
+export function runShowResult(argv: readonly string[], io: ShowResultIo): Promise<number> {
+  const command = resultCommand();
+  return runCommand(
+    command,
+    argv,
+    io,
+    async (parsed) => {
+      try {
+        return await showResult(
+          checkArgs(parsed.processedArgs[0] as string | undefined, parsed.opts<Flags>(), parsed.helpInformation()),
+          io,
+        );
+      } catch (error) {
+        io.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+        return EXIT.failed;
+      }
+    },
+    EXIT.failed,
+  );
+}
+
+async function showResult(args: Args, io: ShowResultIo): Promise<number> {
   const say = (line: string) => io.stderr.write(`${line}\n`);
-  try {
-    const args = parseArgs(argv);
-    if (args.help) {
-      say(USAGE);
-      return 0;
-    }
-    if (args.deriveKeys) return await printDerivedKeys(loadConfigWithExistingKey(io.env), args.keyVersion, io, say);
+  if (args.deriveKeys) return await printDerivedKeys(loadConfigWithExistingKey(io.env), args.keyVersion, io, say);
 
-    const given = givenKeys(args, io.env);
-    let result: CheckedResult;
-    if (args.file !== undefined) {
-      const candidates = given ? [given] : keyringCandidates(loadConfigWithExistingKey(io.env), args.keyVersion);
-      const { opened, used } = openWithAny(await readLocalFile(args.file), candidates, '');
-      result = { opened, used: `opened with ${used}`, expected: { hmac: args.hmac } };
-    } else {
-      result = await showJob(args.jobId as string, given, io.env);
-    }
-
-    await writeAll(io.stdout, result.opened.plaintext);
-    // Exact bytes when piped (so the file hashes to the HMAC); a newline only for a terminal.
-    if ((io.stdout as { isTTY?: boolean }).isTTY) await writeAll(io.stdout, Buffer.from('\n'));
-    say(result.used);
-    return report(result, say);
-  } catch (error) {
-    say(`error: ${error instanceof Error ? error.message : String(error)}`);
-    return 1;
+  const given = givenKeys(args, io.env);
+  let result: CheckedResult;
+  if (args.file !== undefined) {
+    const candidates = given ? [given] : keyringCandidates(loadConfigWithExistingKey(io.env), args.keyVersion);
+    const { opened, used } = openWithAny(await readLocalFile(args.file), candidates, '');
+    result = { opened, used: `opened with ${used}`, expected: { hmac: args.hmac } };
+  } else {
+    result = await showJob(args.jobId as string, given, io.env);
   }
+
+  await writeAll(io.stdout, result.opened.plaintext);
+  // Exact bytes when piped (so the file hashes to the HMAC); a newline only for a terminal.
+  if ((io.stdout as { isTTY?: boolean }).isTTY) await writeAll(io.stdout, Buffer.from('\n'));
+  say(result.used);
+  return report(result, say);
 }
 
 /** A result as far as this command could check it; `opened.hmac` is absent when no key was at hand. */
@@ -179,59 +202,35 @@ function report(result: CheckedResult, say: (line: string) => void): number {
   return ok ? 0 : 1;
 }
 
-interface Args {
-  readonly jobId?: string;
+interface Flags {
   readonly file?: string;
   readonly hmac?: string;
   readonly hmacKey?: string;
   readonly encryptionKey?: string;
   readonly keyVersion?: string;
-  readonly deriveKeys: boolean;
-  readonly help: boolean;
+  readonly deriveKeys?: boolean;
 }
 
-function parseArgs(argv: readonly string[]): Args {
-  let jobId: string | undefined;
-  let file: string | undefined;
-  let hmac: string | undefined;
-  let hmacKey: string | undefined;
-  let encryptionKey: string | undefined;
-  let keyVersion: string | undefined;
-  let deriveKeys = false;
-  let help = false;
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i] as string;
-    const value = (): string => {
-      const next = argv[i + 1];
-      if (next === undefined || next.startsWith('--')) throw new CliError(`${arg} needs a value\n${USAGE}`);
-      i += 1;
-      return next;
-    };
-    if (arg === '--help' || arg === '-h') help = true;
-    else if (arg === '--file') file = value();
-    else if (arg === '--hmac') hmac = value();
-    else if (arg === '--hmac-key') hmacKey = value();
-    else if (arg === '--encryption-key') encryptionKey = value();
-    else if (arg === '--key-version') keyVersion = value();
-    else if (arg === '--derive-keys') deriveKeys = true;
-    else if (arg.startsWith('-')) throw new CliError(`unknown option ${arg}\n${USAGE}`);
-    else if (jobId === undefined) jobId = arg;
-    else throw new CliError(`unexpected argument ${arg}\n${USAGE}`);
-  }
-  if (help) return { help, deriveKeys };
+interface Args extends Flags {
+  readonly jobId?: string;
+}
+
+/** What commander cannot say about these flags: which go together. */
+function checkArgs(jobId: string | undefined, flags: Flags, usage: string): Args {
+  const { file, hmac, hmacKey, encryptionKey, keyVersion, deriveKeys } = flags;
   if (deriveKeys) {
     if (jobId !== undefined || file !== undefined || hmac !== undefined || hmacKey !== undefined || encryptionKey !== undefined) {
       throw new CliError('--derive-keys takes only --key-version');
     }
-    return { keyVersion, deriveKeys, help };
+    return { keyVersion, deriveKeys };
   }
-  if (file !== undefined && jobId !== undefined) throw new CliError(`give either a job id or --file, not both\n${USAGE}`);
-  if (file === undefined && jobId === undefined) throw new CliError(USAGE);
+  if (file !== undefined && jobId !== undefined) throw new CliError(`give either a job id or --file, not both\n${usage}`);
+  if (file === undefined && jobId === undefined) throw new CliError(usage);
   if (hmac !== undefined && file === undefined) throw new CliError(`--hmac goes with --file; a job's own HMAC is checked automatically`);
   if (keyVersion !== undefined && jobId !== undefined)
     throw new CliError(`--key-version goes with --file or --derive-keys; a job says which version sealed it`);
   if (jobId !== undefined && !/^[A-Za-z0-9_-]{1,128}$/.test(jobId)) throw new CliError(`not a job id: ${JSON.stringify(jobId)}`);
-  return { jobId, file, hmac, hmacKey, encryptionKey, keyVersion, deriveKeys, help };
+  return { jobId, file, hmac, hmacKey, encryptionKey, keyVersion };
 }
 
 async function readLocalFile(path: string): Promise<Buffer> {
@@ -240,9 +239,4 @@ async function readLocalFile(path: string): Promise<Buffer> {
   } catch (error) {
     throw new CliError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
-}
-
-if (isEntryPoint(import.meta.url)) {
-  if (existsSync('.env')) process.loadEnvFile('.env');
-  process.exitCode = await runShowResult(process.argv.slice(2), { env: process.env, stdout: process.stdout, stderr: process.stderr });
 }

@@ -28,7 +28,8 @@ function openCredential(master: string, sealed: string): string {
   return Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]).toString('utf8');
 }
 
-const ROTATE_CLI = fileURLToPath(new URL('../../dist/cli/rotate-credentials.js', import.meta.url));
+/** The one-shot command as a user runs it: `fetcher rotate-credentials`. */
+const FETCHER_CLI = fileURLToPath(new URL('../../dist/cli/fetcher.js', import.meta.url));
 
 function capture(): { stream: PassThrough; text: () => string } {
   const stream = new PassThrough();
@@ -175,7 +176,10 @@ describe('key rotation, end to end (PostgreSQL source, embedded store restarted 
     // still has open: a deadlock no deployment has.
     const run = (argv: string[]) =>
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
-        const child = spawn(process.execPath, [ROTATE_CLI, ...argv], { cwd: dataDir, env: { PATH: process.env.PATH ?? '', ...env } });
+        const child = spawn(process.execPath, [FETCHER_CLI, 'rotate-credentials', ...argv], {
+          cwd: dataDir,
+          env: { PATH: process.env.PATH ?? '', ...env },
+        });
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (data: Buffer) => (stdout += data.toString('utf8')));
