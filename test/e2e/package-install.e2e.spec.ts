@@ -1,0 +1,139 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+
+const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+const EXPECTED =
+  '{"pg_source":{"accounts":[{"id":1,"email":"one@example.com","balance":"1.50"},{"id":2,"email":"two@example.com","balance":"-2.25"}]}}';
+
+/** The code block docs/engine.md marks `<!-- example: <file> -->`. */
+function docsExample(file: string): string {
+  const page = readFileSync(join(root, 'docs/engine.md'), 'utf8');
+  const found = new RegExp(`<!-- example: ${file.replace('.', '\\.')} -->\\n\`\`\`js\\n([\\s\\S]*?)\\n\`\`\``).exec(page);
+  if (!found) throw new Error(`docs/engine.md has no example ${file}`);
+  return found[1];
+}
+
+describe('the packed package, installed in an empty folder', () => {
+  let pg: TempDatabase;
+  let work: string;
+  let consumer: string;
+  const node = (script: string, env: Record<string, string>) =>
+    spawnSync(process.execPath, [script], { cwd: consumer, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } });
+
+  beforeAll(async () => {
+    pg = await createTempDatabase('package_install');
+    await pg.query(`CREATE TABLE accounts (id int PRIMARY KEY, email text, balance numeric(10,2));
+      INSERT INTO accounts VALUES (1, 'one@example.com', 1.5), (2, 'two@example.com', -2.25);`);
+    work = mkdtempSync(join(tmpdir(), 'fetcher-package-'));
+    // The suite runs on the build it made first; packing must not rebuild dist/ under the other tests.
+    execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', work], { cwd: root, stdio: 'ignore' });
+    const tarball = join(work, readdirSync(work).find((name) => name.endsWith('.tgz')) as string);
+    consumer = join(work, 'consumer');
+    mkdirSync(consumer);
+    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    // better-sqlite3's native build is the service's embedded store only: the engine and the command never load it.
+    execFileSync('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', tarball], {
+      cwd: consumer,
+      stdio: 'ignore',
+    });
+  }, 300_000);
+
+  afterAll(async () => {
+    await pg?.drop();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('holds the built JS and its .d.ts, and no source, spec or test helper', () => {
+    const installed = join(consumer, 'node_modules/fetcher');
+    expect(readdirSync(join(installed, 'dist/engine'))).toEqual(
+      expect.arrayContaining(['index.js', 'index.d.ts', 'engine.js', 'engine.d.ts']),
+    );
+    const listing = execFileSync('find', ['.', '-name', '*.ts', '!', '-name', '*.d.ts'], { cwd: installed, encoding: 'utf8' });
+    expect(listing.trim()).toBe('');
+    expect(execFileSync('find', ['dist', '-path', '*testing*'], { cwd: installed, encoding: 'utf8' }).trim()).toBe('');
+  });
+
+  it('imports { createEngine } from "fetcher/engine" in a plain ESM script and extracts a table into a file and into memory', () => {
+    writeFileSync(
+      join(consumer, 'extract.mjs'),
+      `import { createWriteStream, readFileSync } from 'node:fs';
+       import { createEngine } from 'fetcher/engine';
+       const engine = createEngine();
+       const request = { datasources: { pg_source: process.env.PG_URL }, dataRequest: { mappedFields: { pg_source: { accounts: ['*'] } } } };
+       const toFile = await engine.extract(request, createWriteStream('out.json'));
+       const inMemory = await engine.extract(request);
+       console.log(JSON.stringify({ file: readFileSync('out.json', 'utf8'), memory: inMemory.bytes.toString(), sha: [toFile.sha256, inMemory.sha256] }));`,
+    );
+    const run = node('extract.mjs', { PG_URL: pg.url });
+    expect(run.status, run.stderr).toBe(0);
+    const { file, memory, sha } = JSON.parse(run.stdout) as { file: string; memory: string; sha: string[] };
+    expect(file).toBe(EXPECTED);
+    expect(memory).toBe(EXPECTED);
+    expect(sha[0]).toBe(sha[1]);
+  });
+
+  it('runs the embedding example of docs/engine.md as written', () => {
+    writeFileSync(join(consumer, 'embed.mjs'), docsExample('embed.mjs'));
+    const run = node('embed.mjs', { PG_URL: pg.url, OUT_FILE: join(consumer, 'embedded.json') });
+    expect(run.status, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ rows: 2, rowCounts: { pg_source: { accounts: 2 } } });
+    expect(readFileSync(join(consumer, 'embedded.json'), 'utf8')).toBe(EXPECTED);
+  });
+
+  it('gives a working `npx --no-install fetcher`', () => {
+    writeFileSync(join(consumer, 'request.json'), JSON.stringify({ mappedFields: { pg_source: { accounts: ['*'] } } }));
+    const run = spawnSync(
+      'npx',
+      ['--no-install', 'fetcher', 'extract', '--request', 'request.json', '--datasource', 'pg_source=env:PG_URL', '--quiet'],
+      {
+        cwd: consumer,
+        encoding: 'utf8',
+        env: { ...process.env, PG_URL: pg.url },
+      },
+    );
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toBe(EXPECTED);
+  });
+
+  it('is typed: a TypeScript consumer compiles against its declarations alone (skipLibCheck off)', () => {
+    writeFileSync(
+      join(consumer, 'typed.ts'),
+      `import { createEngine, FetcherError, FetCode, type ExtractResult, type ProgressEvent } from 'fetcher/engine';
+       const engine = createEngine({ limits: { timeoutMs: 60_000 }, egress: { allowPrivateHosts: false } });
+       export async function run(url: string): Promise<ExtractResult | FetCode> {
+         const seen: ProgressEvent[] = [];
+         try {
+           return await engine.extract({ datasources: { pg: url }, dataRequest: { mappedFields: { pg: { accounts: ['*'] } } }, onProgress: (e) => void seen.push(e) });
+         } catch (error) {
+           if (error instanceof FetcherError) return error.code;
+           throw error;
+         }
+       }`,
+    );
+    const tsc = spawnSync(
+      join(root, 'node_modules/.bin/tsc'),
+      [
+        '--noEmit',
+        '--strict',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--target',
+        'es2022',
+        '--types',
+        'node',
+        '--typeRoots',
+        join(root, 'node_modules/@types'),
+        'typed.ts',
+      ],
+      { cwd: consumer, encoding: 'utf8' },
+    );
+    expect(tsc.status, tsc.stdout + tsc.stderr).toBe(0);
+  });
+});
