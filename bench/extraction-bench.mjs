@@ -7,8 +7,10 @@
 // window) and its SHA-256, HMAC, size and row count checked against the job.
 //   rows   1M rows × 8 columns (--rows N)
 //   large  240,000 rows of id + a 1,000-character payload: a ~251 MiB result (the ceiling is 256 MiB)
-// Prints rows/s, MiB/s (of the plaintext result, for both sides), the ratio Fetcher ÷ client, and
-// the worker's peak and idle-after-boot RSS, each as median, min and max over the repetitions.
+// Each repetition then runs `fetcher extract` (the command, no service) of the same projection to a
+// file, whose document must hash to the job's.
+// Prints rows/s, MiB/s (of the plaintext result, for every side), the ratios Fetcher ÷ client and
+// fetcher extract ÷ client, and the peak and idle-after-boot RSS, each as median, min and max.
 //
 //   npm run bench -- [--engine postgres|mariadb] [--scenario rows|large] [--reps 3] [--rows 1000000]
 //                    [--json FILE] [--profile DIR] [--keep]
@@ -17,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatTop, newestProfile, topFunctions } from './lib/cpuprofile.mjs';
+import { liveCliRuns, runCliExtract, sha256Of } from './lib/cli-run.mjs';
 import { ENGINES } from './lib/engines.mjs';
 import { killAllFetchers, startFetcher } from './lib/fetcher-process.mjs';
 import { gitInfo, machineInfo } from './lib/machine.mjs';
@@ -115,6 +118,35 @@ async function runFetcher(engine, scenario, rep) {
   return { job, seconds, peak, fetcher, dataDir };
 }
 
+/**
+ * One `fetcher extract` of the same projection to a file, right after the service's repetition; its
+ * document must be the job's, byte for byte (same SHA-256, checked outside the timed window).
+ */
+async function runCli(engine, scenario, job, sizeBytes) {
+  const dir = mkdtempSync(join(tmpdir(), 'fetcher-bench-cli-'));
+  tempDirs.add(dir);
+  try {
+    const mappedFields = { bench_db: { [scenario.table]: scenario.projection.split(', ') } };
+    const run = await runCliExtract({ root, dir, url: engine.url(database), mappedFields });
+    const problems = [];
+    if (run.summary.rowCount !== scenario.rows) problems.push(`${run.summary.rowCount} rows, expected ${scenario.rows}`);
+    if (run.summary.sha256 !== job.result?.sha256) problems.push(`sha256 ${run.summary.sha256} is not the job's ${job.result?.sha256}`);
+    if ((await sha256Of(run.file)) !== run.summary.sha256) problems.push('the file does not hash to the sha256 it reported');
+    return {
+      seconds: run.seconds,
+      rowsPerSecond: scenario.rows / run.seconds,
+      mibPerSecond: mib(sizeBytes) / run.seconds,
+      peakRssBytes: run.peakRssBytes,
+      ...(problems.length > 0 ? { failure: problems.join('; ') } : {}),
+    };
+  } catch (error) {
+    return { failure: error.message };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    tempDirs.delete(dir);
+  }
+}
+
 async function verify(job, run, expectedRows) {
   const { keys, resultsDir } = await resultKeys(run.fetcher.env, job.resultKeyVersion);
   const file = objectFile(resultsDir, job.resultPath);
@@ -193,6 +225,10 @@ async function runScenario(engine, scenarioName) {
       sha256: job.result?.sha256,
     });
     raw.ratio = raw.fetcher.rowsPerSecond / raw.client.rowsPerSecond;
+    raw.cli = await runCli(engine, scenario, job, size);
+    checkInterrupted();
+    if (raw.cli.failure) failures.push(`${engine.name} ${scenarioName} rep ${rep}: fetcher extract: ${raw.cli.failure}`);
+    else raw.cliRatio = raw.cli.rowsPerSecond / raw.client.rowsPerSecond;
     try {
       raw.verify = await verify(job, run, scenario.rows);
       checkInterrupted();
@@ -230,6 +266,7 @@ async function runScenario(engine, scenarioName) {
 }
 
 async function cleanUp() {
+  for (const child of liveCliRuns()) child.kill('SIGKILL');
   await killAllFetchers();
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
   tempDirs.clear();
@@ -254,6 +291,7 @@ function interrupt(signal) {
   interrupted = signal;
   warn(`\n${signal}: stopping Fetcher and dropping the bench databases…`);
   killAllFetchers();
+  for (const child of liveCliRuns()) child.kill('SIGINT');
   // Should the run not unwind by itself, clean up and leave anyway.
   setTimeout(() => cleanUp().finally(() => process.exit(130)), 60_000).unref();
 }

@@ -87,6 +87,10 @@ export const postgres = {
   connection(database) {
     return { type: 'POSTGRESQL', host: PG.host, port: PG.port, databaseName: database, userName: PG.user, password: 'unused' };
   },
+  /** The same datasource as a URL, for `fetcher extract`. */
+  url(database) {
+    return `postgres://${PG.user}:unused@${PG.host}:${PG.port}/${database}`;
+  },
 };
 
 export const mariadb = {
@@ -139,6 +143,9 @@ export const mariadb = {
   },
   connection(database) {
     return { type: 'MYSQL', host: MARIA.host, port: MARIA.port, databaseName: database, userName: MARIA.user, password: '' };
+  },
+  url(database) {
+    return `mysql://${MARIA.user}@${MARIA.host}:${MARIA.port}/${database}`;
   },
 };
 

@@ -23,6 +23,11 @@ export function summarize(reps) {
     fetcherRowsPerSecond: of((r) => r.fetcher.rowsPerSecond),
     fetcherMibPerSecond: of((r) => r.fetcher.mibPerSecond),
     ratio: of((r) => r.ratio),
+    cliSeconds: of((r) => r.cli?.seconds),
+    cliRowsPerSecond: of((r) => r.cli?.rowsPerSecond),
+    cliMibPerSecond: of((r) => r.cli?.mibPerSecond),
+    cliRatio: of((r) => r.cliRatio),
+    cliPeakRssBytes: of((r) => r.cli?.peakRssBytes),
     peakRssBytes: of((r) => r.fetcher.peakRssBytes),
     idleHwmBytes: of((r) => r.fetcher.idleHwmBytes),
     idleRssBytes: of((r) => r.fetcher.idleRssBytes),
@@ -36,7 +41,7 @@ const mebibytes = (value) => (Number.isFinite(value) ? mib(value).toFixed(1) : '
 
 /** The table of one engine × scenario, as lines. */
 export function formatSummary(summary, { clientLabel, reps }) {
-  const side = (label) => label.padEnd(Math.max(clientLabel.length, 'Fetcher'.length) + 2);
+  const side = (label) => label.padEnd(Math.max(clientLabel.length, 'fetcher extract'.length) + 2);
   const more = side('');
   const rows = [
     [`${side(clientLabel)}s`, summary.clientSeconds, fixed(2)],
@@ -47,6 +52,11 @@ export function formatSummary(summary, { clientLabel, reps }) {
     [`${more}rows/s`, summary.fetcherRowsPerSecond, integer],
     [`${more}MiB/s`, summary.fetcherMibPerSecond, fixed(1)],
     ['ratio Fetcher ÷ client rows/s', summary.ratio, percent],
+    [`${side('fetcher extract')}s (to a file)`, summary.cliSeconds, fixed(2)],
+    [`${more}rows/s`, summary.cliRowsPerSecond, integer],
+    [`${more}MiB/s`, summary.cliMibPerSecond, fixed(1)],
+    ['ratio fetcher extract ÷ client rows/s', summary.cliRatio, percent],
+    ['fetcher extract peak RSS (VmHWM) MiB', summary.cliPeakRssBytes, mebibytes],
     ['worker peak RSS (VmHWM) MiB', summary.peakRssBytes, mebibytes],
     ['idle after boot VmHWM MiB', summary.idleHwmBytes, mebibytes],
     ['idle after boot VmRSS MiB', summary.idleRssBytes, mebibytes],
@@ -68,6 +78,9 @@ export function formatRep(rep, total, r, clientLabel) {
   return (
     `  rep ${rep}/${total}  ${clientLabel} ${r.client.seconds.toFixed(2)} s · Fetcher ${r.fetcher.seconds.toFixed(2)} s` +
     ` (${integer(r.fetcher.rowsPerSecond)} rows/s, ${r.fetcher.mibPerSecond.toFixed(1)} MiB/s) · ratio ${percent(r.ratio)}` +
-    ` · peak ${mebibytes(r.fetcher.peakRssBytes)} MiB, idle ${mebibytes(r.fetcher.idleHwmBytes)} MiB · ${verified}`
+    ` · peak ${mebibytes(r.fetcher.peakRssBytes)} MiB, idle ${mebibytes(r.fetcher.idleHwmBytes)} MiB · ${verified}` +
+    (r.cli?.seconds === undefined
+      ? ' · fetcher extract FAILED'
+      : ` · fetcher extract ${r.cli.seconds.toFixed(2)} s, ratio ${percent(r.cliRatio)}`)
   );
 }

@@ -1,9 +1,7 @@
 import type { DatasourceType } from '../datasource-type.js';
-import type { EngineFacts } from './engine-definition.js';
 import type { EngineConnector } from './engine-connector.js';
-import { engineFacts } from './engine-facts.js';
 
-/** Finds the connector for an engine, and what is known of the engine before connecting. */
+/** Finds the connector for an engine (what is known of an engine without one is in engine-facts.ts). */
 export class ConnectorRegistry {
   private readonly byType: Map<DatasourceType, EngineConnector>;
 
@@ -13,10 +11,5 @@ export class ConnectorRegistry {
 
   find(type: DatasourceType): EngineConnector | undefined {
     return this.byType.get(type);
-  }
-
-  /** Its SSL modes, default port and required metadata (the facts its connector's folder declares). */
-  facts(type: DatasourceType): EngineFacts {
-    return engineFacts(type);
   }
 }
