@@ -113,6 +113,18 @@ describe('Engine.extract', () => {
     expect(open).not.toHaveBeenCalled();
   });
 
+  it('aborts the sink it was given when it refuses the request or a datasource before reading anything', async () => {
+    const refusedRequest = new MemoryUpload();
+    await expect(
+      scriptedEngine(async () => session([]).opened).extract({ ...REQUEST, dataRequest: { mappedFields: {} } }, refusedRequest),
+    ).rejects.toMatchObject({ code: FetCode.InvalidDataRequest });
+    const refusedUrl = new MemoryUpload();
+    await expect(
+      scriptedEngine(async () => session([]).opened).extract({ ...REQUEST, datasources: { pg: 'postgres://' } }, refusedUrl),
+    ).rejects.toMatchObject({ code: FetCode.BadRequest });
+    expect([refusedRequest.aborted, refusedUrl.aborted]).toEqual([true, true]);
+  });
+
   it('fails with FET-1020 for a datasource of the request it was not given', async () => {
     await expect(
       scriptedEngine(async () => session([]).opened).extract({ datasources: {}, dataRequest: REQUEST.dataRequest }),

@@ -92,19 +92,19 @@ export class Engine {
    * rejects with a FetcherError carrying the FET code the service would give the job.
    */
   async extract(request: ExtractRequest, sink?: ExtractSink): Promise<ExtractResult> {
-    validateDataRequest(request.dataRequest, this.limits);
-    const mappedFields = request.dataRequest.mappedFields as MappedFields;
-    const limits = effectiveLimits(this.limits, request.dataRequest.limits as DataRequestLimits | undefined);
-    const datasources = await this.resolveNamed(request.datasources, Object.keys(mappedFields));
-
-    const timeout = AbortSignal.timeout(limits.timeoutMs);
-    const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
     const memory = sink === undefined ? new MemoryTarget() : undefined;
     const target = memory ?? toUpload(sink as ExtractSink);
-    const writer = this.writerFor(request.output, limits.maxResultBytes, target);
-    const progress = request.onProgress ? new ProgressRelay(request.onProgress) : undefined;
+    let stage: { readonly writer: ResultWriter; readonly timeout: AbortSignal; readonly timeoutMs: number } | undefined;
     let plan: ExtractionPlan | undefined;
     try {
+      validateDataRequest(request.dataRequest, this.limits);
+      const mappedFields = request.dataRequest.mappedFields as MappedFields;
+      const limits = effectiveLimits(this.limits, request.dataRequest.limits as DataRequestLimits | undefined);
+      const timeout = AbortSignal.timeout(limits.timeoutMs);
+      stage = { writer: this.writerFor(request.output, limits.maxResultBytes, target), timeout, timeoutMs: limits.timeoutMs };
+      const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
+      const datasources = await this.resolveNamed(request.datasources, Object.keys(mappedFields));
+      const progress = request.onProgress ? new ProgressRelay(request.onProgress) : undefined;
       plan = await this.planner.plan({
         request: { mappedFields, filters: (request.dataRequest.filters as Filters | undefined) ?? null },
         datasources,
@@ -114,6 +114,7 @@ export class Engine {
         signal,
       });
       progress?.planned(plan);
+      const { writer } = stage;
       const stats = await executePlan(plan, writer, signal, { checkpoint: request.checkpoint, progress, tracer: this.tracer });
       signal.throwIfAborted();
       const written = await this.tracer.inSpan(SPAN.seal, {}, async (span) => {
@@ -130,8 +131,9 @@ export class Engine {
         storedBytes: bytes?.length ?? storedBytesOf(target),
       };
     } catch (error) {
-      await writer.abort();
-      throw stopped(error, timeout, request.signal, limits.timeoutMs);
+      // Refused before a writer existed (the request, the output, a datasource): the sink is aborted all the same.
+      await (stage?.writer.abort() ?? target.abort());
+      throw stage === undefined ? error : stopped(error, stage.timeout, request.signal, stage.timeoutMs);
     } finally {
       await Promise.allSettled((plan?.datasources ?? []).map((planned) => planned.session.close()));
     }

@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FETCHER_BIN, runCommandLine, runFetcherCli, summaryOf } from '../helpers/fetcher-cli.js';
-import { registerPostgres, startEmbeddedFetcher, TEST_MASTER_KEY, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import {
+  registerMariaDb,
+  registerPostgres,
+  startEmbeddedFetcher,
+  TEST_MASTER_KEY,
+  waitForJob,
+  type EmbeddedFetcher,
+} from '../helpers/fetcher-app.js';
 import { createTempMariaDatabase, type TempMariaDatabase } from '../helpers/mariadb-database.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 
@@ -59,16 +66,7 @@ describe('fetcher extract writes what the service stores', () => {
       INSERT INTO customers VALUES (1, 'Zoë', 's1'), (2, '日本', 's2');`);
     fetcher = await startEmbeddedFetcher();
     await registerPostgres(fetcher.http, pg, { configName: 'pg_src', product: 'reporter' });
-    const created = await fetcher.http.post('/v1/management/connections').set('X-Product-Name', 'reporter').send({
-      configName: 'maria_src',
-      type: 'MYSQL',
-      host: maria.host,
-      port: maria.port,
-      databaseName: maria.name,
-      userName: maria.user,
-      password: maria.password,
-    });
-    expect(created.status).toBe(201);
+    await registerMariaDb(fetcher.http, maria, { configName: 'maria_src', product: 'reporter' });
 
     const submitted = await fetcher.http.post('/v1/fetcher').send({ dataRequest: DATA_REQUEST, metadata: { source: 'reporter' } });
     expect(submitted.status).toBe(202);

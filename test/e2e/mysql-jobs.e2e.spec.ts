@@ -1,7 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerPostgres, startEmbeddedFetcher, TEST_MASTER_KEY, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import {
+  registerMariaDb,
+  registerPostgres,
+  startEmbeddedFetcher,
+  TEST_MASTER_KEY,
+  waitForJob,
+  type EmbeddedFetcher,
+} from '../helpers/fetcher-app.js';
 import { createTempMariaDatabase, type TempMariaDatabase } from '../helpers/mariadb-database.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 import { decodeStoredResult } from '../helpers/result-decoder.js';
@@ -35,16 +42,7 @@ describe('extraction jobs on MariaDB (MySQL engine)', () => {
       DATASOURCE_DOWN_DATABASE: maria.name,
       DATASOURCE_DOWN_USER: 'root',
     });
-    const created = await fetcher.http.post('/v1/management/connections').set('X-Product-Name', 'reporter').send({
-      configName: 'maria_main',
-      type: 'MYSQL',
-      host: maria.host,
-      port: maria.port,
-      databaseName: maria.name,
-      userName: maria.user,
-      password: maria.password,
-    });
-    expect(created.status).toBe(201);
+    await registerMariaDb(fetcher.http, maria, { configName: 'maria_main', product: 'reporter' });
     await registerPostgres(fetcher.http, pg, { configName: 'pg_main', product: 'reporter' });
   });
 

@@ -118,3 +118,22 @@ export async function registerPostgres(
   if (response.status !== 201) throw new Error(`create connection: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body as { id: string; configName: string };
 }
+
+/** Registers a MariaDB (MySQL engine) connection through the API and returns its response body. */
+export async function registerMariaDb(
+  http: TestAgent,
+  db: { readonly name: string; readonly host: string; readonly port: number; readonly user: string; readonly password: string },
+  options: { configName: string; product: string },
+): Promise<{ id: string; configName: string }> {
+  const response = await http.post('/v1/management/connections').set('X-Product-Name', options.product).send({
+    configName: options.configName,
+    type: 'MYSQL',
+    host: db.host,
+    port: db.port,
+    databaseName: db.name,
+    userName: db.user,
+    password: db.password,
+  });
+  if (response.status !== 201) throw new Error(`create connection: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body as { id: string; configName: string };
+}
