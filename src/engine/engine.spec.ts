@@ -191,3 +191,43 @@ describe('createEngine', () => {
     expect(open).toHaveBeenCalledTimes(1);
   });
 });
+
+describe('Engine.test and Engine.discover', () => {
+  /** A connector whose open waits for its abort: a server that never answers the login. */
+  const silent = async (_datasource: unknown, signal?: AbortSignal): Promise<ConnectorSession> =>
+    new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason as Error)));
+
+  it('test: FET-1041 with reason timeout past its deadline, and the caller’s reason on an abort', async () => {
+    const engine = scriptedEngine(silent);
+    await expect(engine.test(REQUEST.datasources.pg, { timeoutMs: 30 })).rejects.toMatchObject({
+      code: FetCode.ConnectionTestFailed,
+      extra: { reason: 'timeout' },
+    });
+    const controller = new AbortController();
+    const stop = new Error('interrupted');
+    setTimeout(() => controller.abort(stop), 20);
+    await expect(engine.test(REQUEST.datasources.pg, { signal: controller.signal })).rejects.toBe(stop);
+  });
+
+  it('discover: the tables, sorted, with their columns; the caller’s reason on an abort', async () => {
+    const engine = scriptedEngine(async () => session([]).opened);
+    expect(await engine.discover(REQUEST.datasources.pg)).toEqual({
+      tables: [
+        {
+          key: 'accounts',
+          schema: 'public',
+          name: 'accounts',
+          columns: [
+            { name: 'id', type: 'int4' },
+            { name: 'email', type: 'text' },
+          ],
+          primaryKey: ['id'],
+        },
+      ],
+    });
+    const controller = new AbortController();
+    const stop = new Error('interrupted');
+    setTimeout(() => controller.abort(stop), 20);
+    await expect(scriptedEngine(silent).discover(REQUEST.datasources.pg, null, { signal: controller.signal })).rejects.toBe(stop);
+  });
+});

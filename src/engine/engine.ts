@@ -139,10 +139,13 @@ export class Engine {
     }
   }
 
-  /** Connects and disconnects; resolves with the connect's latency, or rejects with FET-1041 (its `extra.reason` says why). */
+  /**
+   * Connects and disconnects; resolves with the connect's latency, or rejects with FET-1041 (its
+   * `extra.reason` says why). An abort of `signal` rejects with its reason.
+   */
   async test(datasource: DatasourceInput, options: ProbeOptions & { readonly timeoutMs?: number } = {}): Promise<{ latencyMs: number }> {
     const resolved = await this.resolve(options.name ?? 'datasource', datasource);
-    const outcome = await this.testDatasource(resolved, options.timeoutMs ?? this.options.testTimeoutMs);
+    const outcome = await this.testDatasource(resolved, options.timeoutMs ?? this.options.testTimeoutMs, undefined, options.signal);
     if (!outcome.ok) throw connectionFailed(FetCode.ConnectionTestFailed, outcome.error);
     return { latencyMs: outcome.latencyMs };
   }
@@ -160,8 +163,8 @@ export class Engine {
     const resolved = await this.resolve(options.name ?? 'datasource', datasource);
     const scope = schemas && schemas.length > 0 ? schemas : null;
     const cacheKey = options.fresh || !this.schemaCache ? undefined : schemaCacheKey(resolved.id, 0, scope);
-    const snapshot = await this.discoverDatasource(resolved, scope, { cacheKey }).catch((error: unknown) => {
-      throw discoveryFailure(error);
+    const snapshot = await this.discoverDatasource(resolved, scope, { cacheKey, signal: options.signal }).catch((error: unknown) => {
+      throw options.signal?.aborted ? error : discoveryFailure(error);
     });
     return describeSchema(snapshot);
   }
@@ -174,8 +177,8 @@ export class Engine {
   }
 
   /** `test()` on a resolved datasource, with the failure as an outcome; `gate` may hold it for a slot. */
-  testDatasource(datasource: ResolvedDatasource, timeoutMs: number, gate?: TestGate): Promise<ConnectionTestResult> {
-    return testConnection(this.sessions, datasource, timeoutMs, gate);
+  testDatasource(datasource: ResolvedDatasource, timeoutMs: number, gate?: TestGate, signal?: AbortSignal): Promise<ConnectionTestResult> {
+    return testConnection(this.sessions, datasource, timeoutMs, gate, signal);
   }
 
   /**
@@ -185,14 +188,20 @@ export class Engine {
   async discoverDatasource(
     datasource: ResolvedDatasource,
     schemas: readonly string[] | null,
-    options: { readonly cacheKey?: string; readonly deadlineMs?: number } = {},
+    options: { readonly cacheKey?: string; readonly deadlineMs?: number; readonly signal?: AbortSignal } = {},
   ): Promise<SchemaSnapshot> {
     const cache = options.cacheKey === undefined ? undefined : this.schemaCache;
     const cached = await cache?.get(options.cacheKey as string);
     if (cached) return cached;
     const deadlineMs = options.deadlineMs ?? this.options.discoveryTimeoutMs;
     // A discovery connects as a test does: a host that does not answer has the test's time, not an extraction's.
-    const snapshot = await discoverSchema(this.sessions, datasource, schemas, { deadlineMs, connectTimeoutMs: this.options.testTimeoutMs });
+    const snapshot = await discoverSchema(
+      this.sessions,
+      datasource,
+      schemas,
+      { deadlineMs, connectTimeoutMs: this.options.testTimeoutMs },
+      options.signal,
+    );
     await cache?.set(options.cacheKey as string, snapshot, this.options.schemaCacheTtlSeconds);
     return snapshot;
   }

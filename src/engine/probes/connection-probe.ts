@@ -24,18 +24,22 @@ export async function testConnection(
   datasource: ResolvedDatasource,
   timeoutMs: number,
   gate: TestGate = UNGATED,
+  caller?: AbortSignal,
 ): Promise<ConnectionTestResult> {
   const signal = AbortSignal.timeout(timeoutMs);
+  const stop = caller ? AbortSignal.any([signal, caller]) : signal;
   let started: number | undefined;
   try {
-    return await gate(signal, async () => {
+    return await gate(stop, async () => {
       started = performance.now();
-      const session = await sessions.open(datasource, { connectTimeoutMs: timeoutMs, signal });
+      const session = await sessions.open(datasource, { connectTimeoutMs: timeoutMs, signal: stop });
       const latencyMs = Math.max(1, Math.round(performance.now() - started));
       await session.close();
       return { ok: true, latencyMs } as const;
     });
   } catch (error) {
+    // The caller gave up: that is not an outcome of the test.
+    if (caller?.aborted) throw caller.reason;
     if (error instanceof DatasourceConnectError) return { ok: false, error };
     const { configName } = datasource;
     if (signal.aborted && started === undefined) {
@@ -69,14 +73,17 @@ export async function discoverSchema(
   datasource: ResolvedDatasource,
   schemas: readonly string[] | null,
   { deadlineMs, connectTimeoutMs }: DiscoveryDeadlines,
+  caller?: AbortSignal,
 ): Promise<SchemaSnapshot> {
   // The abort fires early enough for the cancel (at most ABORT_BUDGET_MS) to fit in the deadline.
   const deadline = AbortSignal.timeout(Math.max(Math.floor(deadlineMs / 2), deadlineMs - ABORT_BUDGET_MS));
+  const stop = caller ? AbortSignal.any([deadline, caller]) : deadline;
   let session: ConnectorSession | undefined;
   try {
-    session = await sessions.open(datasource, { connectTimeoutMs: Math.min(connectTimeoutMs, deadlineMs), signal: deadline });
-    return await session.discover(schemas, deadline);
+    session = await sessions.open(datasource, { connectTimeoutMs: Math.min(connectTimeoutMs, deadlineMs), signal: stop });
+    return await session.discover(schemas, stop);
   } catch (error) {
+    if (caller?.aborted) throw caller.reason;
     if (!deadline.aborted) throw error;
     throw new DatasourceProbeError(
       FetCode.SchemaDiscoveryTimeout,
