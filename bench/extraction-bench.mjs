@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatTop, newestProfile, topFunctions } from './lib/cpuprofile.mjs';
-import { liveCliRuns, runCliExtract, sha256Of } from './lib/cli-run.mjs';
+import { cliRepetition, liveCliRuns } from './lib/cli-run.mjs';
 import { ENGINES } from './lib/engines.mjs';
 import { killAllFetchers, startFetcher } from './lib/fetcher-process.mjs';
 import { gitInfo, machineInfo } from './lib/machine.mjs';
@@ -118,35 +118,6 @@ async function runFetcher(engine, scenario, rep) {
   return { job, seconds, peak, fetcher, dataDir };
 }
 
-/**
- * One `fetcher extract` of the same projection to a file, right after the service's repetition; its
- * document must be the job's, byte for byte (same SHA-256, checked outside the timed window).
- */
-async function runCli(engine, scenario, job, sizeBytes) {
-  const dir = mkdtempSync(join(tmpdir(), 'fetcher-bench-cli-'));
-  tempDirs.add(dir);
-  try {
-    const mappedFields = { bench_db: { [scenario.table]: scenario.projection.split(', ') } };
-    const run = await runCliExtract({ root, dir, url: engine.url(database), mappedFields });
-    const problems = [];
-    if (run.summary.rowCount !== scenario.rows) problems.push(`${run.summary.rowCount} rows, expected ${scenario.rows}`);
-    if (run.summary.sha256 !== job.result?.sha256) problems.push(`sha256 ${run.summary.sha256} is not the job's ${job.result?.sha256}`);
-    if ((await sha256Of(run.file)) !== run.summary.sha256) problems.push('the file does not hash to the sha256 it reported');
-    return {
-      seconds: run.seconds,
-      rowsPerSecond: scenario.rows / run.seconds,
-      mibPerSecond: mib(sizeBytes) / run.seconds,
-      peakRssBytes: run.peakRssBytes,
-      ...(problems.length > 0 ? { failure: problems.join('; ') } : {}),
-    };
-  } catch (error) {
-    return { failure: error.message };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-    tempDirs.delete(dir);
-  }
-}
-
 async function verify(job, run, expectedRows) {
   const { keys, resultsDir } = await resultKeys(run.fetcher.env, job.resultKeyVersion);
   const file = objectFile(resultsDir, job.resultPath);
@@ -225,7 +196,7 @@ async function runScenario(engine, scenarioName) {
       sha256: job.result?.sha256,
     });
     raw.ratio = raw.fetcher.rowsPerSecond / raw.client.rowsPerSecond;
-    raw.cli = await runCli(engine, scenario, job, size);
+    raw.cli = await cliRepetition({ root, engine, database, scenario, job, sizeBytes: size, tempDirs });
     checkInterrupted();
     if (raw.cli.failure) failures.push(`${engine.name} ${scenarioName} rep ${rep}: fetcher extract: ${raw.cli.failure}`);
     else raw.cliRatio = raw.cli.rowsPerSecond / raw.client.rowsPerSecond;

@@ -3,9 +3,11 @@
 // as the client's is; VmHWM is sampled while it runs.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createReadStream, writeFileSync } from 'node:fs';
+import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { memoryOf } from './fetcher-process.mjs';
+import { mib } from './report.mjs';
 
 const live = new Set();
 
@@ -14,7 +16,7 @@ export function liveCliRuns() {
 }
 
 /** Runs the extraction; resolves { seconds, summary, peakRssBytes, file } or rejects with its stderr. */
-export async function runCliExtract({ root, dir, url, mappedFields }) {
+async function runCliExtract({ root, dir, url, mappedFields }) {
   const request = join(dir, 'request.json');
   const file = join(dir, 'cli-result.json');
   writeFileSync(request, JSON.stringify({ mappedFields }));
@@ -58,8 +60,38 @@ export async function runCliExtract({ root, dir, url, mappedFields }) {
 }
 
 /** SHA-256 of the file the command wrote (outside the timed window). */
-export async function sha256Of(file) {
+async function sha256Of(file) {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(file)) hash.update(chunk);
   return hash.digest('hex');
+}
+
+/**
+ * One `fetcher extract` of the scenario's projection to a file, right after the service's
+ * repetition; its document must be the job's, byte for byte (the same SHA-256, checked outside the
+ * timed window). Returns its figures, or { failure } saying what went wrong.
+ */
+export async function cliRepetition({ root, engine, database, scenario, job, sizeBytes, tempDirs }) {
+  const dir = mkdtempSync(join(tmpdir(), 'fetcher-bench-cli-'));
+  tempDirs.add(dir);
+  try {
+    const mappedFields = { bench_db: { [scenario.table]: scenario.projection.split(', ') } };
+    const run = await runCliExtract({ root, dir, url: engine.url(database), mappedFields });
+    const problems = [];
+    if (run.summary.rowCount !== scenario.rows) problems.push(`${run.summary.rowCount} rows, expected ${scenario.rows}`);
+    if (run.summary.sha256 !== job.result?.sha256) problems.push(`sha256 ${run.summary.sha256} is not the job's ${job.result?.sha256}`);
+    if ((await sha256Of(run.file)) !== run.summary.sha256) problems.push('the file does not hash to the sha256 it reported');
+    return {
+      seconds: run.seconds,
+      rowsPerSecond: scenario.rows / run.seconds,
+      mibPerSecond: mib(sizeBytes) / run.seconds,
+      peakRssBytes: run.peakRssBytes,
+      ...(problems.length > 0 ? { failure: problems.join('; ') } : {}),
+    };
+  } catch (error) {
+    return { failure: error.message };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    tempDirs.delete(dir);
+  }
 }
