@@ -39,10 +39,15 @@ export async function runCommand(
 /**
  * What a failure says on stderr (one line: the FET code and its message, never a stack or a
  * password) and the exit code: 2 for what the command line or the request file got wrong, before
- * anything was connected to; 1 for a failure of the work itself.
+ * anything was connected to; 1 for a failure of the work itself; 130 once Ctrl-C stopped it.
  */
 export function reportFailure(error: unknown, name: string, io: CliIo): number {
   const line = (text: string) => io.stderr.write(`${name}: ${text.replace(/\s*\n\s*/g, ' ')}\n`);
+  // Ctrl-C: whatever the work failed with on its way out, it was stopped, not broken.
+  if (io.interrupt?.aborted) {
+    line('interrupted; every session closed, nothing written');
+    return EXIT.interrupted;
+  }
   if (isUsage(error)) {
     line(error instanceof FetcherError ? `${error.code} ${error.message}` : (error as Error).message);
     return EXIT.usage;

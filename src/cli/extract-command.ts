@@ -105,10 +105,6 @@ async function extract(flags: ExtractFlags, io: CliIo): Promise<number> {
   } catch (error) {
     progress?.stop();
     await output?.discard();
-    if (io.interrupt?.aborted) {
-      io.stderr.write(`${NAME}: interrupted; every session closed, nothing written\n`);
-      return EXIT.interrupted;
-    }
     return reportFailure(error, NAME, io);
   }
 }

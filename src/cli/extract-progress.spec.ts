@@ -17,9 +17,9 @@ describe('the progress display of fetcher extract', () => {
         rows: 1_500_000,
         bytes: 150 * MiB,
         tables: [
-          { datasource: 'pg', table: 'accounts', engine: 'POSTGRESQL', status: 'done', rows: 1_000_000 },
-          { datasource: 'pg', table: 'accounting.invoices', engine: 'POSTGRESQL', status: 'reading', rows: 500_000 },
-          { datasource: 'maria', table: 'leads', engine: 'MYSQL', status: 'pending', rows: 0 },
+          { datasource: 'pg', table: 'accounts', status: 'done', rows: 1_000_000 },
+          { datasource: 'pg', table: 'accounting.invoices', status: 'reading', rows: 500_000 },
+          { datasource: 'maria', table: 'leads', status: 'pending', rows: 0 },
         ],
       },
       10_000,

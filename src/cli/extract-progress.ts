@@ -1,11 +1,17 @@
-import type { PlannedTable, ProgressEvent, TableStatus } from '../engine/extract-request.js';
+import type { ProgressEvent, TableStatus } from '../engine/extract-request.js';
+import { ProgressTally } from '../engine/output/progress-tally.js';
 
 const MiB = 1024 * 1024;
 const REDRAW_MS = 100;
 
 /** What the display knows of an extraction so far. */
 export interface ProgressState {
-  readonly tables: ReadonlyArray<PlannedTable & { status: TableStatus; rows: number }>;
+  readonly tables: ReadonlyArray<{
+    readonly datasource: string;
+    readonly table: string;
+    readonly status: TableStatus;
+    readonly rows: number;
+  }>;
   readonly rows: number;
   readonly bytes: number;
   /** False until every datasource answered and the request was checked against their schemas. */
@@ -43,10 +49,7 @@ export interface FrameWriter {
  * from the engine's progress events, and left on screen (its last frame) when the extraction ends.
  */
 export class ExtractProgress {
-  private readonly tables = new Map<string, PlannedTable & { status: TableStatus; rows: number }>();
-  private rows = 0;
-  private bytes = 0;
-  private planned = false;
+  private readonly tally = new ProgressTally();
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -61,26 +64,7 @@ export class ExtractProgress {
   }
 
   record(event: ProgressEvent): void {
-    switch (event.type) {
-      case 'planned':
-        for (const table of event.tables) this.tables.set(`${table.datasource}\0${table.table}`, { ...table, status: 'pending', rows: 0 });
-        this.planned = true;
-        break;
-      case 'table': {
-        const table = this.tables.get(`${event.datasource}\0${event.table}`);
-        if (table) table.status = event.status;
-        break;
-      }
-      case 'rows': {
-        const table = this.tables.get(`${event.datasource}\0${event.table}`);
-        if (table) table.rows += event.rows;
-        this.rows = event.totalRows;
-        break;
-      }
-      case 'bytes':
-        this.bytes = event.totalBytes;
-        break;
-    }
+    this.tally.record(event);
   }
 
   /** Draws the last frame and leaves it on screen. */
@@ -91,7 +75,10 @@ export class ExtractProgress {
   }
 
   private draw(): void {
-    const state = { tables: [...this.tables.values()], rows: this.rows, bytes: this.bytes, planned: this.planned };
-    this.frame(renderProgress(state, this.now() - this.startedAt, this.maxTables));
+    const { tables, rows, bytes, planned } = this.tally;
+    const listed = [...tables].flatMap(([datasource, byTable]) =>
+      [...byTable].map(([table, { status, rows: tableRows }]) => ({ datasource, table, status, rows: tableRows })),
+    );
+    this.frame(renderProgress({ tables: listed, rows, bytes, planned }, this.now() - this.startedAt, this.maxTables));
   }
 }

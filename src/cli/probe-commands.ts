@@ -49,7 +49,7 @@ export function runTest(argv: readonly string[], io: CliIo): Promise<number> {
       await writeAll(io.stdout, `${JSON.stringify({ ok: true, latencyMs })}\n`);
       return EXIT.ok;
     } catch (error) {
-      return interrupted(io, 'fetcher test') ?? reportFailure(error, 'fetcher test', io);
+      return reportFailure(error, 'fetcher test', io);
     }
   });
 }
@@ -65,14 +65,7 @@ export function runSchema(argv: readonly string[], io: CliIo): Promise<number> {
       await writeAll(io.stdout, `${JSON.stringify(schema, null, 2)}\n`);
       return EXIT.ok;
     } catch (error) {
-      return interrupted(io, 'fetcher schema') ?? reportFailure(error, 'fetcher schema', io);
+      return reportFailure(error, 'fetcher schema', io);
     }
   });
-}
-
-/** Ctrl-C: the session is closed; exit 130 rather than a failure. */
-function interrupted(io: CliIo, name: string): number | undefined {
-  if (!io.interrupt?.aborted) return undefined;
-  io.stderr.write(`${name}: interrupted\n`);
-  return EXIT.interrupted;
 }

@@ -9,6 +9,7 @@ import { FetCode } from './errors/fet-code.js';
 import type { ProgressEvent } from './extract-request.js';
 import { DataRequestError } from './request/data-request.error.js';
 import { openResultWithKeys } from './result/result-opener.js';
+import { sealedObjectBytes } from './result/result-stream-opener.js';
 import { MemoryUpload } from './result/testing/memory-upload.js';
 import { scriptedEngine } from './testing/scripted-engine.js';
 
@@ -67,7 +68,9 @@ describe('Engine.extract', () => {
     expect(upload.completed).toBe(true);
     expect(openResultWithKeys(upload.body, keys).plaintext.toString()).toBe(DOCUMENT);
     expect(result.hmac).toBe(createHmac('sha256', keys.hmacKey).update(DOCUMENT).digest('hex'));
-    expect(result.storedBytes).toBe(0); // an upload of the caller's own counts for itself
+    // What the upload received: the sealed object, base64 of nonce ‖ ciphertext ‖ tag.
+    expect(result.storedBytes).toBe(upload.body.length);
+    expect(result.storedBytes).toBe(sealedObjectBytes(DOCUMENT.length));
     expect(result.bytes).toBeUndefined();
   });
 

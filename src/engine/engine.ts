@@ -16,6 +16,7 @@ import type { DatasourceInput, ExtractRequest, ExtractResult, ExtractSink, Outpu
 import { ProgressRelay } from './output/progress-relay.js';
 import { isResultUpload, MemoryTarget, writableUpload } from './output/result-targets.js';
 import { ExtractionPlanner } from './planner/extraction-planner.js';
+import { compareKeys } from './planner/mapped-tables.js';
 import {
   connectionFailed,
   discoverSchema,
@@ -128,7 +129,6 @@ export class Engine {
         rowCounts: stats.rowCounts,
         ...written,
         ...(bytes === undefined ? {} : { bytes }),
-        storedBytes: bytes?.length ?? storedBytesOf(target),
       };
     } catch (error) {
       // Refused before a writer existed (the request, the output, a datasource): the sink is aborted all the same.
@@ -182,24 +182,23 @@ export class Engine {
   }
 
   /**
-   * `discover()` on a resolved datasource, failures thrown raw (discoveryFailure maps them), with
-   * the discovery deadline given or the engine's. With `cacheKey` and a cache, cache-first.
+   * `discover()` on a resolved datasource within the engine's discovery deadline, failures thrown
+   * raw (discoveryFailure maps them). With `cacheKey` and a cache, cache-first.
    */
   async discoverDatasource(
     datasource: ResolvedDatasource,
     schemas: readonly string[] | null,
-    options: { readonly cacheKey?: string; readonly deadlineMs?: number; readonly signal?: AbortSignal } = {},
+    options: { readonly cacheKey?: string; readonly signal?: AbortSignal } = {},
   ): Promise<SchemaSnapshot> {
     const cache = options.cacheKey === undefined ? undefined : this.schemaCache;
     const cached = await cache?.get(options.cacheKey as string);
     if (cached) return cached;
-    const deadlineMs = options.deadlineMs ?? this.options.discoveryTimeoutMs;
     // A discovery connects as a test does: a host that does not answer has the test's time, not an extraction's.
     const snapshot = await discoverSchema(
       this.sessions,
       datasource,
       schemas,
-      { deadlineMs, connectTimeoutMs: this.options.testTimeoutMs },
+      { deadlineMs: this.options.discoveryTimeoutMs, connectTimeoutMs: this.options.testTimeoutMs },
       options.signal,
     );
     await cache?.set(options.cacheKey as string, snapshot, this.options.schemaCacheTtlSeconds);
@@ -230,11 +229,6 @@ function toUpload(sink: ExtractSink): ResultUpload {
   return isResultUpload(sink) ? sink : writableUpload(sink);
 }
 
-function storedBytesOf(target: ResultUpload): number {
-  const bytes = (target as { readonly bytes?: unknown }).bytes;
-  return typeof bytes === 'number' ? bytes : 0;
-}
-
 function sealingKeys(seal: NonNullable<OutputOptions['seal']>): SealingKeys {
   if ('masterKey' in seal) {
     try {
@@ -261,7 +255,7 @@ function stopped(error: unknown, timeout: AbortSignal, callerSignal: AbortSignal
 
 function describeSchema(snapshot: SchemaSnapshot): DiscoveredSchema {
   const tables = [...snapshot.tables.values()]
-    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .sort((a, b) => compareKeys(a.key, b.key))
     .map((table) => ({
       key: table.key,
       schema: table.schema,

@@ -18,9 +18,8 @@ export interface WritableUploadOptions {
  * stream's own backpressure, with no copy. `complete` ends the stream and waits for it to finish;
  * `abort` destroys it. A stream error fails the next write or the completion.
  */
-export function writableUpload(stream: Writable, options: WritableUploadOptions = {}): ResultUpload & { readonly bytes: number } {
+export function writableUpload(stream: Writable, options: WritableUploadOptions = {}): ResultUpload {
   let failure: Error | undefined;
-  let bytes = 0;
   const onError = (error: Error) => {
     failure ??= error;
   };
@@ -31,13 +30,9 @@ export function writableUpload(stream: Writable, options: WritableUploadOptions 
     else resolve();
   };
   return {
-    get bytes() {
-      return bytes;
-    },
     write: (chunk) =>
       new Promise<void>((resolve, reject) => {
         if (failure) return reject(failure);
-        bytes += chunk.length;
         stream.write(chunk, settle(resolve, reject));
       }),
     complete: () =>

@@ -21,6 +21,8 @@ export interface WrittenResult {
   readonly sizeBytes: number;
   /** SHA-256 of the plaintext, lowercase hex. */
   readonly sha256: string;
+  /** Bytes handed to the upload: the plaintext's size, or the sealed object's. */
+  readonly storedBytes: number;
   /** HMAC-SHA256 of the plaintext, lowercase hex; only when sealed. */
   readonly hmac?: string;
 }
@@ -50,6 +52,7 @@ export class ResultWriter extends BufferedWriter {
   private readonly staging: Buffer;
   private readonly utf8 = new TextEncoder();
   private plaintextBytes = 0;
+  private storedBytes = 0;
   private state: SealerState = 'open';
   private busy = false;
   private failure: unknown;
@@ -105,12 +108,13 @@ export class ResultWriter extends BufferedWriter {
       this.filled = 0;
       this.sha256.update(plain);
       const last = this.encoding.end(plain);
-      if (last.length > 0) await this.upload.write(last);
+      if (last.length > 0) await this.store(last);
       await this.upload.complete();
     });
     this.state = 'finished';
     const hmac = this.encoding.hmac;
-    return { sizeBytes: this.plaintextBytes, sha256: this.sha256.digest('hex'), ...(hmac === undefined ? {} : { hmac }) };
+    const digests = { sha256: this.sha256.digest('hex'), ...(hmac === undefined ? {} : { hmac }) };
+    return { sizeBytes: this.plaintextBytes, storedBytes: this.storedBytes, ...digests };
   }
 
   /** Discards the result. Never throws; a no-op once finished. */
@@ -193,7 +197,12 @@ export class ResultWriter extends BufferedWriter {
   private async seal(plain: Buffer): Promise<void> {
     this.sha256.update(plain);
     const encoded = this.encoding.push(plain);
-    if (encoded !== undefined && encoded.length > 0) await this.upload.write(encoded);
+    if (encoded !== undefined && encoded.length > 0) await this.store(encoded);
+  }
+
+  private async store(bytes: Buffer): Promise<void> {
+    this.storedBytes += bytes.length;
+    await this.upload.write(bytes);
   }
 }
 
