@@ -1,6 +1,8 @@
+import type { ConnectionRecord } from '../datasource/connection.entity.js';
+
 /** Whether a pending or processing job reads a connection; provided by the job module. */
 export interface ActiveJobs {
-  usesConnection(configName: string): Promise<boolean>;
+  usesConnection(connection: Pick<ConnectionRecord, 'id' | 'configName' | 'productName'>): Promise<boolean>;
 }
 
 export const ACTIVE_JOBS = Symbol('ACTIVE_JOBS');

@@ -51,7 +51,7 @@ const PASSWORD_REQUIRED: ErrorCase = [
 const DUPLICATE_NAME: ErrorCase = [
   FetCode.DuplicateConfigName,
   'An entity of type connection with the same unique attributes already exists. Please use different values to avoid conflicts and review the data provided in the request.',
-  { fields: { configName: "a connection named 'pg_source' already exists" } },
+  { fields: { configName: "product 'reporter' already has a connection named 'pg_source'" } },
 ];
 const ACTIVE_JOBS = (verb: 'update' | 'delete'): ErrorCase => [FetCode.JobInProgress, `cannot ${verb} connection with active jobs`];
 const connectFailed = (reason: string, detail: string, label?: string): ErrorCase => [
@@ -127,6 +127,12 @@ export const VALIDATE_SCHEMA_ANSWERS = mergeErrorAnswers(JSON_BODY, STORE, CREDE
       },
     ],
     FORBIDDEN_HOST,
+    INVALID_PRODUCT_HEADER,
+    [
+      FetCode.InvalidHeader,
+      "'pg_source' names a connection in several products (billing, reporter): name the product in the X-Product-Name header",
+      { details: [{ type: 'ambiguous_datasource', datasource: 'pg_source' }] },
+    ],
   ],
   409: [PASSWORD_REQUIRED],
   422: [

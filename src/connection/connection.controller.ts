@@ -105,10 +105,15 @@ export class ConnectionController {
   @Post('validate-schema')
   @HttpCode(200)
   @ApiOperation({ summary: 'Check that every datasource, table and field of a mappedFields exists' })
+  @ApiHeader({
+    name: 'X-Product-Name',
+    required: false,
+    description: 'The product whose connections the names mean; needed when a name exists in several products the caller acts for.',
+  })
   @ApiResponse({ status: 200, type: SchemaValidationSuccessDto })
   @ApiErrors(Access.Principal, VALIDATE_SCHEMA_ANSWERS)
-  validateSchema(@Body() body: ValidateSchemaDto, @CurrentPrincipal() principal: Principal): Promise<SchemaValidationSuccessDto> {
-    return this.validation.validate(body.mappedFields, principal);
+  validateSchema(@Body() body: ValidateSchemaDto, @ListScope() scope: ProductScope): Promise<SchemaValidationSuccessDto> {
+    return this.validation.validate(body.mappedFields, scope.products);
   }
 
   @Post(':id/assign')

@@ -20,12 +20,14 @@ import { ConnectionRules } from './connection-rules.js';
 import { ConnectionService } from './connection.service.js';
 import type { CreateConnectionDto } from './dto/create-connection.dto.js';
 
-/** The rows a repository would hold, with its unique index on live config names. */
+/** The rows a repository would hold, with its unique index on live config names within a product. */
 class MemoryConnections {
   readonly rows = new Map<string, ConnectionRecord>();
 
   async insert(record: ConnectionRecord): Promise<void> {
-    if ([...this.rows.values()].some((row) => row.deletedAt === null && row.configName === record.configName)) {
+    const taken = (row: ConnectionRecord) =>
+      row.deletedAt === null && row.configName === record.configName && row.productName === record.productName;
+    if ([...this.rows.values()].some(taken)) {
       throw new QueryFailedError('INSERT', [], Object.assign(new Error('duplicate key'), { code: '23505' }));
     }
     this.rows.set(record.id, { ...record });
@@ -94,7 +96,7 @@ describe('ConnectionService', () => {
     const internal = new InternalDatasources(config);
     const repository = connections as unknown as ConnectionRepository;
     const guard = new EgressGuard({ allowPrivateHosts: false }, async (host) => (host === 'db.example.com' ? ['93.184.216.34'] : []));
-    const activeJobs: ActiveJobs = { usesConnection: async (configName) => busy.has(configName) };
+    const activeJobs: ActiveJobs = { usesConnection: async ({ configName }) => busy.has(configName) };
     service = new ConnectionService(
       repository,
       new ConnectionQueryService(repository, internal, new DatasourceResolver(repository, internal, cipher)),
@@ -170,12 +172,17 @@ describe('ConnectionService', () => {
       expect(connections.rows.size).toBe(0);
     });
 
-    it('answers a name already in use with FET-1002', async () => {
+    it('answers a name already in use in the same product with FET-1002', async () => {
       await service.create('ledger', body());
       await expect(service.create('ledger', body())).rejects.toMatchObject({
         code: 'FET-1002',
-        fields: { configName: "a connection named 'pg_main' already exists" },
+        fields: { configName: "product 'ledger' already has a connection named 'pg_main'" },
       });
+    });
+
+    it('lets another product take a name one product uses: names live inside a product', async () => {
+      await service.create('ledger', body());
+      await expect(service.create('billing', body())).resolves.toMatchObject({ configName: 'pg_main', productName: 'billing' });
     });
   });
 

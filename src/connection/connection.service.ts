@@ -35,7 +35,7 @@ export class ConnectionService {
     try {
       await this.connections.insert(record);
     } catch (error) {
-      throw isUniqueViolation(error) ? duplicateName(configName) : error;
+      throw isUniqueViolation(error) ? duplicateName(configName, productName) : error;
     }
     return ConnectionResponseDto.from(record);
   }
@@ -46,7 +46,7 @@ export class ConnectionService {
       throw new DatasourceError(FetCode.BadRequest, 'empty request body: send at least one field to change');
     }
     const current = await this.loadStored(id, 'modified', principal);
-    await this.assertNoActiveJobs(current.configName, 'update');
+    await this.assertNoActiveJobs(current, 'update');
     const next = this.records.merge(current, dto);
     if (next.configName !== current.configName) this.rules.assertNotReserved(next.configName);
     this.rules.assertEngineRules(next.type, next.sslMode, next.metadata);
@@ -55,21 +55,27 @@ export class ConnectionService {
     try {
       if (!(await this.connections.update(id, next))) throw notFound();
     } catch (error) {
-      throw isUniqueViolation(error) ? duplicateName(next.configName) : error;
+      throw isUniqueViolation(error) ? duplicateName(next.configName, next.productName) : error;
     }
     return ConnectionResponseDto.from(next);
   }
 
   async remove(id: string, principal: Principal): Promise<void> {
     const current = await this.loadStored(id, 'deleted', principal);
-    await this.assertNoActiveJobs(current.configName, 'delete');
+    await this.assertNoActiveJobs(current, 'delete');
     if (!(await this.connections.softDelete(id, this.clock.now()))) throw notFound();
   }
 
   /** Operators only (the route says so): a product cannot see an unassigned connection. */
   async assign(id: string, productName: string): Promise<ConnectionResponseDto> {
-    await this.loadStored(id, 'assigned', ANONYMOUS_OPERATOR);
-    if (!(await this.connections.assignProduct(id, productName, this.clock.now()))) {
+    const current = await this.loadStored(id, 'assigned', ANONYMOUS_OPERATOR);
+    let assigned: boolean;
+    try {
+      assigned = await this.connections.assignProduct(id, productName, this.clock.now());
+    } catch (error) {
+      throw isUniqueViolation(error) ? duplicateName(current.configName, productName) : error;
+    }
+    if (!assigned) {
       const now = await this.connections.findById(id);
       if (!now) throw notFound();
       throw new DatasourceError(FetCode.AlreadyAssigned, 'The connection is already assigned to a product and cannot be reassigned.');
@@ -88,17 +94,19 @@ export class ConnectionService {
     return loaded.record;
   }
 
-  private async assertNoActiveJobs(configName: string, verb: 'update' | 'delete'): Promise<void> {
-    if (await this.activeJobs.usesConnection(configName)) {
+  private async assertNoActiveJobs(connection: ConnectionRecord, verb: 'update' | 'delete'): Promise<void> {
+    if (await this.activeJobs.usesConnection(connection)) {
       throw new DatasourceError(FetCode.JobInProgress, `cannot ${verb} connection with active jobs`);
     }
   }
 }
 
-function duplicateName(configName: string): DatasourceError {
+/** Names are unique within a product: the product is the caller's own, so naming it discloses nothing. */
+function duplicateName(configName: string, productName: string | null): DatasourceError {
+  const owner = productName ? `product '${productName}'` : 'the unassigned connections';
   return new DatasourceError(
     FetCode.DuplicateConfigName,
     'An entity of type connection with the same unique attributes already exists. Please use different values to avoid conflicts and review the data provided in the request.',
-    { fields: { configName: `a connection named '${configName}' already exists` } },
+    { fields: { configName: `${owner} already has a connection named '${configName}'` } },
   );
 }

@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Principal } from '../auth/principal.js';
 import { FetCode } from '../engine/errors/fet-code.js';
 import { FetcherError, type ErrorDetail } from '../engine/errors/fetcher-error.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
@@ -7,7 +6,7 @@ import { ConnectionRepository } from '../datasource/connection.repository.js';
 import { DatasourceError } from '../datasource/datasource.error.js';
 import { DatasourceConnectError } from '../engine/errors/datasource-errors.js';
 import { compareKeys } from '../engine/planner/mapped-tables.js';
-import { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
+import { DatasourceResolver, type NameScope } from '../datasource/datasource-resolver.service.js';
 import { Engine } from '../engine/engine.js';
 import { collectRequested, matchRequested, type DatasourceMatch, type RequestedDatasource } from '../engine/planner/requested-schema.js';
 import { SchemaService } from '../datasource/schema/schema.service.js';
@@ -31,10 +30,10 @@ export class SchemaValidationService {
    * The same checks a job's planning does (docs/api.md, "mappedFields"), before submitting: 200, or
    * 422 listing every unknown datasource, table and field. Schemas come from the cache when fresh.
    */
-  async validate(mappedFields: MappedFields, principal: Principal): Promise<SchemaValidationSuccessDto> {
+  async validate(mappedFields: MappedFields, scope: NameScope): Promise<SchemaValidationSuccessDto> {
     checkDataRequest({ mappedFields }, this.config.extraction, 'body');
-    // Datasources the principal may not use are reported as not found, like any unknown name.
-    const resolved = await this.resolver.resolve(Object.keys(mappedFields), principal);
+    // Names resolve within the caller's products: another product's connection is reported as not found, like any unknown name.
+    const resolved = await this.resolver.resolve(Object.keys(mappedFields), scope);
     const requested = collectRequested({ mappedFields }, resolved, this.engine.nameRules);
     const versions = await this.versions(requested);
     const matches = await matchRequested(requested, requested.length, (datasource, schemas) =>
@@ -58,9 +57,11 @@ export class SchemaValidationService {
 
   /** The updatedAt of each stored connection, which versions its cached schema. */
   private async versions(requested: readonly RequestedDatasource[]): Promise<Map<string, number>> {
-    const stored = requested.filter(({ datasource }) => datasource && !datasource.internal).map(({ configName }) => configName);
-    const records = await this.connections.findByConfigNames(stored);
-    return new Map(records.map((record) => [record.configName, record.updatedAt.getTime()]));
+    const stored = requested.flatMap(({ configName, datasource }) =>
+      datasource && !datasource.internal ? [{ configName, id: datasource.id }] : [],
+    );
+    const records = new Map((await this.connections.findByIds(stored.map(({ id }) => id))).map((record) => [record.id, record]));
+    return new Map(stored.map(({ configName, id }) => [configName, records.get(id)?.updatedAt.getTime() ?? 0]));
   }
 }
 

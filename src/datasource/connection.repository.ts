@@ -46,9 +46,19 @@ export class ConnectionRepository {
     return this.repository.findOneBy({ id, deletedAt: IsNull() });
   }
 
-  findByConfigNames(configNames: readonly string[]): Promise<ConnectionRecord[]> {
-    if (configNames.length === 0) return Promise.resolve([]);
-    return this.repository.findBy({ configName: In([...configNames]), deletedAt: IsNull() });
+  findByIds(ids: readonly string[]): Promise<ConnectionRecord[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.repository.findBy({ id: In([...ids]), deletedAt: IsNull() });
+  }
+
+  /**
+   * Live connections with these names, of these products only ('all': of every product, and the
+   * unassigned ones). Names are unique within a product, so a name may match once per product.
+   */
+  findByConfigNames(configNames: readonly string[], products: readonly string[] | 'all'): Promise<ConnectionRecord[]> {
+    if (configNames.length === 0 || products.length === 0) return Promise.resolve([]);
+    const named = { configName: In([...configNames]), deletedAt: IsNull() };
+    return this.repository.findBy(products === 'all' ? named : { ...named, productName: In([...products]) });
   }
 
   /** Counts every match; returns the rows of one window, oldest or newest first. */

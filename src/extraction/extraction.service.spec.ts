@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../common/clock/testing/manual-clock.js';
 import { SequentialIdGenerator } from '../common/clock/testing/sequential-id-generator.js';
 import { type AppConfig } from '../config/app-config.js';
-import type { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
+import type { DatasourceResolver, RecordedDatasource } from '../datasource/datasource-resolver.service.js';
 import type { ServiceDatasource } from '../datasource/service-datasource.js';
 import { DatasourceType } from '../engine/connectors/datasource-type.js';
 import type { ConnectorSession, RowBatch, TableInfo, TableReadRequest } from '../engine/connectors/shared/engine-connector.js';
@@ -95,6 +95,7 @@ describe('ExtractionService', () => {
     complete: ReturnType<typeof vi.fn>;
     fail: ReturnType<typeof vi.fn>;
     release: ReturnType<typeof vi.fn>;
+    datasourcesOf: ReturnType<typeof vi.fn>;
   };
   let open: ReturnType<typeof vi.fn<(...args: unknown[]) => Promise<ConnectorSession>>>;
   let resolve: ReturnType<typeof vi.fn>;
@@ -123,16 +124,20 @@ describe('ExtractionService', () => {
       complete: vi.fn(async (_id, _claim, _result, _event, publish: () => Promise<void>) => (await publish(), true)),
       fail: vi.fn(async () => true),
       release: vi.fn(async () => true),
+      datasourcesOf: vi.fn(async () => [{ jobId: JOB_ID, configName: 'pg_main', connectionId: PG_MAIN.id }]),
     };
     // Connecting takes 1.5 s of clock time.
     open = vi.fn(async () => (clock.advance(1_500), session([rows(1, 2), rows(3)])) as ConnectorSession);
     result = fakeStaged();
     stageResult = vi.fn(() => result.staged);
-    resolve = vi.fn(async (names: readonly string[]) => new Map(names.filter((n) => n === 'pg_main').map((n) => [n, PG_MAIN])));
+    resolve = vi.fn(
+      async (recorded: readonly RecordedDatasource[]) =>
+        new Map(recorded.filter(({ configName }) => configName === 'pg_main').map(({ configName }) => [configName, PG_MAIN])),
+    );
     service = new ExtractionService(
       CONFIG,
       jobs as unknown as JobRepository,
-      { resolve } as unknown as DatasourceResolver,
+      { resolveRecorded: resolve } as unknown as DatasourceResolver,
       scriptedEngine((datasource, signal) => open(datasource, signal)),
       { stageResult } as unknown as ResultStorageService,
       { check: () => undefined } as unknown as MemoryGuard,

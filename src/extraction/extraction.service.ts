@@ -65,7 +65,8 @@ export class ExtractionService {
     // Time in queue is creation → first claim; a re-delivered job's wait is the recovery's, not the queue's.
     this.metrics?.jobClaimed(this.workerId, job.attempts === 1 ? started - job.createdAt.getTime() : undefined);
     try {
-      const datasources = await this.resolver.resolve(Object.keys(job.mappedFields));
+      // The connections recorded at submission, by id and checked against the job's product again.
+      const datasources = await this.resolver.resolveRecorded(await this.jobs.datasourcesOf(jobId), job.productName);
       staged = this.storage.stageResult(jobId, claim);
       const extracted = await this.engine.extract(
         {

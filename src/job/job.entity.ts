@@ -63,9 +63,12 @@ export interface JobProgress {
   tables: Record<string, Record<string, TableProgress>>;
 }
 
+/** One datasource a job reads: the name it used, and the connection that name resolved to at submission. */
 export interface JobDatasourceRecord {
   jobId: string;
   configName: string;
+  /** The stored connection's or internal datasource's id; null only on jobs submitted before names were per product. */
+  connectionId: string | null;
 }
 
 /** One status change of a job, in the same transaction as the change itself. */
@@ -125,6 +128,7 @@ export function jobEntities(kind: DatabaseKind): EntitySchema[] {
     columns: {
       jobId: { type: 'varchar', length: 36, name: 'job_id', primary: true },
       configName: { type: 'varchar', length: 100, name: 'config_name', primary: true },
+      connectionId: { type: 'varchar', length: 36, name: 'connection_id', nullable: true },
     },
   });
   const transition = new EntitySchema<JobTransitionRecord>({

@@ -105,26 +105,47 @@ export class JobRepository {
       .find({ where: { jobId }, order: { at: 'ASC', id: 'ASC' } });
   }
 
-  /** Whether a pending or processing job reads the connection named `configName`. */
-  async usesConnection(configName: string): Promise<boolean> {
+  /**
+   * Whether a pending or processing job reads this connection: by the id it recorded, or, for a job
+   * submitted before jobs recorded ids, by its name within the job's product.
+   */
+  async usesConnection(connection: {
+    readonly id: string;
+    readonly configName: string;
+    readonly productName: string | null;
+  }): Promise<boolean> {
     const parameters = sqlParameters(this.dataSource);
     const rows: unknown[] = await this.dataSource.query(
       `SELECT 1 FROM job_datasources d JOIN jobs j ON j.id = d.job_id
-       WHERE d.config_name = ${parameters.bind(configName)} AND j.status IN ('pending', 'processing') LIMIT 1`,
+       WHERE j.status IN ('pending', 'processing')
+         AND (d.connection_id = ${parameters.bind(connection.id)}
+              OR (d.connection_id IS NULL AND d.config_name = ${parameters.bind(connection.configName)}
+                  AND j.product_name = ${parameters.bind(connection.productName ?? '')}))
+       LIMIT 1`,
       parameters.values,
     );
     return rows.length > 0;
   }
 
+  /** The datasources a job reads, with the connection each resolved to at submission. */
+  datasourcesOf(jobId: string): Promise<JobDatasourceRecord[]> {
+    return this.dataSource.getRepository<JobDatasourceRecord>(JOB_DATASOURCE_ENTITY).findBy({ jobId });
+  }
+
   /**
-   * Inserts a pending job and the datasources it reads. Returns false when another job holds the
-   * same dedup key (the unique index decides, so concurrent twins cannot both win).
+   * Inserts a pending job and the datasources it reads, each with the id of the connection its name
+   * resolved to (`connectionIds`, by config name). Returns false when another job holds the same
+   * dedup key (the unique index decides, so concurrent twins cannot both win).
    */
-  async insertPending(job: JobRecord): Promise<boolean> {
+  async insertPending(job: JobRecord, connectionIds: Readonly<Record<string, string>> = {}): Promise<boolean> {
     try {
       await inTransaction(this.dataSource, async (manager) => {
         await manager.getRepository<JobRecord>(JOB_ENTITY).insert(job as QueryDeepPartialEntity<JobRecord>);
-        const datasources: JobDatasourceRecord[] = Object.keys(job.mappedFields).map((configName) => ({ jobId: job.id, configName }));
+        const datasources: JobDatasourceRecord[] = Object.keys(job.mappedFields).map((configName) => ({
+          jobId: job.id,
+          configName,
+          connectionId: connectionIds[configName] ?? null,
+        }));
         await manager.getRepository<JobDatasourceRecord>(JOB_DATASOURCE_ENTITY).insert(datasources);
         await this.record(manager, job.id, null, JobStatus.Pending, null, 'accepted', job.createdAt);
       });

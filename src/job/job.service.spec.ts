@@ -11,7 +11,6 @@ import type { ServiceDatasource } from '../datasource/service-datasource.js';
 import type { ResolvedDatasource } from '../engine/connectors/shared/engine-connector.js';
 import { DatasourceConnectError } from '../engine/errors/datasource-errors.js';
 import type { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
-import type { InternalDatasources } from '../datasource/internal/internal-datasources.service.js';
 import type { CreateJobDto } from './dto/create-job.dto.js';
 import type { JobErrorInfo, JobRecord } from './job.entity.js';
 import type { JobRepository, TerminalEvent } from './job.repository.js';
@@ -22,6 +21,7 @@ import type { ResultRetentionRepository } from './retention/result-retention.rep
 
 const HOUR = 3_600_000;
 const REPORTER: Principal = { id: 'apikey:reporter', method: 'apikey', operator: false, products: ['reporter'] };
+const OPERATOR: Principal = { id: 'admin-key:0', method: 'apikey', operator: true, products: [] };
 
 /** A job store holding rows in memory, with the conditional updates of the real one. */
 class MemoryJobStore {
@@ -41,9 +41,12 @@ class MemoryJobStore {
 
   findByDedupKey = async (key: string) => this.copy([...this.rows.values()].find((job) => job.dedupKey === key));
 
-  insertPending = async (job: JobRecord) => {
+  readonly connectionIds = new Map<string, Readonly<Record<string, string>>>();
+
+  insertPending = async (job: JobRecord, connectionIds: Readonly<Record<string, string>> = {}) => {
     if ([...this.rows.values()].some((held) => held.dedupKey === job.dedupKey)) return false;
     this.rows.set(job.id, { ...job });
+    this.connectionIds.set(job.id, connectionIds);
     return true;
   };
 
@@ -132,16 +135,22 @@ describe('JobService', () => {
       jobs: { dedupWindowSeconds: 3_600, connectionTestTimeoutMs: 4_000 },
       results: { ...results, sweepIntervalMs: 60_000 },
     } as AppConfig;
+    // Names resolve within the scope's products, as the real resolver does; holders() sees every product.
+    const inScope = (found: ServiceDatasource, scope: readonly string[] | 'all') =>
+      scope === 'all' || (found.productName !== null && scope.includes(found.productName.toLowerCase()));
     const resolver = {
-      resolve: async (names: readonly string[]) => new Map([...datasources].filter(([name]) => names.includes(name))),
+      resolve: async (names: readonly string[], scope: readonly string[] | 'all') =>
+        new Map([...datasources].filter(([name, found]) => names.includes(name) && inScope(found, scope))),
+      holders: async (names: readonly string[]) =>
+        [...datasources.values()]
+          .filter((found) => names.includes(found.configName))
+          .map(({ configName, productName, internal }) => ({ configName, productName, internal })),
     } as unknown as DatasourceResolver;
-    const internal = { findByConfigName: () => undefined } as unknown as InternalDatasources;
     return new JobService(
       config,
       store as unknown as JobRepository,
       resolver,
       tester as unknown as ConnectionTester,
-      internal,
       queue as unknown as JobQueue,
       retention as unknown as ResultRetentionRepository,
       clock,
@@ -180,6 +189,7 @@ describe('JobService', () => {
         duplicate: false,
         body: { jobId: id, status: 'pending', createdAt: '2026-03-01T10:00:00.000Z', message: 'Job created and queued for processing' },
       });
+      expect(store.connectionIds.get(id)).toEqual({ pg_main: 'id-pg_main' });
       expect(store.rows.get(id)).toMatchObject({
         status: JobStatus.Pending,
         productName: 'reporter',
@@ -308,11 +318,34 @@ describe('JobService', () => {
       expect(findNewest).not.toHaveBeenCalled();
     });
 
-    it('refuses a connection with no product (FET-1014) or another product (FET-1016), without testing it', async () => {
+    it("answers a product's job naming an unassigned or another product's connection exactly as one naming nothing (FET-1020)", async () => {
+      const answerTo = (promise: Promise<unknown>) =>
+        promise.then(
+          () => 'accepted',
+          (error: { code: string; message: string; details: unknown }) => ({
+            code: error.code,
+            message: error.message,
+            details: error.details,
+          }),
+        );
+      datasources.delete('pg_main');
+      const nowhere = await answerTo(service.create(request(), REPORTER));
       datasources.set('pg_main', datasource('pg_main', { productName: null }));
-      expect(await rejectionCode(service.create(request(), REPORTER))).toBe(FetCode.NotAssigned);
-      datasources.set('pg_main', datasource('pg_main', { productName: 'Billing' }));
-      expect(await rejectionCode(service.create(request(), REPORTER))).toBe(FetCode.ProductMismatch);
+      const unassigned = await answerTo(service.create(request(), REPORTER));
+      datasources.set('pg_main', datasource('pg_main', { productName: 'billing' }));
+      const foreign = await answerTo(service.create(request(), REPORTER));
+      expect(nowhere).toMatchObject({ code: FetCode.MissingDatasource });
+      expect(unassigned).toEqual(nowhere);
+      expect(foreign).toEqual(nowhere);
+      expect(tester.test).not.toHaveBeenCalled();
+      expect(store.rows.size).toBe(0);
+    });
+
+    it('tells an operator that a name is unassigned (FET-1014) or belongs to another product (FET-1016), without testing it', async () => {
+      datasources.set('pg_main', datasource('pg_main', { productName: null }));
+      expect(await rejectionCode(service.create(request(), OPERATOR))).toBe(FetCode.NotAssigned);
+      datasources.set('pg_main', datasource('pg_main', { productName: 'billing' }));
+      expect(await rejectionCode(service.create(request(), OPERATOR))).toBe(FetCode.ProductMismatch);
       expect(tester.test).not.toHaveBeenCalled();
       expect(store.rows.size).toBe(0);
     });

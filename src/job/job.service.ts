@@ -11,7 +11,6 @@ import { ConnectionTester } from '../datasource/connection-tester.service.js';
 import { notFound } from '../datasource/datasource.error.js';
 import type { ServiceDatasource } from '../datasource/service-datasource.js';
 import { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
-import { InternalDatasources } from '../datasource/internal/internal-datasources.service.js';
 import { checkDataRequest } from './data-request-check.js';
 import type { CreateJobDto } from './dto/create-job.dto.js';
 import { JobAcceptedDto, JobResponseDto } from './dto/job-response.dto.js';
@@ -41,7 +40,6 @@ export class JobService {
     private readonly jobs: JobRepository,
     private readonly resolver: DatasourceResolver,
     private readonly tester: ConnectionTester,
-    private readonly internal: InternalDatasources,
     @Inject(JOB_QUEUE) private readonly queue: JobQueue,
     private readonly retention: ResultRetentionRepository,
     private readonly clock: Clock,
@@ -60,8 +58,7 @@ export class JobService {
     if (duplicate) return { duplicate: true, body: JobAcceptedDto.of(duplicate, true) };
 
     const configNames = Object.keys(request.dataRequest.mappedFields).sort();
-    const datasources = await this.resolveAll(configNames);
-    this.assertOwnership(datasources, source);
+    const datasources = await this.resolveAll(configNames, source, principal);
     await this.assertReachable(datasources);
 
     const now = this.clock.now();
@@ -94,7 +91,9 @@ export class JobService {
       resultDeleteRequestedAt: null,
       resultDeletedAt: null,
     };
-    const twin = await this.insertOrFindTwin(job);
+    // The worker reads these very connections, whatever happens to the names meanwhile.
+    const connectionIds = Object.fromEntries(datasources.map((datasource) => [datasource.configName, datasource.id]));
+    const twin = await this.insertOrFindTwin(job, connectionIds);
     if (twin) return { duplicate: true, body: JobAcceptedDto.of(twin, true) };
 
     try {
@@ -140,32 +139,10 @@ export class JobService {
     throw new JobError(FetCode.JobAlreadyFinished, `job ${id} is already ${job.status}; only a pending or processing job can be cancelled`);
   }
 
-  /**
-   * The product check: every connection belongs to the job's product; an internal datasource is
-   * open to every product unless DATASOURCE_<NAME>_PRODUCTS names the ones it serves.
-   */
-  private assertOwnership(datasources: ServiceDatasource[], source: string): void {
-    for (const datasource of datasources) {
-      if (datasource.internal) {
-        const declared = this.internal.findByConfigName(datasource.configName);
-        if (declared && !InternalDatasources.openTo(declared, [source])) throw productMismatch(datasource.configName, source);
-        continue;
-      }
-      if (!datasource.productName) {
-        throw new JobError(
-          FetCode.NotAssigned,
-          `Connection '${datasource.configName}' has no product assigned. Use the assign endpoint to assign it first.`,
-          { details: [{ type: 'not_assigned', datasource: datasource.configName }] },
-        );
-      }
-      if (datasource.productName.toLowerCase() !== source) throw productMismatch(datasource.configName, source);
-    }
-  }
-
   /** Inserts the job, or returns the job that holds its dedup key (active, or completed within the window). */
-  private async insertOrFindTwin(job: JobRecord): Promise<JobRecord | null> {
+  private async insertOrFindTwin(job: JobRecord, connectionIds: Readonly<Record<string, string>>): Promise<JobRecord | null> {
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      if (await this.jobs.insertPending(job)) return null;
+      if (await this.jobs.insertPending(job, connectionIds)) return null;
       const holder = await this.jobs.findByDedupKey(job.requestHash);
       if (!holder) continue;
       const since = this.windowStart();
@@ -199,10 +176,16 @@ export class JobService {
     return newest;
   }
 
-  private async resolveAll(configNames: string[]): Promise<ServiceDatasource[]> {
-    const resolved = await this.resolver.resolve(configNames);
+  /**
+   * The product check is the lookup itself: names resolve among the job's product's connections and
+   * the internal datasources open to it. A product principal gets FET-1020 for every other name,
+   * whoever holds it; an operator is told when a name belongs elsewhere (FET-1014, FET-1016).
+   */
+  private async resolveAll(configNames: string[], source: string, principal: Principal): Promise<ServiceDatasource[]> {
+    const resolved = await this.resolver.resolve(configNames, [source]);
     const missing = configNames.filter((name) => !resolved.has(name));
     if (missing.length > 0) {
+      if (principal.operator) await this.explainToOperator(missing, source);
       throw new JobError(
         FetCode.MissingDatasource,
         missing.length === configNames.length
@@ -212,6 +195,24 @@ export class JobService {
       );
     }
     return configNames.map((name) => resolved.get(name) as ServiceDatasource);
+  }
+
+  private async explainToOperator(missing: readonly string[], source: string): Promise<void> {
+    const holders = await this.resolver.holders(missing);
+    for (const name of missing) {
+      const holder = holders.find((candidate) => candidate.configName === name);
+      if (!holder) continue;
+      if (!holder.internal && holder.productName === null) {
+        throw new JobError(
+          FetCode.NotAssigned,
+          `Connection '${name}' has no product assigned. Use the assign endpoint to assign it first.`,
+          {
+            details: [{ type: 'not_assigned', datasource: name }],
+          },
+        );
+      }
+      throw productMismatch(name, source);
+    }
   }
 
   private async assertReachable(datasources: ServiceDatasource[]): Promise<void> {

@@ -152,9 +152,13 @@ describe('authorization from the principal', () => {
       metadata: (await as(alpha).get(`/v1/fetcher/${submitted.body.jobId}`)).body.metadata,
     });
     expect(duplicate.status).toBe(403);
+    // To B, A's connection is a name nobody registered; the operator is told whose it is.
     const borrowing = await as(beta).post('/v1/fetcher', job(owned.configName, 'beta'));
     expect(borrowing.status).toBe(400);
-    expect(borrowing.body.code).toBe('FET-1016');
+    expect(borrowing.body.code).toBe('FET-1020');
+    const operatorBorrowing = await as(ADMIN).post('/v1/fetcher', job(owned.configName, 'beta'));
+    expect(operatorBorrowing.status).toBe(400);
+    expect(operatorBorrowing.body.code).toBe('FET-1016');
 
     expect((await as(beta).get(`/v1/fetcher/${submitted.body.jobId}`)).status).toBe(404);
     const done = await waitForJob({ get: (path: string) => as(alpha).get(path) } as never, submitted.body.jobId);
@@ -193,7 +197,8 @@ describe('authorization from the principal', () => {
     expect((await waitForJob({ get: (path: string) => as(alpha).get(path) } as never, allowed.body.jobId)).status).toBe('completed');
     const refused = await as(beta).post('/v1/fetcher', job('alpha_dwh', 'beta'));
     expect(refused.status).toBe(400);
-    expect(refused.body.code).toBe('FET-1016');
+    expect(refused.body.code).toBe('FET-1020');
+    expect((await as(ADMIN).post('/v1/fetcher', job('alpha_dwh', 'beta'))).body.code).toBe('FET-1016');
     expect((await as(beta).post('/v1/fetcher', job('shared_dwh', 'beta'))).status).toBe(202);
   });
 });

@@ -141,12 +141,13 @@ describe('connections API: create, read, list, update, delete, assign', () => {
       expect((await create('reporter', body({ type: 'ORACLE', port: 1521, metadata: { serviceName: 'XEPDB1' } }))).status).toBe(201);
     });
 
-    it('refuses a configName already in use (409 FET-1002)', async () => {
+    it('refuses a configName already in use in the same product (409 FET-1002); another product may use it', async () => {
       const payload = body();
       expect((await create('reporter', payload)).status).toBe(201);
-      const again = await create('billing', payload);
+      const again = await create('reporter', payload);
       expect(again.status).toBe(409);
       expect(again.body.code).toBe('FET-1002');
+      expect((await create('billing', payload)).status).toBe(201);
     });
 
     it('gives exactly one 201 to concurrent creates of one configName', async () => {
