@@ -6,15 +6,18 @@ import { Logger } from '@nestjs/common';
 import amqp from 'amqplib';
 import type { DataSource, QueryDeepPartialEntity } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ManualClock } from '../../src/common/clock/testing/manual-clock.js';
 import type { AppConfig } from '../../src/config/app-config.js';
 import { loadAppConfig } from '../../src/config/load-config.js';
 import type { EventPublisher, OutboundEvent } from '../../src/events/event-publisher.port.js';
+import { EventSigner } from '../../src/events/event-signature.js';
 import { OutboxRelay } from '../../src/events/outbox-relay.service.js';
 import { OutboxRepository } from '../../src/events/outbox.repository.js';
 import { RmqEventPublisher } from '../../src/events/rmq-event.publisher.js';
 import { OUTBOX_EVENT_ENTITY, type OutboxEventRecord } from '../../src/events/outbox.entity.js';
 import { dataSourceOptions, openDataSource } from '../../src/persistence/persistence.module.js';
 import { waitUntil } from '../helpers/event-consumer.js';
+import { eventSigningKey, signatureProblem } from '../helpers/event-signature-check.js';
 import { TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 
@@ -116,10 +119,15 @@ describe('outbox relay and RabbitMQ routing', () => {
   let connection: amqp.ChannelModel;
   let channel: amqp.Channel;
   const received: { routingKey: string; messageId: string }[] = [];
+  /** Per received message: its body and `t` as sent, and what an independent signature check says of it. */
+  const signatures: { messageId: string; body: string; t: unknown; signature: unknown; problem: string | null }[] = [];
+  // Behind the real time, inside the window a consumer accepts, so a spec can move it forward.
+  const clock = new ManualClock(Date.now() - 200_000);
+  const publishSeconds = () => Math.floor(clock.nowMs() / 1000);
 
   beforeAll(async () => {
     store = await openStore('postgres', 'outbox_routing');
-    publisher = new RmqEventPublisher(RMQ_URL, exchange);
+    publisher = new RmqEventPublisher(RMQ_URL, exchange, EventSigner.fromMasterKey(Buffer.from(TEST_MASTER_KEY, 'base64'), '1'), clock);
     connection = await amqp.connect(RMQ_URL);
     channel = await connection.createChannel();
   });
@@ -138,6 +146,17 @@ describe('outbox relay and RabbitMQ routing', () => {
     await channel.consume(queue, (message) => {
       if (!message) return;
       received.push({ routingKey: message.fields.routingKey, messageId: String(message.properties.messageId) });
+      const headers = message.properties.headers ?? {};
+      signatures.push({
+        messageId: String(message.properties.messageId),
+        body: message.content.toString('utf8'),
+        t: headers.t,
+        signature: headers['x-message-signature'],
+        problem: signatureProblem(
+          { exchange: message.fields.exchange, routingKey: message.fields.routingKey, headers, content: message.content },
+          eventSigningKey(),
+        ),
+      });
       channel.ack(message);
     });
   }
@@ -163,7 +182,9 @@ describe('outbox relay and RabbitMQ routing', () => {
     await insertEvent(store.dataSource, failed, new Date(Date.now() - 1_000), 'job.failed');
 
     const before = Date.now();
+    const firstTry = publishSeconds();
     await relay.runOnce();
+    clock.advance(100_000);
     // The broker confirmed both; only the routed one counts as published.
     expect((await row(failed)).published_at).not.toBeNull();
     const kept = await row(completed);
@@ -199,5 +220,27 @@ describe('outbox relay and RabbitMQ routing', () => {
       { routingKey: 'job.completed', messageId: completed },
     ]);
     expect(await outbox.backlog()).toBe(0);
+    // The retry was signed when it was sent, not when the event was first tried.
+    expect(signatures.map(({ messageId, t, problem }) => ({ messageId, t, problem }))).toEqual([
+      { messageId: failed, t: String(firstTry), problem: null },
+      { messageId: completed, t: String(firstTry + 100), problem: null },
+    ]);
+  });
+
+  it('signs every publish afresh: an event sent twice carries each time it was sent, over the JSON body sent', async () => {
+    await bindQueue('job.resent');
+    const event: OutboundEvent = { id: `fetcher.job.resent.${run}`, type: 'job.resent', payload: { jobId: randomUUID(), note: 'é ✓' } };
+    const sentAt = [publishSeconds()];
+    await publisher.publish(event);
+    clock.advance(60_000);
+    sentAt.push(publishSeconds());
+    await publisher.publish(event);
+
+    await waitUntil(() => signatures.filter((s) => s.messageId === event.id).length === 2, 5_000, 'both copies');
+    const copies = signatures.filter((s) => s.messageId === event.id);
+    expect(copies.map(({ body, t, problem }) => ({ body, t, problem }))).toEqual(
+      sentAt.map((t) => ({ body: JSON.stringify(event.payload), t: String(t), problem: null })),
+    );
+    expect(copies[0].signature).not.toBe(copies[1].signature);
   });
 });

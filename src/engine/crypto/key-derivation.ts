@@ -3,6 +3,7 @@ import { hkdfSync } from 'node:crypto';
 /** HKDF `info` labels; identical to the original service so its consumers can verify our results. */
 export enum KeyPurpose {
   Credentials = 'fetcher-credentials-v1',
+  /** The original's external HMAC key: results' `resultHmac`, and the signatures of the events. */
   ResultHmac = 'fetcher-external-hmac-v1',
   ResultEncryption = 'fetcher-storage-encryption-v1',
 }
