@@ -1,17 +1,26 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
+import amqp from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster } from '../helpers/cluster.js';
-import { consumeEvents, waitUntil, type ReceivedEvent } from '../helpers/event-consumer.js';
+import { consumeEvents, waitUntil, type EventConsumer, type ReceivedEvent } from '../helpers/event-consumer.js';
+import { eventSigningKey, signatureProblem, type RawEvent } from '../helpers/event-signature-check.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
-/** Terminal events through RabbitMQ (docs/job-lifecycle.md, "Terminal events"), and a load of 200 jobs on 2 workers. */
+/**
+ * Terminal events through RabbitMQ (docs/job-lifecycle.md, "Terminal events"), and a load of 200 jobs
+ * on 2 workers. The consumer checks every signature (docs/security.md, "Event signatures") and keeps
+ * only the events that verify.
+ */
 describe('terminal events on RabbitMQ', () => {
   const exchange = `fetcher-test-events-${randomUUID().slice(0, 8)}`;
   let broker: TcpProxy;
   let source: TempDatabase;
   let cluster: Cluster;
-  let consumer: Awaited<ReturnType<typeof consumeEvents>>;
+  let consumer: EventConsumer;
+  let completedJobId: string;
+  /** Message ids of the messages this spec forges; every other refusal is a signing bug. */
+  const FORGED = 'forged.';
 
   beforeAll(async () => {
     broker = await startTcpProxy(5672);
@@ -44,6 +53,8 @@ describe('terminal events on RabbitMQ', () => {
   });
 
   const eventsOf = (jobId: string): ReceivedEvent[] => consumer.received.filter((event) => event.body.jobId === jobId);
+  const rawOf = (messageId: string): RawEvent | undefined => consumer.raw[consumer.received.findIndex((e) => e.messageId === messageId)];
+  const genuineRefused = () => consumer.rejected.filter((rejected) => !rejected.messageId.startsWith(FORGED));
 
   it('reports every dependency, broker and Redis included, in /readyz', async () => {
     const readiness = (await (await cluster.api('/readyz')).json()) as {
@@ -94,6 +105,81 @@ describe('terminal events on RabbitMQ', () => {
     });
     expect(failed.body.metadata.source).toBe('reporter');
     expect(failed.body.metadata.error.message).toContain('ghosts');
+
+    // Both signed as the original signs them, by the current master key (version 1).
+    expect(genuineRefused()).toEqual([]);
+    const now = Math.floor(Date.now() / 1000);
+    for (const messageId of [`fetcher.job.completed.${completedId}`, `fetcher.job.failed.${failedId}`]) {
+      const headers = rawOf(messageId)?.headers;
+      expect(headers).toMatchObject({
+        'x-message-signature': expect.stringMatching(/^[0-9a-f]{64}$/),
+        t: expect.stringMatching(/^[0-9]+$/),
+        'signature-version': 'v1',
+        'x-signature-key-version': '1',
+      });
+      expect(Math.abs(now - Number(headers?.t))).toBeLessThan(60);
+    }
+    completedJobId = completedId;
+  });
+
+  it('fails the check of a job.completed whose body, routing key or t was altered, and its consumer refuses it off the wire', async () => {
+    const genuine = rawOf(`fetcher.job.completed.${completedJobId}`) as RawEvent;
+    const key = eventSigningKey();
+    expect(signatureProblem(genuine, key)).toBeNull();
+
+    const body = JSON.parse(genuine.content.toString('utf8'));
+    const forgeries: Record<string, RawEvent> = {
+      body: { ...genuine, content: Buffer.from(JSON.stringify({ ...body, result: { ...body.result, rowCount: 51 } })) },
+      'body byte': { ...genuine, content: Buffer.concat([genuine.content, Buffer.from(' ')]) },
+      'routing key': { ...genuine, routingKey: 'job.failed' },
+      t: { ...genuine, headers: { ...genuine.headers, t: String(Number(genuine.headers.t) - 1) } },
+      // Signed with the master key itself instead of the key derived from it.
+      key: {
+        ...genuine,
+        headers: {
+          ...genuine.headers,
+          'x-message-signature': createHmac('sha256', Buffer.alloc(32, 0x2a))
+            .update(
+              `${String(genuine.headers.t)}
+v1
+
+${completedJobId}
+${exchange}
+job.completed
+`,
+            )
+            .update(genuine.content)
+            .digest('hex'),
+        },
+      },
+    };
+    for (const [what, forged] of Object.entries(forgeries))
+      expect([what, signatureProblem(forged, key)]).toEqual([what, 'signature does not match']);
+    // Out of the window, even with its own signature: a replay a day later.
+    expect(signatureProblem(genuine, key, Number(genuine.headers.t) + 86_400)).toBe('t is 86400 s old');
+
+    // The same forgeries sent through the broker reach the consumer, which refuses each.
+    const connection = await amqp.connect('amqp://guest:guest@127.0.0.1:5672');
+    try {
+      const channel = await connection.createConfirmChannel();
+      for (const [what, forged] of Object.entries(forgeries)) {
+        channel.publish(exchange, forged.routingKey, forged.content, {
+          messageId: `${FORGED}${what}`,
+          contentType: 'application/json',
+          headers: forged.headers,
+        });
+      }
+      await channel.waitForConfirms();
+    } finally {
+      await connection.close();
+    }
+    await waitUntil(() => consumer.rejected.length >= Object.keys(forgeries).length, 10_000, 'the forgeries at the consumer');
+    expect(consumer.rejected.map(({ messageId, reason }) => [messageId, reason]).sort()).toEqual(
+      Object.keys(forgeries)
+        .map((what) => [`${FORGED}${what}`, 'signature does not match'])
+        .sort(),
+    );
+    expect(consumer.received.filter((event) => event.messageId.startsWith(FORGED))).toEqual([]);
   });
 
   it('keeps every event while the broker is unreachable and delivers each once it is back', async () => {
@@ -109,6 +195,8 @@ describe('terminal events on RabbitMQ', () => {
     await waitUntil(() => ids.every((id) => eventsOf(id).length > 0), 30_000, 'events after the broker came back');
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     for (const id of ids) expect(eventsOf(id).map((event) => event.messageId)).toEqual([`fetcher.job.completed.${id}`]);
+    // Each verifies (the retry after a refusal is signed afresh: test/integration/outbox-relay.spec.ts).
+    expect(genuineRefused()).toEqual([]);
   });
 
   it('runs 200 jobs submitted at once on 2 workers: each completes exactly once, with one event each', async () => {
@@ -141,6 +229,7 @@ describe('terminal events on RabbitMQ', () => {
     await waitUntil(() => ids.every((id) => eventsOf(id).length > 0), 60_000, '200 events');
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(ids.every((id) => eventsOf(id).length === 1 && eventsOf(id)[0].routingKey === 'job.completed')).toBe(true);
+    expect(genuineRefused()).toEqual([]);
     // Both workers took part.
     const { rows: workers } = await cluster.store.query<{ n: string }>(
       `SELECT count(DISTINCT worker_id) AS n FROM job_transitions WHERE job_id = ANY($1) AND to_status = 'completed'`,
