@@ -6,7 +6,7 @@ import { ManualClock } from '../common/clock/testing/manual-clock.js';
 import { SequentialIdGenerator } from '../common/clock/testing/sequential-id-generator.js';
 import { type AppConfig } from '../config/app-config.js';
 import { ConnectionTester } from '../datasource/connection-tester.service.js';
-import type { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
+import type { DatasourceResolver, RecordedDatasource } from '../datasource/datasource-resolver.service.js';
 import type { ServiceDatasource } from '../datasource/service-datasource.js';
 import { DatasourceType } from '../engine/connectors/datasource-type.js';
 import type { ConnectorSession, ResolvedDatasource, RowBatch } from '../engine/connectors/shared/engine-connector.js';
@@ -91,9 +91,11 @@ function workerOver(
       true
     ),
     fail: async () => true,
+    datasourcesOf: async () => Object.keys(job().mappedFields).map((configName) => ({ configName, connectionId: `id-${configName}` })),
   };
   const resolver = {
-    resolve: async (names: readonly string[]) => new Map(names.map((name) => [name, datasourceOf(name, sources[name].type)])),
+    resolveRecorded: async (recorded: readonly RecordedDatasource[]) =>
+      new Map(recorded.map(({ configName }) => [configName, datasourceOf(configName, sources[configName].type)])),
   };
   const service = new ExtractionService(
     { leases: { leaseMs: 60_000 }, extraction: DEFAULT_CEILINGS } as AppConfig,
