@@ -26,8 +26,10 @@ async function main(): Promise<void> {
   }
   if (config.auth.mode === 'none') {
     boot.logger.warn(
-      { authMode: 'none' },
-      'AUTH_MODE=none: every caller acts as the operator. Set AUTH_MODE=apikey or jwt before exposing this service.',
+      { authMode: 'none', host: config.http.host },
+      config.http.unauthenticatedNetwork
+        ? `AUTH_MODE=none: every caller acts as the operator, on HOST=${config.http.host} (ALLOW_UNAUTHENTICATED_NETWORK=true).`
+        : `AUTH_MODE=none: every caller acts as the operator; listening on ${config.http.host} only. Set AUTH_MODE=apikey or jwt before exposing this service.`,
     );
   }
   const port = listenPort(config);

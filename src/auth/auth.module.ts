@@ -10,6 +10,7 @@ import { AuthGuard } from './auth.guard.js';
 import { AUTHENTICATOR, type Authenticator } from './authenticator.port.js';
 import { AuthError } from './auth.error.js';
 import { JwtVerifier } from './jwt/jwt-verifier.js';
+import { UnauthenticatedNetworkWarning } from './unauthenticated-network.warning.js';
 
 /** AUTH_MODE=none: there is nothing to check; the guard never asks. */
 const NO_AUTHENTICATOR: Authenticator = {
@@ -45,6 +46,7 @@ export class AuthModule {
       });
     } else {
       providers.push({ provide: AUTHENTICATOR, useValue: NO_AUTHENTICATOR });
+      if (config.http.unauthenticatedNetwork) providers.push(UnauthenticatedNetworkWarning);
     }
     return { module: AuthModule, providers, controllers, exports: [AUTHENTICATOR] };
   }

@@ -1,6 +1,7 @@
 import type { ExtractionCeilings } from '../engine/request/data-request.js';
 import { FetcherRole } from './fetcher-role.js';
 import type { AuthConfig } from './auth.config.js';
+import type { HttpConfig } from './http.config.js';
 import type { InternalDatasourceConfig } from './internal-datasources.config.js';
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -24,7 +25,7 @@ export interface AppConfig {
   readonly role: FetcherRole;
   readonly production: boolean;
   readonly version: string;
-  readonly http: { readonly host: string; readonly port: number; readonly workerPort: number };
+  readonly http: HttpConfig;
   readonly logLevel: string;
   /** Resolved from LOG_FORMAT, the terminal and NODE_ENV at boot. */
   readonly logFormat: 'json' | 'pretty';

@@ -47,10 +47,17 @@ export class EnvironmentVariables {
   @IntRange(1, 65535)
   WORKER_HTTP_PORT?: number;
 
+  /** Listen address; default 127.0.0.1 with AUTH_MODE=none, 0.0.0.0 otherwise. */
   @IsOptional()
   @IsString()
   @MinLength(1)
   HOST?: string;
+
+  /** With AUTH_MODE=none, a HOST other than loopback is refused at boot unless this is true. */
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean({ message: 'must be true or false' })
+  ALLOW_UNAUTHENTICATED_NETWORK?: boolean;
 
   @IsOptional()
   @IsIn(['fatal', 'error', 'warn', 'log', 'debug', 'verbose'], {

@@ -141,6 +141,53 @@ describe('loadAppConfig', () => {
     });
   });
 
+  describe('listen address', () => {
+    const load = (env: Record<string, string>) => loadAppConfig({ DATA_DIR: tempDir(), APP_ENC_KEY: KEY, ...env });
+    const ADMIN = 'a'.repeat(32);
+
+    it('is 127.0.0.1 without authentication and every interface with it, unless HOST says otherwise', () => {
+      expect(load({}).http).toMatchObject({ host: '127.0.0.1', unauthenticatedNetwork: false });
+      expect(load({ AUTH_MODE: 'none' }).http.host).toBe('127.0.0.1');
+      expect(load({ AUTH_MODE: 'apikey', AUTH_ADMIN_KEYS: ADMIN }).http).toMatchObject({ host: '0.0.0.0', unauthenticatedNetwork: false });
+      expect(load({ AUTH_MODE: 'apikey', AUTH_ADMIN_KEYS: ADMIN, HOST: '10.1.2.3' }).http.host).toBe('10.1.2.3');
+    });
+
+    it.each(['127.0.0.1', '127.8.9.10', 'localhost', 'LocalHost.', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1'])(
+      'serves AUTH_MODE=none on the loopback address %s',
+      (host) => {
+        expect(load({ HOST: host }).http).toMatchObject({ host, unauthenticatedNetwork: false });
+      },
+    );
+
+    it.each(['0.0.0.0', '::', '192.168.1.5', 'fd00::2', '::ffff:10.0.0.1', 'db.example.com', 'localhost.example.com'])(
+      'refuses AUTH_MODE=none on %s without ALLOW_UNAUTHENTICATED_NETWORK, naming both variables',
+      (host) => {
+        const envs: Record<string, string>[] = [
+          { HOST: host },
+          { HOST: host, AUTH_MODE: 'none', NODE_ENV: 'production' },
+          { HOST: host, ALLOW_UNAUTHENTICATED_NETWORK: 'false' },
+        ];
+        for (const env of envs) {
+          expect(() => load(env)).toThrow(ConfigError);
+          expect(() => load(env)).toThrow(/HOST: .*ALLOW_UNAUTHENTICATED_NETWORK=true/);
+        }
+      },
+    );
+
+    it('serves AUTH_MODE=none on another address when ALLOW_UNAUTHENTICATED_NETWORK=true, marked for the warning', () => {
+      expect(load({ HOST: '0.0.0.0', ALLOW_UNAUTHENTICATED_NETWORK: 'true' }).http).toMatchObject({
+        host: '0.0.0.0',
+        unauthenticatedNetwork: true,
+      });
+      // With authentication the opt-in changes nothing: there is nothing to warn about.
+      expect(
+        load({ AUTH_MODE: 'apikey', AUTH_ADMIN_KEYS: ADMIN, HOST: '0.0.0.0', ALLOW_UNAUTHENTICATED_NETWORK: 'true' }).http
+          .unauthenticatedNetwork,
+      ).toBe(false);
+      expect(() => load({ ALLOW_UNAUTHENTICATED_NETWORK: 'maybe' })).toThrow('ALLOW_UNAUTHENTICATED_NETWORK: must be true or false');
+    });
+  });
+
   describe('keyring', () => {
     const OLD = Buffer.alloc(32, 9).toString('base64');
 

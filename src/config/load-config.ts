@@ -9,6 +9,7 @@ import { decodeMasterKey as decodeMasterKeyText } from '../engine/crypto/key-tex
 import { parseAuthConfig } from './auth.config.js';
 import { EnvironmentVariables } from './environment.dto.js';
 import { FetcherRole } from './fetcher-role.js';
+import { parseHttpConfig } from './http.config.js';
 import { parseInternalDatasources } from './internal-datasources.config.js';
 
 /** Raised at boot; its message names every offending variable and is safe to print. */
@@ -37,6 +38,8 @@ export function loadAppConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions
   const production = vars.NODE_ENV === 'production';
   const auth = parseAuthConfig(vars, production);
   if (auth.problems.length > 0) throw new ConfigError(`Invalid configuration:\n${auth.problems.map((line) => `  ${line}`).join('\n')}`);
+  const http = parseHttpConfig(vars, auth.auth as NonNullable<typeof auth.auth>);
+  if (http.problems.length > 0) throw new ConfigError(`Invalid configuration:\n${http.problems.map((line) => `  ${line}`).join('\n')}`);
   const dataDir = resolve(vars.DATA_DIR ?? './data');
   const encryption = resolveMasterKey(vars, production, dataDir, options);
   const keyring = parseKeyring(env, encryption.keyVersion, encryption.masterKey);
@@ -56,7 +59,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions
     role,
     production,
     version: vars.APP_VERSION ?? readPackageVersion(),
-    http: { host: vars.HOST ?? '0.0.0.0', port: vars.PORT ?? 4006, workerPort: vars.WORKER_HTTP_PORT ?? 4007 },
+    http: http.http,
     logLevel: vars.LOG_LEVEL ?? 'log',
     logFormat: resolveLogFormat(vars, production, options.stdoutIsTTY ?? Boolean(process.stdout.isTTY)),
     logFile: vars.LOG_FILE === undefined ? undefined : resolve(vars.LOG_FILE),

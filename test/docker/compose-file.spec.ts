@@ -176,6 +176,8 @@ describe('docker/compose.yml', () => {
     expect(portsOf(services.worker).map((port) => port.containerPort)).toEqual([worker.http.workerPort]);
     expect(manager.http.port).toBe(4006);
     expect(worker.http.workerPort).toBe(4007);
+    // A published port reaches the container's own interface, not its loopback: both listen on every interface.
+    expect([manager.http.host, worker.http.host]).toEqual(['0.0.0.0', '0.0.0.0']);
     // A fixed host port would stop `--scale worker=N`.
     expect(portsOf(services.worker).every((port) => port.hostPort === undefined)).toBe(true);
   });
