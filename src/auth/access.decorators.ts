@@ -1,6 +1,7 @@
 import { SetMetadata, createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
-import { ANONYMOUS_OPERATOR, type Principal } from './principal.js';
+import { AuthError } from './auth.error.js';
+import type { Principal } from './principal.js';
 
 /** Who may call a route. Every route says it, so a new route cannot be open by accident. */
 export enum Access {
@@ -30,7 +31,20 @@ export function principalOf(request: Request): Principal | undefined {
   return (request as WithPrincipal)[PRINCIPAL];
 }
 
-/** `@CurrentPrincipal()`: the caller the guard authenticated (the anonymous operator in AUTH_MODE=none). */
+/**
+ * The caller the guard attached, or 401. AUTH_MODE=none attaches the anonymous operator itself, so
+ * a request without one was never authenticated (a public route, or a route the guard did not
+ * cover): it is refused, never taken for the operator.
+ */
+export function requirePrincipal(request: Request): Principal {
+  const principal = principalOf(request);
+  if (principal === undefined) {
+    throw AuthError.unauthenticated('Authentication required: send Authorization: Bearer <API key or token>');
+  }
+  return principal;
+}
+
+/** `@CurrentPrincipal()`: the caller the guard authenticated (the anonymous operator in AUTH_MODE=none); see requirePrincipal. */
 export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {
-  return principalOf(ctx.switchToHttp().getRequest<Request>()) ?? ANONYMOUS_OPERATOR;
+  return requirePrincipal(ctx.switchToHttp().getRequest<Request>());
 });

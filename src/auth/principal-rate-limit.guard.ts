@@ -4,8 +4,7 @@ import type { Request } from 'express';
 import { RateLimitError } from '../common/rate-limit/rate-limit.error.js';
 import { RATE_LIMITER, type RateLimiter } from '../common/rate-limit/rate-limiter.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { principalOf } from './access.decorators.js';
-import { ANONYMOUS_OPERATOR } from './principal.js';
+import { requirePrincipal } from './access.decorators.js';
 
 const WINDOW_MS = 60_000;
 const METADATA = 'fetcher:principal-rate-limit';
@@ -31,7 +30,7 @@ export class PrincipalRateLimitGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const name = this.reflector.get<PrincipalLimit>(METADATA, context.getHandler());
-    const principal = principalOf(context.switchToHttp().getRequest<Request>()) ?? ANONYMOUS_OPERATOR;
+    const principal = requirePrincipal(context.switchToHttp().getRequest<Request>());
     const limit = LIMITS[name].perMinute(this.config);
     const decision = await this.limiter.consume(`principal:${name}:${principal.id}`, limit, WINDOW_MS);
     if (!decision.allowed) throw new RateLimitError(LIMITS[name].label, limit, decision.retryAfterSeconds);

@@ -3,9 +3,9 @@ import type { Request } from 'express';
 import { FetCode } from '../engine/errors/fet-code.js';
 import { RequestValidationError } from '../common/errors/request-errors.js';
 import { parseProductName } from '../common/http/product-name.decorator.js';
-import { principalOf } from './access.decorators.js';
+import { requirePrincipal } from './access.decorators.js';
 import { AuthError } from './auth.error.js';
-import { actsFor, ANONYMOUS_OPERATOR, type Principal } from './principal.js';
+import { actsFor, type Principal } from './principal.js';
 
 /** The products a request may see: every product (an operator without X-Product-Name), or these. */
 export interface ProductScope {
@@ -43,7 +43,7 @@ function assertActsFor(principal: Principal, product: string): string {
 function productHeader(ctx: ExecutionContext): { principal: Principal; header: string | undefined } {
   const request = ctx.switchToHttp().getRequest<Request>();
   const raw = request.headers['x-product-name'];
-  return { principal: principalOf(request) ?? ANONYMOUS_OPERATOR, header: Array.isArray(raw) ? raw[0] : raw };
+  return { principal: requirePrincipal(request), header: Array.isArray(raw) ? raw[0] : raw };
 }
 
 /** `@ActingProduct()`: see actingProduct. */
