@@ -5,8 +5,21 @@ import type { ConnectionRecord } from '../datasource/connection.entity.js';
 import { CredentialCipher } from '../datasource/credential-cipher.service.js';
 import type { CreateConnectionDto } from './dto/create-connection.dto.js';
 import type { UpdateConnectionDto } from './dto/update-connection.dto.js';
+import {
+  changedIdentityMetadata,
+  ENDPOINT_IDENTITY_FIELDS,
+  sameHost,
+  type EndpointCredential,
+  type IdentityChange,
+} from './endpoint-identity.js';
 
 type SslChanges = { readonly ca?: string | null; readonly cert?: string | null; readonly key?: string | null };
+
+/** A merged record, and what the PATCH did to its endpoint identity (null: nothing). */
+export interface MergedConnection {
+  readonly record: ConnectionRecord;
+  readonly identity: IdentityChange | null;
+}
 
 /** What a connection record is made of a request: names trimmed, secrets sealed under the current key, times stamped. */
 @Injectable()
@@ -47,8 +60,12 @@ export class ConnectionRecordFactory {
    * Merge update (see UpdateConnectionDto). Secrets present in the body are encrypted with the
    * current key version; existing ones are re-encrypted too so a row never mixes versions.
    * updatedAt always moves forward, even on a clock that stands still: it versions the cached schema.
+   *
+   * A stored credential goes only where it was entered: when the PATCH changes the endpoint's
+   * identity (endpoint-identity.ts), the password, client certificate and key it does not replace
+   * itself are dropped.
    */
-  merge(current: ConnectionRecord, dto: UpdateConnectionDto): ConnectionRecord {
+  merge(current: ConnectionRecord, dto: UpdateConnectionDto): MergedConnection {
     const version = current.encryptionKeyVersion;
     const reseal = (incoming: string | null | undefined, stored: string | null) =>
       incoming === undefined ? this.cipher.reseal(stored, version) : this.cipher.encryptOptional(incoming);
@@ -72,27 +89,41 @@ export class ConnectionRecordFactory {
       metadata: dto.metadata === undefined ? current.metadata : dto.metadata,
       updatedAt: new Date(Math.max(this.clock.nowMs(), current.updatedAt.getTime() + 1)),
     };
-    // A stored password goes only where it was entered: pointing the connection elsewhere (or
-    // changing how it is protected in transit) without a new password forgets the old one.
-    if (dto.password === undefined && this.movesEndpoint(current, next, ssl)) next.passwordEncrypted = '';
-    return next;
+    const changed = this.identityChanges(current, next, ssl);
+    if (changed.length === 0) return { record: next, identity: null };
+
+    const cleared: EndpointCredential[] = [];
+    if (dto.password === undefined && next.passwordEncrypted !== '') {
+      next.passwordEncrypted = '';
+      cleared.push('password');
+    }
+    if (ssl.cert === undefined && next.sslCertEncrypted !== null) {
+      next.sslCertEncrypted = null;
+      cleared.push('ssl.cert');
+    }
+    if (ssl.key === undefined && next.sslKeyEncrypted !== null) {
+      next.sslKeyEncrypted = null;
+      cleared.push('ssl.key');
+    }
+    return { record: next, identity: { changed, cleared } };
   }
 
-  private movesEndpoint(current: ConnectionRecord, next: ConnectionRecord, ssl: SslChanges): boolean {
-    if (
-      next.type !== current.type ||
-      next.host.toLowerCase() !== current.host.toLowerCase() ||
-      next.port !== current.port ||
-      next.databaseName !== current.databaseName
-    ) {
-      return true;
-    }
-    if (next.sslMode !== current.sslMode) return true;
+  /** The identity fields whose value the PATCH changes, in ENDPOINT_IDENTITY_FIELDS order, then metadata. */
+  private identityChanges(current: ConnectionRecord, next: ConnectionRecord, ssl: SslChanges): string[] {
     const stored = (sealed: string | null) => (sealed === null ? null : this.cipher.decrypt(sealed, current.encryptionKeyVersion));
-    const changed = (incoming: string | null | undefined, sealed: string | null) =>
+    // A PEM given again unchanged is no change; one absent from the body is kept as it is.
+    const pemChanged = (incoming: string | null | undefined, sealed: string | null) =>
       incoming !== undefined && (incoming || null) !== stored(sealed);
-    return (
-      changed(ssl.ca, current.sslCaEncrypted) || changed(ssl.cert, current.sslCertEncrypted) || changed(ssl.key, current.sslKeyEncrypted)
-    );
+    const changes: Record<(typeof ENDPOINT_IDENTITY_FIELDS)[number], boolean> = {
+      type: next.type !== current.type,
+      host: !sameHost(next.host, current.host),
+      port: next.port !== current.port,
+      databaseName: next.databaseName !== current.databaseName,
+      'ssl.mode': next.sslMode !== current.sslMode,
+      'ssl.ca': pemChanged(ssl.ca, current.sslCaEncrypted),
+      'ssl.cert': pemChanged(ssl.cert, current.sslCertEncrypted),
+      'ssl.key': pemChanged(ssl.key, current.sslKeyEncrypted),
+    };
+    return [...ENDPOINT_IDENTITY_FIELDS.filter((field) => changes[field]), ...changedIdentityMetadata(current, next)];
   }
 }

@@ -24,6 +24,7 @@ import {
   VALIDATE_SCHEMA_ANSWERS,
 } from './connection.api-docs.js';
 import { ConnectionPageDto, ConnectionResponseDto, WALKTHROUGH_CONNECTION_RESPONSE } from './dto/connection-response.dto.js';
+import { ENDPOINT_IDENTITY_FIELDS, IDENTITY_METADATA_TEXT } from './endpoint-identity.js';
 import { CREATE_CONNECTION_EXAMPLES, CreateConnectionDto } from './dto/create-connection.dto.js';
 import { parseListQuery } from './dto/list-connections.query.js';
 import { ConnectionSchemaDto, ConnectionTestResultDto, SchemaValidationSuccessDto, ValidateSchemaDto } from './dto/schema.dto.js';
@@ -157,7 +158,10 @@ export class ConnectionController {
   @ApiOperation({
     summary: 'Change a connection (merge)',
     description:
-      'Changing type, host, port, databaseName or ssl without sending a new password clears the stored one (hasPassword: false).',
+      `Changing a field that decides which server the credentials go to (${ENDPOINT_IDENTITY_FIELDS.join(', ')}, or the engine's ` +
+      `identity metadata: ${IDENTITY_METADATA_TEXT}) removes the stored password, client ` +
+      'certificate and key that the same PATCH does not replace (hasPassword: false, hasClientCertificate: false, hasClientKey: false); ' +
+      'the answer lists the fields in identityChanged and what was removed in clearedCredentials.',
   })
   @ApiBody({ type: UpdateConnectionDto, examples: UPDATE_CONNECTION_EXAMPLES })
   @ApiResponse({ status: 200, type: ConnectionResponseDto })

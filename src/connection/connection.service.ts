@@ -47,7 +47,7 @@ export class ConnectionService {
     }
     const current = await this.loadStored(id, 'modified', principal);
     await this.assertNoActiveJobs(current, 'update');
-    const next = this.records.merge(current, dto);
+    const { record: next, identity } = this.records.merge(current, dto);
     if (next.configName !== current.configName) this.rules.assertNotReserved(next.configName);
     this.rules.assertEngineRules(next.type, next.sslMode, next.metadata);
     if (dto.host !== undefined) await this.rules.assertAllowedHost(next.host);
@@ -57,7 +57,7 @@ export class ConnectionService {
     } catch (error) {
       throw isUniqueViolation(error) ? duplicateName(next.configName, next.productName) : error;
     }
-    return ConnectionResponseDto.from(next);
+    return ConnectionResponseDto.from(next, identity);
   }
 
   async remove(id: string, principal: Principal): Promise<void> {

@@ -195,6 +195,8 @@ describe('internal datasources (DATASOURCE_<NAME>_*)', () => {
       databaseName: source.name,
       userName: source.user,
       hasPassword: true,
+      hasClientCertificate: false,
+      hasClientKey: false,
       metadata: { team: 'data', region: 'eu' },
       internal: true,
       createdAt: '1970-01-01T00:00:00.000Z',

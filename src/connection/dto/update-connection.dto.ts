@@ -8,7 +8,7 @@ export const UPDATE_CONNECTION_EXAMPLES = {
   metadata: { summary: 'Replace the metadata', value: { metadata: { team: 'finance' } } },
   password: { summary: 'A new password (after a change of endpoint cleared it)', value: { password: 'postgres' } },
   endpoint: {
-    summary: 'Move to another server, with its password (without one, the stored password is cleared)',
+    summary: 'Move to another server, with its password (without one, the stored password, client certificate and key are cleared)',
     value: { host: 'db.example.com', port: 5432, password: 'postgres', ssl: { mode: 'require' } },
   },
 };

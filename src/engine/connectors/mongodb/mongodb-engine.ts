@@ -6,4 +6,6 @@ export const MONGODB_ENGINE = defineEngine({
   label: 'MongoDB',
   defaultPort: 27017,
   ssl: { modes: ['disable', 'false', 'true', 'enable', 'insecure'], defaultMode: 'disable' },
+  // The database the user is authenticated against (the connector reads no other metadata).
+  identityMetadata: ['authSource'],
 });

@@ -10,4 +10,6 @@ export const ORACLE_ENGINE = defineEngine({
   defaultPort: 1521,
   ssl: { modes: ['disable', 'false', 'true', 'enable', 'verify', 'skip-verify'], defaultMode: 'disable' },
   requiredMetadata: ['serviceName'],
+  // serviceName is the database (databaseName is not read); sslServerCertDN pins the server certificate's DN.
+  identityMetadata: ['serviceName', 'sslServerCertDN'],
 });

@@ -18,6 +18,13 @@ export interface EngineFacts {
   };
   /** Keys of `metadata` a connection of this engine cannot work without (Oracle: serviceName). */
   readonly requiredMetadata?: readonly string[];
+  /**
+   * Keys of `metadata` the connector reads to decide which server (or database on it) the
+   * credentials are presented to, or how the server's certificate is checked: part of the
+   * endpoint's identity, like host and port. A stored connection whose value changes loses its
+   * stored credentials (docs/security.md, "Stored secrets go only where they were entered").
+   */
+  readonly identityMetadata?: readonly string[];
 }
 
 /** Checks an engine's facts against EngineFacts and keeps their literal types (`'POSTGRESQL'`, the tuple of modes). */

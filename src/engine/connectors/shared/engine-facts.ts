@@ -27,3 +27,8 @@ export function engineFacts(type: string): EngineFacts | undefined {
 export function acceptsSslMode(facts: EngineFacts, mode: string | null | undefined): boolean {
   return mode === undefined || mode === null || mode === '' || facts.ssl.modes.includes(mode);
 }
+
+/** The metadata keys that are part of a connection's endpoint identity for this engine (EngineFacts.identityMetadata). */
+export function identityMetadataOf(type: string): readonly string[] {
+  return engineFacts(type)?.identityMetadata ?? [];
+}
