@@ -19,19 +19,47 @@ const decision = (allowed: boolean, waitMs: number): RateLimitDecision => ({
   retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil(waitMs / 1000)),
 });
 
-/** One process's memory: right for the embedded mode, where there is one process. */
-export class MemoryRateLimiter implements RateLimiter {
-  private readonly calls = new Map<string, number[]>();
+/** How often the memory limiter drops the keys whose window has passed. */
+const SWEEP_EVERY_MS = 60_000;
 
-  constructor(private readonly now: () => number = Date.now) {}
+/**
+ * One process's memory: right for the embedded mode, where there is one process. Keys come from
+ * callers (principals, connections, client addresses), so a key whose calls have all left their
+ * window is dropped by a sweep at most once a minute, run by whichever call comes next: memory
+ * follows the keys in use, not every key ever seen.
+ */
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly calls = new Map<string, { readonly windowMs: number; readonly stamps: number[] }>();
+  private nextSweepAt: number;
+
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly sweepEveryMs: number = SWEEP_EVERY_MS,
+  ) {
+    this.nextSweepAt = now() + sweepEveryMs;
+  }
+
+  /** Keys held now (for tests and diagnostics). */
+  get size(): number {
+    return this.calls.size;
+  }
 
   async consume(key: string, limit: number, windowMs: number): Promise<RateLimitDecision> {
     const now = this.now();
-    const recent = (this.calls.get(key) ?? []).filter((at) => at > now - windowMs);
+    if (now >= this.nextSweepAt) this.sweep(now);
+    const recent = (this.calls.get(key)?.stamps ?? []).filter((at) => at > now - windowMs);
     const allowed = recent.length < limit;
     if (allowed) recent.push(now);
-    this.calls.set(key, recent);
-    return decision(allowed, recent[0] + windowMs - now);
+    if (recent.length > 0) this.calls.set(key, { windowMs, stamps: recent });
+    else this.calls.delete(key);
+    return decision(allowed, recent.length > 0 ? recent[0] + windowMs - now : windowMs);
+  }
+
+  private sweep(now: number): void {
+    this.nextSweepAt = now + this.sweepEveryMs;
+    for (const [key, { windowMs, stamps }] of this.calls) {
+      if (stamps[stamps.length - 1] <= now - windowMs) this.calls.delete(key);
+    }
   }
 }
 
