@@ -7,6 +7,7 @@ import { OBJECT_STORE, type ObjectStore } from '../storage/object-store.port.js'
 import { REDIS_CLIENT } from '../common/redis/redis.module.js';
 import { EVENT_PUBLISHER, type EventPublisher } from '../events/event-publisher.port.js';
 import type { Redis } from 'ioredis';
+import { Clock } from '../common/clock/clock.js';
 
 export interface DependencyCheck {
   status: 'up' | 'down';
@@ -21,17 +22,27 @@ export interface ReadinessReport {
 }
 
 const CHECK_TIMEOUT_MS = 2_000;
+/** A probe result answers every /readyz that arrives within this long of the probe's start. */
+export const READINESS_FRESH_FOR_MS = 1_000;
 
-/** Probes every dependency this process uses, in parallel, each with its own deadline. */
+/**
+ * Probes every dependency this process uses, in parallel, each with its own deadline. /readyz is
+ * public, so its cost must not follow the caller's rate: a result (failures included) answers
+ * every call for a second after its probe began, and calls that arrive while a probe runs wait for
+ * that probe. Draining is not cached: it shows from the first call after SIGTERM.
+ */
 @Injectable()
 export class ReadinessService {
   private draining = false;
+  private last?: { readonly startedMs: number; readonly checks: Record<string, DependencyCheck> };
+  private probing?: Promise<Record<string, DependencyCheck>>;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(JOB_QUEUE) private readonly queue: JobQueue,
     @Inject(OBJECT_STORE) private readonly store: ObjectStore,
+    private readonly clock: Clock,
     @Optional() @Inject(EVENT_PUBLISHER) private readonly publisher?: EventPublisher | null,
     @Optional() @Inject(REDIS_CLIENT) private readonly redis?: Redis | null,
   ) {}
@@ -41,6 +52,29 @@ export class ReadinessService {
   }
 
   async report(): Promise<ReadinessReport> {
+    const checks = await this.recentChecks();
+    const allUp = Object.values(checks).every((check) => check.status === 'up');
+    return { status: this.draining ? 'draining' : allUp ? 'ready' : 'unready', checks };
+  }
+
+  private recentChecks(): Promise<Record<string, DependencyCheck>> {
+    const last = this.last;
+    if (last && this.clock.nowMs() - last.startedMs < READINESS_FRESH_FOR_MS) return Promise.resolve(last.checks);
+    if (!this.probing) {
+      const startedMs = this.clock.nowMs();
+      this.probing = this.probeAll()
+        .then((checks) => {
+          this.last = { startedMs, checks };
+          return checks;
+        })
+        .finally(() => {
+          this.probing = undefined;
+        });
+    }
+    return this.probing;
+  }
+
+  private async probeAll(): Promise<Record<string, DependencyCheck>> {
     const probes: Record<string, () => Promise<unknown>> = {
       database: () => this.dataSource.query('SELECT 1'),
       queue: () => this.queue.ping(),
@@ -64,9 +98,7 @@ export class ReadinessService {
     const entries = await Promise.all(
       Object.entries(probes).map(async ([name, probe]) => [name, { ...(await timed(probe)), kind: kinds[name] }] as const),
     );
-    const checks = Object.fromEntries(entries);
-    const allUp = entries.every(([, check]) => check.status === 'up');
-    return { status: this.draining ? 'draining' : allUp ? 'ready' : 'unready', checks };
+    return Object.fromEntries(entries);
   }
 }
 
