@@ -81,6 +81,8 @@ export interface AppConfig {
   readonly internalDatasources: readonly InternalDatasourceConfig[];
   /** Calls of POST /connections/{id}/test allowed per connection per minute. */
   readonly connectionTestRateLimitPerMinute: number;
+  /** /metrics: how long one read of the store-wide gauges answers the scrapes that follow it. */
+  readonly metrics: { readonly storeRefreshMs: number };
   /** Traces are exported over OTLP/HTTP when otlpEndpoint is set, and not even created otherwise. */
   readonly tracing: { readonly otlpEndpoint?: string; readonly serviceName: string };
 }

@@ -323,4 +323,9 @@ export class EnvironmentVariables {
   @MinLength(1)
   @MaxLength(255)
   OTEL_SERVICE_NAME?: string;
+
+  /** Seconds one read of the store-wide gauges (jobs by status, queue depth, outbox backlog) answers /metrics; 0: every scrape reads. */
+  @IsOptional()
+  @IntRange(0, 3_600)
+  METRICS_STORE_REFRESH_SECONDS?: number;
 }

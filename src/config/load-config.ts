@@ -127,6 +127,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions
     allowPrivateHosts: vars.ALLOW_PRIVATE_HOSTS ?? !production,
     internalDatasources: internal.datasources,
     connectionTestRateLimitPerMinute: vars.CONNECTION_TEST_RATE_LIMIT ?? 10,
+    metrics: { storeRefreshMs: (vars.METRICS_STORE_REFRESH_SECONDS ?? 5) * 1000 },
     tracing: { otlpEndpoint: vars.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: vars.OTEL_SERVICE_NAME ?? `fetcher-${role}` },
   };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { parsePrometheusText, valueOf } from '../../test/helpers/prometheus-text.js';
+import { ManualClock } from '../common/clock/testing/manual-clock.js';
 import type { OutboxRepository } from '../events/outbox.repository.js';
 import type { JobListRepository } from '../job/job-list.repository.js';
 import { JobStatus } from '../job/job-status.js';
@@ -15,7 +16,7 @@ interface Sources {
   backlog: () => Promise<number>;
 }
 
-function collectorsOver(sources: Sources) {
+function collectorsOver(sources: Sources, refresh?: { refreshMs: number; clock: ManualClock }) {
   const metrics = new MetricsService();
   const spies = { countByStatus: vi.fn(sources.countByStatus), depth: vi.fn(sources.depth), backlog: vi.fn(sources.backlog) };
   new MetricsCollectors(
@@ -24,6 +25,8 @@ function collectorsOver(sources: Sources) {
     { depth: spies.depth } as unknown as JobQueue,
     { backlog: spies.backlog } as unknown as OutboxRepository,
     DEADLINE_MS,
+    refresh?.refreshMs,
+    refresh?.clock,
   ).onModuleInit();
   const scrape = async () => parsePrometheusText(await metrics.registry.metrics());
   return { scrape, spies };
@@ -97,5 +100,44 @@ describe('MetricsCollectors', () => {
     const samples = await scrape();
     expect(valueOf(samples, 'fetcher_queue_depth')).toBeUndefined();
     expect(valueOf(samples, 'fetcher_metrics_collector_errors_total', { collector: 'queue', reason: 'error' })).toBe(1);
+  });
+
+  describe('with a refresh period (METRICS_STORE_REFRESH_SECONDS)', () => {
+    const REFRESH_MS = 5_000;
+
+    it('reads each store once per period, whatever the scrape rate, and shows what that read found', async () => {
+      const clock = new ManualClock();
+      let pending = 2;
+      const { scrape, spies } = collectorsOver(
+        { ...healthy, countByStatus: async () => new Map([[JobStatus.Pending, pending]]) },
+        { refreshMs: REFRESH_MS, clock },
+      );
+      for (let i = 0; i < 100; i += 1) expect(valueOf(await scrape(), 'fetcher_jobs', { status: 'pending' })).toBe(2);
+      await Promise.all(Array.from({ length: 50 }, () => scrape()));
+      pending = 5;
+      clock.advance(REFRESH_MS - 1);
+      expect(valueOf(await scrape(), 'fetcher_jobs', { status: 'pending' })).toBe(2);
+      for (const spy of Object.values(spies)) expect(spy).toHaveBeenCalledTimes(1);
+      clock.advance(1);
+      expect(valueOf(await scrape(), 'fetcher_jobs', { status: 'pending' })).toBe(5);
+      for (const spy of Object.values(spies)) expect(spy).toHaveBeenCalledTimes(2);
+    });
+
+    it('holds a failed read for the period too: the gauge stays out and each scrape counts the error, with no new query', async () => {
+      const clock = new ManualClock();
+      let fail = true;
+      const { scrape, spies } = collectorsOver(
+        { ...healthy, backlog: async () => (fail ? Promise.reject(new Error('down')) : 4) },
+        { refreshMs: REFRESH_MS, clock },
+      );
+      await scrape();
+      fail = false;
+      const samples = await scrape();
+      expect(valueOf(samples, 'fetcher_outbox_backlog')).toBeUndefined();
+      expect(valueOf(samples, 'fetcher_metrics_collector_errors_total', { collector: 'outbox', reason: 'error' })).toBe(2);
+      expect(spies.backlog).toHaveBeenCalledTimes(1);
+      clock.advance(REFRESH_MS);
+      expect(valueOf(await scrape(), 'fetcher_outbox_backlog')).toBe(4);
+    });
   });
 });

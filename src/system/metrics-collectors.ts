@@ -1,4 +1,5 @@
 import { Inject, Injectable, Optional, type OnModuleInit } from '@nestjs/common';
+import { Clock } from '../common/clock/clock.js';
 import { OutboxRepository } from '../events/outbox.repository.js';
 import { JobListRepository } from '../job/job-list.repository.js';
 import { JobStatus } from '../job/job-status.js';
@@ -9,10 +10,12 @@ import { ScrapedGauges } from './metrics-scraped-gauge.js';
 /** How long one scrape waits for a store before leaving its metric out. */
 export const METRICS_COLLECT_DEADLINE_MS = Symbol('METRICS_COLLECT_DEADLINE_MS');
 const DEFAULT_DEADLINE_MS = 2_000;
+/** How long one read of a store answers the scrapes that follow it (METRICS_STORE_REFRESH_SECONDS). */
+export const METRICS_STORE_REFRESH_MS = Symbol('METRICS_STORE_REFRESH_MS');
 
 /**
  * The gauges read at scrape time from the shared stores: jobs by status (job store), queue depth
- * (Redis or the in-process queue) and the outbox backlog. They describe the whole deployment, so
+ * (Redis or the in-process queue) and the outbox backlog, each at most once per refresh period. They describe the whole deployment, so
  * every process reports the same values: aggregate them with max, not sum.
  */
 @Injectable()
@@ -23,12 +26,16 @@ export class MetricsCollectors implements OnModuleInit {
     @Inject(JOB_QUEUE) private readonly queue: JobQueue,
     private readonly outbox: OutboxRepository,
     @Optional() @Inject(METRICS_COLLECT_DEADLINE_MS) private readonly deadlineMs: number = DEFAULT_DEADLINE_MS,
+    @Optional() @Inject(METRICS_STORE_REFRESH_MS) private readonly refreshMs: number = 0,
+    @Optional() @Inject(Clock) private readonly clock?: Clock,
   ) {}
 
   /** Registers the gauges on the process's registry. */
   onModuleInit(): void {
     const { jobs, queue, outbox } = this;
-    const gauges = new ScrapedGauges(this.metrics.registry, this.deadlineMs);
+    const clock = this.clock;
+    const now = clock ? () => clock.nowMs() : Date.now;
+    const gauges = new ScrapedGauges(this.metrics.registry, this.deadlineMs, this.refreshMs, now);
     gauges.add({
       name: 'fetcher_jobs',
       help: 'Jobs in the job store by status (store-wide)',

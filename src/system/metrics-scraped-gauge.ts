@@ -19,10 +19,12 @@ export interface ScrapedGaugeOptions<L extends string> {
 type Settled<T> = { readonly ok: true; readonly value: T } | { readonly ok: false };
 
 /**
- * Gauges whose samples are read from a store each time /metrics is scraped. A source that fails
- * or misses the deadline leaves its gauge without samples for that scrape (a stale or zero value
+ * Gauges whose samples are read from a store when /metrics is scraped. A source that fails or
+ * misses the deadline leaves its gauge without samples for that scrape (a stale or zero value
  * would be a lie) and counts an error; the scrape itself always answers. While a read is still
  * running, later scrapes wait on that same read: a stalled store gets one query, not one per scrape.
+ * A settled read (a failure too) answers every scrape for `refreshMs` after it began, so the
+ * stores see one read per period whatever the scrape rate; 0 reads at every scrape.
  */
 export class ScrapedGauges {
   private readonly collecting = new Set<Promise<void>>();
@@ -31,6 +33,8 @@ export class ScrapedGauges {
   constructor(
     private readonly registry: Registry,
     private readonly deadlineMs: number,
+    private readonly refreshMs = 0,
+    private readonly now: () => number = Date.now,
   ) {
     const collecting = this.collecting;
     this.errors = new Counter({
@@ -48,15 +52,24 @@ export class ScrapedGauges {
   }
 
   add<L extends string>(options: ScrapedGaugeOptions<L>): Gauge<L> {
-    const { collecting, errors, deadlineMs } = this;
-    let inFlight: Promise<Settled<ReadonlyArray<GaugeSample<L>>>> | undefined;
-    const readOnce = () => {
-      inFlight ??= Promise.resolve()
+    const { collecting, errors, deadlineMs, refreshMs, now } = this;
+    type Read = Settled<ReadonlyArray<GaugeSample<L>>>;
+    let inFlight: Promise<Read> | undefined;
+    let last: { readonly startedMs: number; readonly result: Read } | undefined;
+    const readOnce = (): Promise<Read> => {
+      if (last && now() - last.startedMs < refreshMs) return Promise.resolve(last.result);
+      if (inFlight) return inFlight;
+      const startedMs = now();
+      inFlight = Promise.resolve()
         .then(options.read)
         .then(
           (value) => ({ ok: true, value }) as const,
           () => ({ ok: false }) as const,
         )
+        .then((result) => {
+          last = { startedMs, result };
+          return result;
+        })
         .finally(() => {
           inFlight = undefined;
         });

@@ -1,7 +1,8 @@
 import { Global, Module } from '@nestjs/common';
 import { JobListRepository } from '../job/job-list.repository.js';
 import { StorageModule } from '../storage/storage.module.js';
-import { MetricsCollectors } from './metrics-collectors.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { METRICS_STORE_REFRESH_MS, MetricsCollectors } from './metrics-collectors.js';
 import { MetricsService } from './metrics.service.js';
 import { ReadinessService } from './readiness.service.js';
 import { SystemController } from './system.controller.js';
@@ -16,7 +17,13 @@ import { SystemController } from './system.controller.js';
 @Module({
   imports: [StorageModule],
   controllers: [SystemController],
-  providers: [ReadinessService, MetricsService, MetricsCollectors, JobListRepository],
+  providers: [
+    ReadinessService,
+    MetricsService,
+    MetricsCollectors,
+    JobListRepository,
+    { provide: METRICS_STORE_REFRESH_MS, inject: [APP_CONFIG], useFactory: (config: AppConfig) => config.metrics.storeRefreshMs },
+  ],
   exports: [MetricsService, ReadinessService],
 })
 export class SystemModule {}
