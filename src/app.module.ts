@@ -44,7 +44,7 @@ export class AppModule {
         JobQueueModule,
         EventsModule,
         StorageModule,
-        SystemModule,
+        SystemModule.forRoot(config),
         ...roleModules,
       ],
       providers: [ShutdownCoordinator],

@@ -3,6 +3,7 @@ import { FetcherRole } from './fetcher-role.js';
 import type { AuthConfig } from './auth.config.js';
 import type { HttpConfig } from './http.config.js';
 import type { InternalDatasourceConfig } from './internal-datasources.config.js';
+import type { MetricsConfig } from './metrics.config.js';
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
 
@@ -81,8 +82,8 @@ export interface AppConfig {
   readonly internalDatasources: readonly InternalDatasourceConfig[];
   /** Calls of POST /connections/{id}/test allowed per connection per minute. */
   readonly connectionTestRateLimitPerMinute: number;
-  /** /metrics: how long one read of the store-wide gauges answers the scrapes that follow it. */
-  readonly metrics: { readonly storeRefreshMs: number };
+  /** /metrics: where it is served, who may scrape it, how often it reads the stores. */
+  readonly metrics: MetricsConfig;
   /** Traces are exported over OTLP/HTTP when otlpEndpoint is set, and not even created otherwise. */
   readonly tracing: { readonly otlpEndpoint?: string; readonly serviceName: string };
 }

@@ -328,4 +328,20 @@ export class EnvironmentVariables {
   @IsOptional()
   @IntRange(0, 3_600)
   METRICS_STORE_REFRESH_SECONDS?: number;
+
+  /** Serve /metrics on this port of its own, and no longer on the API port. */
+  @IsOptional()
+  @IntRange(1, 65535)
+  METRICS_PORT?: number;
+
+  /** Listen address of METRICS_PORT; default: that of HOST. */
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  METRICS_HOST?: string;
+
+  /** `public` (default): anyone may scrape /metrics on the API port; `operator`: an operator credential is needed. */
+  @IsOptional()
+  @IsIn(['public', 'operator'], { message: 'must be one of public, operator' })
+  METRICS_ACCESS?: string;
 }

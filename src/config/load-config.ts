@@ -11,6 +11,7 @@ import { EnvironmentVariables } from './environment.dto.js';
 import { FetcherRole } from './fetcher-role.js';
 import { parseHttpConfig } from './http.config.js';
 import { parseInternalDatasources } from './internal-datasources.config.js';
+import { parseMetricsConfig } from './metrics.config.js';
 
 /** Raised at boot; its message names every offending variable and is safe to print. */
 export class ConfigError extends Error {
@@ -54,6 +55,10 @@ export function loadAppConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions
       `FETCHER_ROLE=${role} needs DATABASE_URL and REDIS_URL: separate manager and worker processes share jobs through PostgreSQL and Redis`,
     );
   }
+
+  const metrics = parseMetricsConfig(vars, role);
+  if (metrics.problems.length > 0)
+    throw new ConfigError(`Invalid configuration:\n${metrics.problems.map((line) => `  ${line}`).join('\n')}`);
 
   return {
     role,
@@ -127,7 +132,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions
     allowPrivateHosts: vars.ALLOW_PRIVATE_HOSTS ?? !production,
     internalDatasources: internal.datasources,
     connectionTestRateLimitPerMinute: vars.CONNECTION_TEST_RATE_LIMIT ?? 10,
-    metrics: { storeRefreshMs: (vars.METRICS_STORE_REFRESH_SECONDS ?? 5) * 1000 },
+    metrics: metrics.metrics,
     tracing: { otlpEndpoint: vars.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: vars.OTEL_SERVICE_NAME ?? `fetcher-${role}` },
   };
 }

@@ -1,13 +1,12 @@
-import { Controller, Get, Header, HttpStatus, Inject, Req, Res } from '@nestjs/common';
-import { ApiExcludeEndpoint, ApiExtraModels, ApiOperation, ApiResponse, ApiTags } from '../common/http/api-docs.js';
+import { Controller, Get, HttpStatus, Inject, Req, Res } from '@nestjs/common';
+import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags } from '../common/http/api-docs.js';
 import type { Request, Response } from 'express';
 import { Access, Allow, principalOf } from '../auth/access.decorators.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DependencyCheckDto, HealthDto, READY_EXAMPLES, ReadinessDto, UNREADY_EXAMPLES, VersionDto } from './dto/system-response.dto.js';
-import { MetricsService } from './metrics.service.js';
 import { ReadinessService, type ReadinessReport } from './readiness.service.js';
 
-/** Open to everyone, so probes and scrapers need no credential; readiness details need an operator's. */
+/** Open to everyone, so probes need no credential; readiness details need an operator's. /metrics: metrics.controller.ts. */
 @ApiTags('system')
 @ApiExtraModels(DependencyCheckDto)
 @Allow(Access.Public)
@@ -16,7 +15,6 @@ export class SystemController {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly readiness: ReadinessService,
-    private readonly metrics: MetricsService,
   ) {}
 
   @Get('health')
@@ -52,14 +50,6 @@ export class SystemController {
   @ApiResponse({ status: 200, type: VersionDto })
   version(): { version: string; requestDate: string } {
     return { version: this.config.version, requestDate: new Date().toISOString() };
-  }
-
-  @Get('metrics')
-  @ApiExcludeEndpoint()
-  @Header('Cache-Control', 'no-store')
-  async prometheus(@Res() response: Response): Promise<void> {
-    response.setHeader('Content-Type', this.metrics.registry.contentType);
-    response.send(await this.metrics.registry.metrics());
   }
 }
 
