@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { hashApiKey, newApiKey } from './api-key-secret.js';
 import type { ApiKeyRecord } from './api-key.entity.js';
-import { ApiKeyAuthenticator } from './api-key.authenticator.js';
+import { ApiKeyAuthenticator, UNKNOWN_KEY_MAX_ENTRIES, UNKNOWN_KEY_TTL_MS } from './api-key.authenticator.js';
 import type { ApiKeyRepository } from './api-key.repository.js';
 
 const ADMIN = ['x'.repeat(32), 'y'.repeat(40)];
@@ -61,5 +61,72 @@ describe('ApiKeyAuthenticator', () => {
     }
     // Only the two well-formed keys cost a store lookup.
     expect(lookups).toHaveLength(2);
+  });
+
+  describe('remembering unknown keys', () => {
+    const refused = { code: 'FET-0010', status: 401, reason: 'unknown_key' };
+
+    it('answers a flood of one unknown key from one store lookup, then asks again after a minute', async () => {
+      let now = 0;
+      const { repository, lookups } = storeWith([]);
+      const authenticator = new ApiKeyAuthenticator(ADMIN, repository, { now: () => now });
+      const unknown = newApiKey();
+      for (let i = 0; i < 1_000; i += 1) await expect(authenticator.authenticate(unknown)).rejects.toMatchObject(refused);
+      expect(lookups).toEqual([hashApiKey(unknown)]);
+      now += UNKNOWN_KEY_TTL_MS;
+      await expect(authenticator.authenticate(unknown)).rejects.toMatchObject(refused);
+      expect(lookups).toHaveLength(2);
+    });
+
+    it('lets callers that arrive during a lookup of the same unknown key share it', async () => {
+      const { repository, lookups } = storeWith([]);
+      const authenticator = new ApiKeyAuthenticator(ADMIN, repository);
+      const unknown = newApiKey();
+      const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => authenticator.authenticate(unknown)));
+      expect(outcomes.every((outcome) => outcome.status === 'rejected')).toBe(true);
+      expect(lookups).toHaveLength(1);
+    });
+
+    it('still looks every valid key up, so a revocation holds at once, even for calls that joined a lookup', async () => {
+      const key = newApiKey();
+      const records = [record(key)];
+      const { repository, lookups } = storeWith(records);
+      const authenticator = new ApiKeyAuthenticator(ADMIN, repository);
+      const together = await Promise.all([authenticator.authenticate(key), authenticator.authenticate(key)]);
+      expect(together.map((principal) => principal.id)).toEqual([
+        'apikey:0190f3c2-0000-7000-8000-000000000001',
+        'apikey:0190f3c2-0000-7000-8000-000000000001',
+      ]);
+      expect(lookups).toHaveLength(2);
+      records[0] = record(key, new Date());
+      await expect(authenticator.authenticate(key)).rejects.toMatchObject(refused);
+    });
+
+    it('does not remember a lookup the store could not answer', async () => {
+      const key = newApiKey();
+      let down = true;
+      const repository = {
+        findActiveByHash: async () => {
+          if (down) throw new Error('connect ECONNREFUSED');
+          return record(key);
+        },
+      } as unknown as ApiKeyRepository;
+      const authenticator = new ApiKeyAuthenticator(ADMIN, repository);
+      await expect(authenticator.authenticate(key)).rejects.toThrow('ECONNREFUSED');
+      down = false;
+      await expect(authenticator.authenticate(key)).resolves.toMatchObject({ operator: false, products: ['reporter'] });
+    });
+
+    it('holds a bounded number of them: a flood of distinct keys pushes the oldest out', async () => {
+      const { repository, lookups } = storeWith([]);
+      const authenticator = new ApiKeyAuthenticator(ADMIN, repository);
+      const first = newApiKey();
+      await expect(authenticator.authenticate(first)).rejects.toMatchObject(refused);
+      for (let i = 0; i < UNKNOWN_KEY_MAX_ENTRIES; i += 1)
+        await expect(authenticator.authenticate(newApiKey())).rejects.toMatchObject(refused);
+      expect(lookups).toHaveLength(UNKNOWN_KEY_MAX_ENTRIES + 1);
+      await expect(authenticator.authenticate(first)).rejects.toMatchObject(refused);
+      expect(lookups).toHaveLength(UNKNOWN_KEY_MAX_ENTRIES + 2);
+    });
   });
 });

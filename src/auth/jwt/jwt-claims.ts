@@ -52,7 +52,7 @@ export function hasOperatorRole(payload: JWTPayload, claimName: string): boolean
 }
 
 function malformed(what: 'products' | 'roles'): AuthError {
-  return AuthError.unauthenticated(`token ${what} claim is malformed`, true);
+  return AuthError.unauthenticated(`token ${what} claim is malformed`, true, 'claims');
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

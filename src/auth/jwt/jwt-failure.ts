@@ -1,5 +1,5 @@
 import { errors } from 'jose';
-import { AuthError } from '../auth.error.js';
+import { AuthError, type AuthFailureReason } from '../auth.error.js';
 import { ServiceUnavailableError } from '../../common/errors/request-errors.js';
 
 /**
@@ -14,8 +14,8 @@ export class KeySetUnavailable extends Error {
 }
 
 /** A refusal with a short message that is safe to show the caller and never echoes the token. */
-export function invalidToken(message: string): AuthError {
-  return AuthError.unauthenticated(message, true);
+export function invalidToken(message: string, reason: AuthFailureReason = 'invalid'): AuthError {
+  return AuthError.unauthenticated(message, true, reason);
 }
 
 /**
@@ -28,32 +28,32 @@ export function toVerificationFailure(error: unknown): AuthError | ServiceUnavai
   if (error instanceof KeySetUnavailable) {
     return new ServiceUnavailableError('the signing keys of the token issuer cannot be fetched right now; please retry', { cause: error });
   }
-  if (error instanceof errors.JWTExpired) return invalidToken('token expired');
+  if (error instanceof errors.JWTExpired) return invalidToken('token expired', 'expired');
   if (error instanceof errors.JWTClaimValidationFailed) return claimFailure(error);
-  if (error instanceof errors.JWSSignatureVerificationFailed) return invalidToken('token signature is invalid');
+  if (error instanceof errors.JWSSignatureVerificationFailed) return invalidToken('token signature is invalid', 'bad_signature');
   if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) {
-    return invalidToken('token algorithm is not accepted');
+    return invalidToken('token algorithm is not accepted', 'algorithm');
   }
-  if (error instanceof errors.JWKSNoMatchingKey) return invalidToken('token names an unknown key');
-  if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid) return invalidToken('malformed token');
+  if (error instanceof errors.JWKSNoMatchingKey) return invalidToken('token names an unknown key', 'bad_signature');
+  if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid) return invalidToken('malformed token', 'malformed');
   return invalidToken('token cannot be verified');
 }
 
 function claimFailure(error: InstanceType<typeof errors.JWTClaimValidationFailed>): AuthError {
   const { claim, reason } = error;
-  if (reason === 'invalid') return invalidToken('malformed token');
+  if (reason === 'invalid') return invalidToken('malformed token', 'malformed');
   switch (claim) {
     case 'exp':
-      return invalidToken('token has no expiry');
+      return invalidToken('token has no expiry', 'claims');
     case 'nbf':
-      return invalidToken('token not yet valid');
+      return invalidToken('token not yet valid', 'claims');
     case 'aud':
-      return invalidToken('token audience is not accepted');
+      return invalidToken('token audience is not accepted', 'claims');
     case 'iss':
-      return invalidToken('token issuer is not accepted');
+      return invalidToken('token issuer is not accepted', 'claims');
     case 'sub':
-      return invalidToken('token has no subject');
+      return invalidToken('token has no subject', 'claims');
     default:
-      return invalidToken('token claims are not valid');
+      return invalidToken('token claims are not valid', 'claims');
   }
 }

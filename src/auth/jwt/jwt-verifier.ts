@@ -51,7 +51,7 @@ export class JwtVerifier {
     // Checked before jose so that `none`, HMAC and algorithms the key cannot check all get the
     // same plain answer, and a JWKS is never consulted for a token that cannot pass anyway.
     const alg = algorithmOf(token);
-    if (!this.source.algorithms.some((accepted) => accepted === alg)) throw invalidToken('token algorithm is not accepted');
+    if (!this.source.algorithms.some((accepted) => accepted === alg)) throw invalidToken('token algorithm is not accepted', 'algorithm');
 
     const options: JWTVerifyOptions = {
       algorithms: [...this.source.algorithms],
@@ -72,11 +72,11 @@ export class JwtVerifier {
 }
 
 function algorithmOf(token: string): unknown {
-  if (typeof token !== 'string' || token.split('.').length !== 3) throw invalidToken('malformed token');
+  if (typeof token !== 'string' || token.split('.').length !== 3) throw invalidToken('malformed token', 'malformed');
   try {
     return decodeProtectedHeader(token).alg;
   } catch {
-    throw invalidToken('malformed token');
+    throw invalidToken('malformed token', 'malformed');
   }
 }
 
@@ -101,7 +101,7 @@ async function verifyWithEachCandidate(
 
 function principalOf(payload: JWTPayload, config: JwtAuthConfig): Principal {
   const { iss, sub } = payload;
-  if (typeof sub !== 'string' || sub.trim() === '') throw invalidToken('token has no subject');
+  if (typeof sub !== 'string' || sub.trim() === '') throw invalidToken('token has no subject', 'claims');
   const products = readProducts(payload, config.productsClaim);
   const operator = hasOperatorRole(payload, config.rolesClaim);
   return Object.freeze({ id: `jwt:${iss}|${sub}`, method: 'jwt', operator, products: Object.freeze(products) });
