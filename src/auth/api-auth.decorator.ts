@@ -7,11 +7,19 @@ import { Access } from './access.decorators.js';
 
 export const BEARER_SCHEME = 'bearer';
 
-/** What the global guard answers on every protected route (src/auth/auth.guard.ts and the authenticators). */
+/** What the global guard answers on every protected route (src/auth/auth.guard.ts, the authenticators, the failure limit). */
 const AUTHENTICATION: ErrorAnswers = {
   401: [
     [FetCode.Unauthenticated, 'Authentication required: send Authorization: Bearer <API key or token>', { label: 'no credential' }],
     [FetCode.Unauthenticated, 'The API key is not valid or has been revoked', { label: 'invalid credential' }],
+  ],
+  // The client's address used up AUTH_FAILURE_LIMIT_PER_MINUTE (AuthFailureService).
+  429: [
+    [
+      FetCode.RateLimited,
+      'Failed authentication limit of 60 per minute reached. Try again in 42 seconds.',
+      { label: 'failed authentications', extra: { retryAfterSeconds: 42 } },
+    ],
   ],
   // In AUTH_MODE=apikey the key store is the job store; in jwt, the issuer's JWKS endpoint.
   503: [

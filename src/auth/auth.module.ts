@@ -6,6 +6,7 @@ import { ApiKeyAuthenticator } from './api-key/api-key.authenticator.js';
 import { ApiKeyController } from './api-key/api-key.controller.js';
 import { ApiKeyRepository } from './api-key/api-key.repository.js';
 import { ApiKeyService } from './api-key/api-key.service.js';
+import { AuthFailureService } from './auth-failure.service.js';
 import { AuthGuard } from './auth.guard.js';
 import { AUTHENTICATOR, type Authenticator } from './authenticator.port.js';
 import { AuthError } from './auth.error.js';
@@ -25,7 +26,7 @@ const NO_AUTHENTICATOR: Authenticator = {
 @Module({})
 export class AuthModule {
   static forRoot(config: AppConfig): DynamicModule {
-    const providers: Provider[] = [ApiKeyRepository, { provide: APP_GUARD, useClass: AuthGuard }];
+    const providers: Provider[] = [ApiKeyRepository, AuthFailureService, { provide: APP_GUARD, useClass: AuthGuard }];
     const controllers: Type[] = [];
     const { auth } = config;
     if (auth.mode === 'apikey') {

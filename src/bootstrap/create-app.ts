@@ -35,6 +35,8 @@ export async function createFetcherApp(config: AppConfig, bootLogger?: LoggerSer
 /** Everything an application needs beyond its module graph; tests that build the graph themselves call it too. */
 export function configureFetcherApp(app: NestExpressApplication, config: AppConfig): INestApplication {
   app.useLogger(app.get(NativeLogger));
+  // request.ip, which failed authentications are counted under: the socket's peer unless TRUST_PROXY names the proxies.
+  app.set('trust proxy', config.http.trustProxy);
   // First of all: the request id, the access line and the HTTP metrics cover what the parser and the limits refuse too.
   app.use(accessLogMiddleware());
   app.use(httpMetricsMiddleware(app.get(MetricsService)));

@@ -53,7 +53,12 @@ export interface AppConfig {
   /** How PostgreSQL rows are read: COPY with a cursor fallback, or always a cursor. */
   readonly postgresReadPath: 'copy' | 'cursor';
   /** Per-principal limits, shared by replicas through Redis. */
-  readonly rateLimits: { readonly jobSubmissionsPerPrincipalPerMinute: number; readonly connectionTestsPerPrincipalPerMinute: number };
+  readonly rateLimits: {
+    readonly jobSubmissionsPerPrincipalPerMinute: number;
+    readonly connectionTestsPerPrincipalPerMinute: number;
+    /** Failed authentications per client address per minute before 429; 0: no limit (still counted and logged). */
+    readonly authFailuresPerClientPerMinute: number;
+  };
   /** Caps on connection tests open at once in one process: in all, and against one host. */
   readonly connectionTests: { readonly maxConcurrent: number; readonly maxPerHost: number };
   readonly worker: {

@@ -299,6 +299,16 @@ export class EnvironmentVariables {
   @IntRange(1, 1_000_000)
   CONNECTION_TEST_PRINCIPAL_RATE_LIMIT?: number;
 
+  /** Failed authentications allowed per client address per minute before it is answered 429; 0: no limit. */
+  @IsOptional()
+  @IntRange(0, 1_000_000)
+  AUTH_FAILURE_LIMIT_PER_MINUTE?: number;
+
+  /** Which X-Forwarded-For entries name the client: a hop count or the proxies' addresses (trust-proxy.config.ts). */
+  @IsOptional()
+  @IsString()
+  TRUST_PROXY?: string;
+
   /** Connection tests (the /test route and job submission) open at once in this process. */
   @IsOptional()
   @IntRange(1, 1_000)

@@ -1,6 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 import type { AuthConfig } from './auth.config.js';
 import type { EnvironmentVariables } from './environment.dto.js';
+import type { TrustProxy } from './trust-proxy.config.js';
 
 export interface HttpConfig {
   /** The listen address: HOST, else 127.0.0.1 without authentication and 0.0.0.0 with it. */
@@ -12,6 +13,8 @@ export interface HttpConfig {
    * the process warns about it every minute while it serves.
    */
   readonly unauthenticatedNetwork: boolean;
+  /** TRUST_PROXY: false unless the operator names the proxies whose X-Forwarded-For counts. */
+  readonly trustProxy: TrustProxy;
 }
 
 /** Without authentication every caller is the operator: by default only this machine may call. */
@@ -44,7 +47,10 @@ export function isLoopbackHost(host: string): boolean {
  * The HTTP section of the configuration. Returns the problems (each naming its variables)
  * instead of throwing, so the caller reports them with the rest.
  */
-export function parseHttpConfig(vars: EnvironmentVariables, auth: AuthConfig): { http: HttpConfig; problems: string[] } {
+export function parseHttpConfig(
+  vars: EnvironmentVariables,
+  auth: AuthConfig,
+): { http: Omit<HttpConfig, 'trustProxy'>; problems: string[] } {
   const unauthenticated = auth.mode === 'none';
   const host = vars.HOST ?? (unauthenticated ? UNAUTHENTICATED_DEFAULT_HOST : AUTHENTICATED_DEFAULT_HOST);
   const exposed = unauthenticated && !isLoopbackHost(host);

@@ -12,6 +12,7 @@ import { FetcherRole } from './fetcher-role.js';
 import { parseHttpConfig } from './http.config.js';
 import { parseInternalDatasources } from './internal-datasources.config.js';
 import { parseMetricsConfig } from './metrics.config.js';
+import { parseTrustProxy } from './trust-proxy.config.js';
 
 /** Raised at boot; its message names every offending variable and is safe to print. */
 export class ConfigError extends Error {
@@ -57,14 +58,15 @@ export function loadAppConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions
   }
 
   const metrics = parseMetricsConfig(vars, role);
-  if (metrics.problems.length > 0)
-    throw new ConfigError(`Invalid configuration:\n${metrics.problems.map((line) => `  ${line}`).join('\n')}`);
+  const trustProxy = parseTrustProxy(vars.TRUST_PROXY);
+  const problems = [...metrics.problems, ...(trustProxy.problem === undefined ? [] : [trustProxy.problem])];
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n${problems.map((line) => `  ${line}`).join('\n')}`);
 
   return {
     role,
     production,
     version: vars.APP_VERSION ?? readPackageVersion(),
-    http: http.http,
+    http: { ...http.http, trustProxy: trustProxy.trustProxy },
     logLevel: vars.LOG_LEVEL ?? 'log',
     logFormat: resolveLogFormat(vars, production, options.stdoutIsTTY ?? Boolean(process.stdout.isTTY)),
     logFile: vars.LOG_FILE === undefined ? undefined : resolve(vars.LOG_FILE),
@@ -97,6 +99,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions
     rateLimits: {
       jobSubmissionsPerPrincipalPerMinute: vars.JOB_SUBMIT_RATE_LIMIT ?? 300,
       connectionTestsPerPrincipalPerMinute: vars.CONNECTION_TEST_PRINCIPAL_RATE_LIMIT ?? 60,
+      authFailuresPerClientPerMinute: vars.AUTH_FAILURE_LIMIT_PER_MINUTE ?? 60,
     },
     connectionTests: {
       maxConcurrent: vars.CONNECTION_TEST_MAX_CONCURRENCY ?? 16,

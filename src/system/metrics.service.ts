@@ -95,6 +95,19 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly authFailures = new Counter({
+    name: 'fetcher_auth_failures_total',
+    help: 'Credentials refused (401), by method (apikey, jwt) and reason; a request without any credential is not counted',
+    labelNames: ['method', 'reason'] as const,
+    registers: [this.registry],
+  });
+  private readonly authThrottledRequests = new Counter({
+    name: 'fetcher_auth_throttled_total',
+    help: 'Requests answered 429 without their credential being looked at: the client address had too many failed authentications',
+    labelNames: ['method'] as const,
+    registers: [this.registry],
+  });
+
   /** What the executor reports per datasource engine (ExecutionOptions.throughput). */
   readonly throughput = {
     rows: (engine: string, rows: number): void => this.rowsExtracted.inc({ engine: engineLabel(engine) }, rows),
@@ -137,6 +150,15 @@ export class MetricsService {
     const methodName = HTTP_METHODS.has(method) ? method : 'OTHER';
     this.httpRequests.inc({ method: methodName, route, status: status === undefined ? 'aborted' : String(status) });
     this.httpDuration.observe({ method: methodName, route }, seconds);
+  }
+
+  /** `reason` is AuthError.reason: a bounded set. */
+  authFailed(method: string, reason: string): void {
+    this.authFailures.inc({ method, reason });
+  }
+
+  authThrottled(method: string): void {
+    this.authThrottledRequests.inc({ method });
   }
 
   outboxEventPublished(): void {

@@ -87,7 +87,7 @@ describe('API docs loaded on first request', () => {
     const cancel = document.paths['/v1/fetcher/{id}/cancel'].post;
     expect(cancel.tags).toEqual(['jobs']);
     expect(cancel.summary).toBe('Cancel a pending or processing job');
-    expect(Object.keys(cancel.responses).sort()).toEqual(['200', '400', '401', '404', '409', '500', '503']);
+    expect(Object.keys(cancel.responses).sort()).toEqual(['200', '400', '401', '404', '409', '429', '500', '503']);
     expect(errorExamples(cancel, 409)['FET-1110'].value.code).toBe('FET-1110');
     expect(cancel.security).toEqual([{ bearer: [] }]);
     expect(document.components.schemas.JobResponseDto.properties.progress).toBeDefined();
@@ -126,6 +126,7 @@ describe('API docs loaded on first request', () => {
       const where = `${method} ${path}`;
       expect(operation.security, where).toEqual([{ bearer: [] }]);
       expect(Object.keys(errorExamples(operation, 401)), where).toEqual(['FET-0010 no credential', 'FET-0010 invalid credential']);
+      expect(errorExamples(operation, 429)['FET-1070 failed authentications'], where).toBeDefined();
       expect(errorExamples(operation, 503)['FET-0003 store'], where).toBeDefined();
       expect(errorExamples(operation, 500)['FET-0002 unexpected'], where).toBeDefined();
       if (path.includes('{id}')) {

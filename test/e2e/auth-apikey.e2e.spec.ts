@@ -23,7 +23,14 @@ describe('AUTH_MODE=apikey', () => {
 
   beforeAll(async () => {
     store = await createTempDatabase('e2e_apikey_store');
-    const env = { AUTH_MODE: 'apikey', AUTH_ADMIN_KEYS: `${ADMIN_KEY},${randomBytes(24).toString('base64url')}`, DATABASE_URL: store.url };
+    const env = {
+      AUTH_MODE: 'apikey',
+      AUTH_ADMIN_KEYS: `${ADMIN_KEY},${randomBytes(24).toString('base64url')}`,
+      DATABASE_URL: store.url,
+      // Every kind of bad key on every route, from one address: more than the default limit of 60
+      // failures a minute, whose 429 test/e2e/auth-failures.e2e.spec.ts covers.
+      AUTH_FAILURE_LIMIT_PER_MINUTE: '1000000',
+    };
     a = await startEmbeddedFetcher(env);
     b = await startEmbeddedFetcher(env);
     routes = await documentedV1Routes(a.http);

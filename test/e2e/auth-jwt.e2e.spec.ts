@@ -20,6 +20,9 @@ describe('AUTH_MODE=jwt', () => {
       AUTH_JWKS_URL: jwks.url,
       AUTH_JWT_ISSUER: jwks.issuer,
       AUTH_JWT_AUDIENCE: jwks.audience,
+      // Every kind of bad token on every route, from one address: more than the default limit of
+      // 60 failures a minute, whose 429 test/e2e/auth-failures.e2e.spec.ts covers.
+      AUTH_FAILURE_LIMIT_PER_MINUTE: '1000000',
     });
     routes = await documentedV1Routes(fetcher.http);
   });

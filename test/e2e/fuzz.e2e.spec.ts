@@ -150,7 +150,14 @@ const noDns = async (): Promise<string[]> => {
 
 async function startTarget(source: TempDatabase, env: Record<string, string>, credential?: string): Promise<Target> {
   const fetcher = await startEmbeddedFetcher(
-    { JOB_SUBMIT_RATE_LIMIT: '1000000', CONNECTION_TEST_PRINCIPAL_RATE_LIMIT: '1000000', CONNECTION_TEST_RATE_LIMIT: '10000', ...env },
+    {
+      JOB_SUBMIT_RATE_LIMIT: '1000000',
+      CONNECTION_TEST_PRINCIPAL_RATE_LIMIT: '1000000',
+      CONNECTION_TEST_RATE_LIMIT: '10000',
+      // Generated bad credentials would otherwise block the fuzz's one address for the rest of a run.
+      AUTH_FAILURE_LIMIT_PER_MINUTE: '1000000',
+      ...env,
+    },
     // Generated host names must not reach a real resolver (slow, and not ours to query).
     { overrides: [[ADDRESS_RESOLVER, noDns]] },
   );
