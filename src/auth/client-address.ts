@@ -33,5 +33,5 @@ function hextets(address: string): number[] {
   if (gap < 0) return parse(text);
   const head = parse(text.slice(0, gap));
   const tail = parse(text.slice(gap + 2));
-  return [...head, ...Array<number>(8 - head.length - tail.length).fill(0), ...tail];
+  return [...head, ...new Array<number>(8 - head.length - tail.length).fill(0), ...tail];
 }

@@ -1,4 +1,4 @@
-import { Controller, Get, Header, Res } from '@nestjs/common';
+import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { Access, Allow } from '../auth/access.decorators.js';
 import { ApiExcludeEndpoint } from '../common/http/api-docs.js';
@@ -7,7 +7,8 @@ import { MetricsService } from './metrics.service.js';
 
 /** GET /metrics on the API port; who may call it is METRICS_ACCESS, hence one controller per answer. */
 abstract class MetricsEndpoint {
-  constructor(private readonly metrics: MetricsService) {}
+  // A property, not a constructor parameter: the two controllers below inherit it as they are.
+  @Inject(MetricsService) private readonly metrics!: MetricsService;
 
   @Get('metrics')
   @ApiExcludeEndpoint()
@@ -21,20 +22,12 @@ abstract class MetricsEndpoint {
 /** METRICS_ACCESS=public (the default): scrapers need no credential. */
 @Allow(Access.Public)
 @Controller()
-export class PublicMetricsController extends MetricsEndpoint {
-  constructor(metrics: MetricsService) {
-    super(metrics);
-  }
-}
+export class PublicMetricsController extends MetricsEndpoint {}
 
 /** METRICS_ACCESS=operator: 401 without a credential, 403 for a product's. */
 @Allow(Access.Operator)
 @Controller()
-export class OperatorMetricsController extends MetricsEndpoint {
-  constructor(metrics: MetricsService) {
-    super(metrics);
-  }
-}
+export class OperatorMetricsController extends MetricsEndpoint {}
 
 export const metricsControllerFor = (access: MetricsAccess) =>
   access === 'operator' ? OperatorMetricsController : PublicMetricsController;

@@ -39,7 +39,7 @@ describe('ReadinessService', () => {
     await Promise.resolve();
     answer([]);
     const statuses = (await Promise.all(reports)).map((report) => report.status);
-    expect(statuses).toEqual(Array(20).fill('ready'));
+    expect(statuses).toEqual(new Array(20).fill('ready'));
     expect(query).toHaveBeenCalledTimes(1);
   });
 

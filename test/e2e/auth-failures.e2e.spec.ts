@@ -40,7 +40,7 @@ describe('failed authentications (AUTH_MODE=apikey, AUTH_FAILURE_LIMIT_PER_MINUT
   it('answers 401 up to the limit, then 429 FET-1070 with Retry-After, even to an operator key; no credential is still 401', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < LIMIT; i += 1) statuses.push((await fetcher.http.get('/v1/fetcher').set(bearer(keys[i % 2]))).status);
-    expect(statuses).toEqual(Array(LIMIT).fill(401));
+    expect(statuses).toEqual(new Array(LIMIT).fill(401));
     const limited = await fetcher.http.get('/v1/fetcher').set(bearer(keys[0]));
     expect(limited.status).toBe(429);
     expect(limited.body).toMatchObject({ code: 'FET-1070', title: 'Rate Limit Exceeded' });
