@@ -53,6 +53,11 @@ export class AuthFailureService {
     return this.config.auth.mode;
   }
 
+  /** Whether the client is blocked now: a public route then ignores its credential (not counted: nothing is refused). */
+  isBlocked(client: string): boolean {
+    return this.blocked.has(client);
+  }
+
   /** The 429 for a client that is blocked now (counted), or undefined: its credential may be looked at. */
   refusal(client: string): RateLimitError | undefined {
     const until = this.blocked.get(client);

@@ -45,7 +45,7 @@ export class AuthGuard implements CanActivate {
     if (access === Access.Public) {
       // A public route still shows more to an operator (readiness details), so a credential is
       // looked at, unless the address is blocked; a bad one is simply not used.
-      if (!sent || this.failures.refusal(client) !== undefined) return true;
+      if (!sent || this.failures.isBlocked(client)) return true;
       const principal = await this.authenticate(request, client).catch(() => undefined);
       if (principal) attachPrincipal(request, principal);
       return true;
