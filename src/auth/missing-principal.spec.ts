@@ -8,6 +8,7 @@ import { RATE_LIMITER, type RateLimiter } from '../common/rate-limit/rate-limite
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { Access, Allow, CurrentPrincipal } from './access.decorators.js';
 import { AuthError } from './auth.error.js';
+import { AuthFailureService } from './auth-failure.service.js';
 import { AuthGuard } from './auth.guard.js';
 import { AUTHENTICATOR, type Authenticator } from './authenticator.port.js';
 import { RateLimitedPerPrincipal } from './principal-rate-limit.guard.js';
@@ -68,6 +69,8 @@ describe('a route reached without a principal', () => {
         { provide: APP_CONFIG, useValue: config },
         { provide: RATE_LIMITER, useValue: limiter },
         { provide: AUTHENTICATOR, useValue: authenticator },
+        // No address is ever blocked here: the refusal under test is the missing principal's.
+        { provide: AuthFailureService, useValue: { isBlocked: () => false, refusal: () => undefined, failed: async () => undefined } },
         { provide: APP_GUARD, useClass: AuthGuard },
       ],
     }).compile();
