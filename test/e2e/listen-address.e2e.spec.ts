@@ -7,9 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
 import { freePort, startFetcherProcess, type FetcherProcess } from '../helpers/fetcher-process.js';
+import { TEST_SECRETS } from '../helpers/test-secrets.js';
 
 const MAIN = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../dist/main.js');
-const ADMIN_KEY = 'listen-address-admin-key-0123456789';
+const ADMIN_KEY = TEST_SECRETS.LISTEN_ADDRESS_ADMIN_KEY;
 
 /** This machine's addresses that other machines can reach (link-local left out: it needs a scope). */
 function externalAddresses(): string[] {
