@@ -23,7 +23,8 @@ export class ConnectionProbeService {
 
   async test(id: string, principal: Principal): Promise<ConnectionTestResultDto> {
     const loaded = await this.queries.load(id, principal);
-    await this.testLimit.consume(id);
+    // An internal datasource serves several products: each has its own count of tests of it.
+    await this.testLimit.consume(id, loaded.internal ? principal : undefined);
     const outcome = await this.tester.test(this.queries.resolved(loaded), TEST_TIMEOUT_MS);
     if (!outcome.ok) throw connectionFailed(FetCode.ConnectionTestFailed, outcome.error);
     return { status: 'success', message: 'Connection successful', latencyMs: outcome.latencyMs };
