@@ -81,6 +81,8 @@ export interface AppConfig {
   readonly results: { readonly retentionSeconds: number | null; readonly sweepIntervalMs: number };
   readonly extraction: ExtractionCeilings;
   readonly schemaCacheTtlSeconds: number;
+  /** Bytes of all schemas in the in-process cache; bytes of one schema, in memory and in Redis. */
+  readonly schemaCache: { readonly maxBytes: number; readonly maxEntryBytes: number };
   readonly schemaDiscoveryTimeoutMs: number;
   readonly allowPrivateHosts: boolean;
   /** Datasources declared by DATASOURCE_<NAME>_* variables. */

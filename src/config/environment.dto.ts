@@ -183,6 +183,16 @@ export class EnvironmentVariables {
   @IntRange(500, 300_000)
   SCHEMA_DISCOVERY_TIMEOUT_MS?: number;
 
+  /** Bytes all schemas in the in-process schema cache may take (used when there is no Redis). */
+  @IsOptional()
+  @IntRange(0, 1_073_741_824)
+  SCHEMA_CACHE_MAX_BYTES?: number;
+
+  /** Bytes one cached schema may take, in memory and in Redis; a larger one is not cached. */
+  @IsOptional()
+  @IntRange(0, 536_870_912)
+  SCHEMA_CACHE_MAX_ENTRY_BYTES?: number;
+
   @IsOptional()
   @IntRange(100, 60_000)
   CONNECTION_TEST_TIMEOUT_MS?: number;

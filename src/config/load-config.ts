@@ -131,6 +131,10 @@ export function loadAppConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions
     },
     extraction: { ...DEFAULT_CEILINGS, maxResultBytes: vars.ENGINE_MAX_RESULT_BYTES ?? DEFAULT_CEILINGS.maxResultBytes },
     schemaCacheTtlSeconds: vars.SCHEMA_CACHE_TTL_SECONDS ?? 300,
+    schemaCache: {
+      maxBytes: vars.SCHEMA_CACHE_MAX_BYTES ?? 32 * 1024 * 1024,
+      maxEntryBytes: vars.SCHEMA_CACHE_MAX_ENTRY_BYTES ?? 4 * 1024 * 1024,
+    },
     schemaDiscoveryTimeoutMs: vars.SCHEMA_DISCOVERY_TIMEOUT_MS ?? 15_000,
     allowPrivateHosts: vars.ALLOW_PRIVATE_HOSTS ?? !production,
     internalDatasources: internal.datasources,

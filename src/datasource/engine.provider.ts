@@ -18,7 +18,8 @@ const engineLogger = (logger: Logger): EngineLogger => ({ warn: (message, fields
 /**
  * The extraction engine as the service configures it: its limits are the service's ceilings, its
  * egress policy ALLOW_PRIVATE_HOSTS (one EgressGuard, which connection records are checked with
- * too), its schema cache Redis when there is one, its tracer the service's.
+ * too), its schema cache Redis when there is one (in-process memory otherwise, bounded by
+ * SCHEMA_CACHE_MAX_BYTES), its tracer the service's.
  */
 export const ENGINE_PROVIDERS: Provider[] = [
   { provide: ADDRESS_RESOLVER, useValue: systemResolver },
@@ -30,8 +31,9 @@ export const ENGINE_PROVIDERS: Provider[] = [
   },
   {
     provide: SCHEMA_CACHE,
-    inject: [REDIS_CLIENT],
-    useFactory: (redis: Redis | null): SchemaCache => (redis ? new RedisSchemaCache(redis) : new MemorySchemaCache()),
+    inject: [APP_CONFIG, REDIS_CLIENT],
+    useFactory: (config: AppConfig, redis: Redis | null): SchemaCache =>
+      redis ? new RedisSchemaCache(redis, config.schemaCache.maxEntryBytes) : new MemorySchemaCache(config.schemaCache),
   },
   {
     provide: Engine,

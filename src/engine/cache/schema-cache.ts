@@ -23,26 +23,74 @@ export const deserializeSnapshot = (text: string): SchemaSnapshot => ({
   tables: new Map((JSON.parse(text) as TableInfo[]).map((table) => [table.key, table])),
 });
 
-const MEMORY_ENTRIES = 500;
+export interface MemorySchemaCacheLimits {
+  /** Bytes (of the serialised schemas) all entries may take together. Default 32 MiB. */
+  readonly maxBytes?: number;
+  /** Bytes one entry may take; a larger schema is not cached. Default 4 MiB. */
+  readonly maxEntryBytes?: number;
+}
 
+const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
+const DEFAULT_MAX_ENTRY_BYTES = 4 * 1024 * 1024;
+
+/** Bytes an entry's text takes in memory: V8 keeps a string one or two bytes a character. */
+const textBytes = (text: string): number => Buffer.byteLength(text, 'utf8');
+
+/**
+ * One process's cache, bounded by the bytes of what it holds rather than by a count of entries:
+ * a count bounds nothing when one schema can be megabytes. Least recently used entries go first;
+ * a schema larger than `maxEntryBytes` is not kept at all.
+ */
 export class MemorySchemaCache implements SchemaCache {
-  private readonly entries = new Map<string, { text: string; expiresAt: number }>();
+  private readonly entries = new Map<string, { text: string; bytes: number; expiresAt: number }>();
+  private totalBytes = 0;
+  private readonly maxBytes: number;
+  private readonly maxEntryBytes: number;
+
+  constructor(limits: MemorySchemaCacheLimits = {}) {
+    this.maxBytes = limits.maxBytes ?? DEFAULT_MAX_BYTES;
+    this.maxEntryBytes = Math.min(limits.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES, this.maxBytes);
+  }
+
+  /** Bytes the entries hold now. */
+  get bytes(): number {
+    return this.totalBytes;
+  }
 
   async get(key: string): Promise<SchemaSnapshot | undefined> {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
+    this.entries.delete(key);
     if (entry.expiresAt <= Date.now()) {
-      this.entries.delete(key);
+      this.totalBytes -= entry.bytes;
       return undefined;
     }
+    // Used now: last to be evicted.
+    this.entries.set(key, entry);
     return deserializeSnapshot(entry.text);
   }
 
   async set(key: string, snapshot: SchemaSnapshot, ttlSeconds: number): Promise<void> {
     if (ttlSeconds <= 0) return;
+    this.remove(key);
+    const text = serializeSnapshot(snapshot);
+    const bytes = textBytes(text);
+    if (bytes > this.maxEntryBytes) return;
+    const now = Date.now();
+    this.entries.set(key, { text, bytes, expiresAt: now + ttlSeconds * 1000 });
+    this.totalBytes += bytes;
+    // Map order is use order: the first key is the least recently used.
+    for (const [oldest, entry] of this.entries) {
+      if (this.totalBytes <= this.maxBytes) break;
+      this.entries.delete(oldest);
+      this.totalBytes -= entry.bytes;
+    }
+  }
+
+  private remove(key: string): void {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return;
     this.entries.delete(key);
-    this.entries.set(key, { text: serializeSnapshot(snapshot), expiresAt: Date.now() + ttlSeconds * 1000 });
-    // Insertion order makes the first key the oldest: a simple bound on memory.
-    while (this.entries.size > MEMORY_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
+    this.totalBytes -= entry.bytes;
   }
 }
