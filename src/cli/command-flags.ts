@@ -24,3 +24,10 @@ export function milliseconds(value: string): number {
     throw new InvalidArgumentError('must be a positive integer of milliseconds');
   return ms;
 }
+
+/** A positive integer of bytes, for a flag's parser. */
+export function bytes(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive integer of bytes');
+  return n;
+}

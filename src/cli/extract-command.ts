@@ -13,7 +13,7 @@ import { datasourceUrls } from './datasource-args.js';
 import { ExtractProgress } from './extract-progress.js';
 import { OutputFile } from './output-file.js';
 import { readInput } from './read-input.js';
-import { egressFlags, egressOptions, milliseconds, type EgressFlags } from './command-flags.js';
+import { bytes, egressFlags, egressOptions, milliseconds, type EgressFlags } from './command-flags.js';
 
 const NAME = 'fetcher extract';
 
@@ -28,6 +28,7 @@ interface ExtractFlags extends EgressFlags {
   readonly json?: boolean;
   readonly connectTimeout?: number;
   readonly discoveryTimeout?: number;
+  readonly discoveryMaxBytes?: number;
 }
 
 const HELP_AFTER = `
@@ -67,6 +68,7 @@ export function extractCommand(): Command {
       .option('--limits <limits>', 'lower the engine limits: name=value,… or a JSON object (docs/request-limits.md)')
       .option('--connect-timeout <ms>', 'each connect (default 15000)', milliseconds)
       .option('--discovery-timeout <ms>', "each datasource's schema discovery (default 15000)", milliseconds)
+      .option('--discovery-max-bytes <n>', "bytes of catalog each datasource's discovery may read (default 4194304)", bytes)
       .option('--json', 'print the summary on stdout (with --out <file>)')
       .option('--quiet', 'no progress display'),
   ).addHelpText('after', HELP_AFTER);
@@ -87,6 +89,7 @@ async function extract(flags: ExtractFlags, io: CliIo): Promise<number> {
       egress: egressOptions(flags),
       connectTimeoutMs: flags.connectTimeout,
       discoveryTimeoutMs: flags.discoveryTimeout,
+      discoveryMaxBytes: flags.discoveryMaxBytes,
     });
     validateDataRequest(dataRequest, engine.limits);
     const datasources = await resolveAll(engine, datasourceUrls(flags.datasource, Object.keys(dataRequest.mappedFields as object), io.env));

@@ -3,11 +3,12 @@ import { createEngine } from '../engine/engine.js';
 import { EXIT, writeAll, type CliIo } from './cli-io.js';
 import { reportFailure, runCommand } from './command-runner.js';
 import { urlFrom } from './datasource-args.js';
-import { egressFlags, egressOptions, milliseconds, type EgressFlags } from './command-flags.js';
+import { bytes, egressFlags, egressOptions, milliseconds, type EgressFlags } from './command-flags.js';
 
 interface ProbeFlags extends EgressFlags {
   readonly timeout?: number;
   readonly schema?: string[];
+  readonly maxBytes?: number;
 }
 
 const URL_HELP = `
@@ -35,7 +36,8 @@ export function schemaCommand(): Command {
         (value: string, previous: string[]) => [...previous, value],
         [],
       )
-      .option('--timeout <ms>', 'the whole discovery, connect included (default 15000)', milliseconds),
+      .option('--timeout <ms>', 'the whole discovery, connect included (default 15000)', milliseconds)
+      .option('--max-bytes <n>', 'bytes of catalog the discovery may read; past them it fails with FET-1044 (default 4194304)', bytes),
   ).addHelpText('after', URL_HELP);
 }
 
@@ -60,7 +62,7 @@ export function runSchema(argv: readonly string[], io: CliIo): Promise<number> {
     try {
       const url = urlFrom(command.processedArgs[0] as string, io.env, '<url>');
       const timeouts = flags.timeout ? { discoveryTimeoutMs: flags.timeout, testTimeoutMs: Math.min(flags.timeout, 10_000) } : {};
-      const engine = createEngine({ egress: egressOptions(flags), ...timeouts });
+      const engine = createEngine({ egress: egressOptions(flags), ...timeouts, discoveryMaxBytes: flags.maxBytes });
       const schema = await engine.discover(url, flags.schema, { signal: io.interrupt });
       await writeAll(io.stdout, `${JSON.stringify(schema, null, 2)}\n`);
       return EXIT.ok;

@@ -84,6 +84,8 @@ export interface AppConfig {
   /** Bytes of all schemas in the in-process cache; bytes of one schema, in memory and in Redis. */
   readonly schemaCache: { readonly maxBytes: number; readonly maxEntryBytes: number };
   readonly schemaDiscoveryTimeoutMs: number;
+  /** Bytes of catalog one discovery may read (FET-1044 past them). */
+  readonly schemaDiscoveryMaxBytes: number;
   readonly allowPrivateHosts: boolean;
   /** Datasources declared by DATASOURCE_<NAME>_* variables. */
   readonly internalDatasources: readonly InternalDatasourceConfig[];

@@ -183,6 +183,11 @@ export class EnvironmentVariables {
   @IntRange(500, 300_000)
   SCHEMA_DISCOVERY_TIMEOUT_MS?: number;
 
+  /** Bytes of catalog one schema discovery may read from the server; past them FET-1044 and the connection is closed. */
+  @IsOptional()
+  @IntRange(65_536, 1_073_741_824)
+  SCHEMA_DISCOVERY_MAX_BYTES?: number;
+
   /** Bytes all schemas in the in-process schema cache may take (used when there is no Redis). */
   @IsOptional()
   @IntRange(0, 1_073_741_824)

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { type AppConfig } from './app-config.js';
+import { DEFAULT_CATALOG_MAX_BYTES } from '../engine/connectors/shared/catalog-budget.js';
 import { DEFAULT_CEILINGS } from '../engine/request/data-request.js';
 import { decodeMasterKey as decodeMasterKeyText } from '../engine/crypto/key-text.js';
 import { parseAuthConfig } from './auth.config.js';
@@ -136,6 +137,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions
       maxEntryBytes: vars.SCHEMA_CACHE_MAX_ENTRY_BYTES ?? 4 * 1024 * 1024,
     },
     schemaDiscoveryTimeoutMs: vars.SCHEMA_DISCOVERY_TIMEOUT_MS ?? 15_000,
+    schemaDiscoveryMaxBytes: vars.SCHEMA_DISCOVERY_MAX_BYTES ?? DEFAULT_CATALOG_MAX_BYTES,
     allowPrivateHosts: vars.ALLOW_PRIVATE_HOSTS ?? !production,
     internalDatasources: internal.datasources,
     connectionTestRateLimitPerMinute: vars.CONNECTION_TEST_RATE_LIMIT ?? 10,

@@ -69,6 +69,11 @@ const DISCOVERY_TIMEOUT: ErrorCase = [
   "datasource 'pg_source' did not answer its schema discovery within 30000 ms; the query was cancelled",
   { extra: { reason: 'timeout' } },
 ];
+const CATALOG_TOO_LARGE: ErrorCase = [
+  FetCode.SchemaCatalogTooLarge,
+  "datasource 'pg_source' sent more than 4194304 bytes of schema catalog; discovery stopped and the connection was closed",
+  { extra: { reason: 'too_large', maxBytes: 4194304 } },
+];
 const STORE: ErrorAnswers = { 503: [STORE_UNAVAILABLE] };
 const CONNECTION_ID = mergeErrorAnswers(invalidId('connection'), notFound('connection'));
 
@@ -148,6 +153,7 @@ export const VALIDATE_SCHEMA_ANSWERS = mergeErrorAnswers(JSON_BODY, STORE, CREDE
       },
     ],
   ],
+  502: [CATALOG_TOO_LARGE],
   504: [DISCOVERY_TIMEOUT],
 });
 
@@ -184,6 +190,7 @@ export const SCHEMA_ANSWERS = mergeErrorAnswers(CONNECTION_ID, STORE, CREDENTIAL
       'Failed to retrieve database schema information: permission denied for schema accounting',
       { extra: { reason: 'unknown' } },
     ],
+    CATALOG_TOO_LARGE,
   ],
   504: [DISCOVERY_TIMEOUT],
 });

@@ -18,8 +18,8 @@ const engineLogger = (logger: Logger): EngineLogger => ({ warn: (message, fields
 /**
  * The extraction engine as the service configures it: its limits are the service's ceilings, its
  * egress policy ALLOW_PRIVATE_HOSTS (one EgressGuard, which connection records are checked with
- * too), its schema cache Redis when there is one (in-process memory otherwise, bounded by
- * SCHEMA_CACHE_MAX_BYTES), its tracer the service's.
+ * too), its catalog budget SCHEMA_DISCOVERY_MAX_BYTES, its schema cache Redis when there is one
+ * (in-process memory otherwise, bounded by SCHEMA_CACHE_MAX_BYTES), its tracer the service's.
  */
 export const ENGINE_PROVIDERS: Provider[] = [
   { provide: ADDRESS_RESOLVER, useValue: systemResolver },
@@ -45,6 +45,7 @@ export const ENGINE_PROVIDERS: Provider[] = [
         allowPlaintextPassword: config.allowPlaintextPassword,
         postgresReadPath: config.postgresReadPath,
         discoveryTimeoutMs: config.schemaDiscoveryTimeoutMs,
+        discoveryMaxBytes: config.schemaDiscoveryMaxBytes,
         schemaCache,
         schemaCacheTtlSeconds: config.schemaCacheTtlSeconds,
         logger: engineLogger(new Logger('Engine')),

@@ -1,4 +1,5 @@
 import type { SchemaCache } from './cache/schema-cache.js';
+import { DEFAULT_CATALOG_MAX_BYTES } from './connectors/shared/catalog-budget.js';
 import type { PostgresReadPath } from './connectors/postgres/postgres.connector.js';
 import type { EngineConnector } from './connectors/shared/engine-connector.js';
 import type { AddressResolver } from './egress/address-resolver.js';
@@ -31,6 +32,11 @@ export interface EngineOptions {
   readonly connectTimeoutMs?: number;
   /** Each datasource's schema discovery. Default 15 s. */
   readonly discoveryTimeoutMs?: number;
+  /**
+   * Bytes of catalog each discovery may read from the server (counted as they arrive); past them
+   * the discovery fails with FET-1044 and its connection is closed. Default 4 MiB.
+   */
+  readonly discoveryMaxBytes?: number;
   /** `test()`, connect included. Default 10 s. */
   readonly testTimeoutMs?: number;
   readonly logger?: EngineLogger;
@@ -49,6 +55,7 @@ export interface ResolvedEngineOptions {
   readonly allowPlaintextPassword: boolean;
   readonly connectTimeoutMs: number;
   readonly discoveryTimeoutMs: number;
+  readonly discoveryMaxBytes: number;
   readonly testTimeoutMs: number;
   readonly schemaCacheTtlSeconds: number;
 }
@@ -75,6 +82,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     allowPlaintextPassword: options.allowPlaintextPassword ?? true,
     connectTimeoutMs: positive(options.connectTimeoutMs, 15_000, 'connectTimeoutMs'),
     discoveryTimeoutMs: positive(options.discoveryTimeoutMs, 15_000, 'discoveryTimeoutMs'),
+    discoveryMaxBytes: positive(options.discoveryMaxBytes, DEFAULT_CATALOG_MAX_BYTES, 'discoveryMaxBytes'),
     testTimeoutMs: positive(options.testTimeoutMs, 10_000, 'testTimeoutMs'),
     schemaCacheTtlSeconds: positive(options.schemaCacheTtlSeconds, 300, 'schemaCacheTtlSeconds', 0),
   };

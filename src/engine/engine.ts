@@ -112,6 +112,7 @@ export class Engine {
         limits,
         connectTimeoutMs: this.options.connectTimeoutMs,
         discoveryTimeoutMs: this.options.discoveryTimeoutMs,
+        discoveryMaxBytes: this.options.discoveryMaxBytes,
         signal,
       });
       progress?.planned(plan);
@@ -182,8 +183,8 @@ export class Engine {
   }
 
   /**
-   * `discover()` on a resolved datasource within the engine's discovery deadline, failures thrown
-   * raw (discoveryFailure maps them). With `cacheKey` and a cache, cache-first.
+   * `discover()` on a resolved datasource within the engine's discovery deadline and catalog byte
+   * budget, failures thrown raw (discoveryFailure maps them). With `cacheKey` and a cache, cache-first.
    */
   async discoverDatasource(
     datasource: ResolvedDatasource,
@@ -198,7 +199,11 @@ export class Engine {
       this.sessions,
       datasource,
       schemas,
-      { deadlineMs: this.options.discoveryTimeoutMs, connectTimeoutMs: this.options.testTimeoutMs },
+      {
+        deadlineMs: this.options.discoveryTimeoutMs,
+        connectTimeoutMs: this.options.testTimeoutMs,
+        maxCatalogBytes: this.options.discoveryMaxBytes,
+      },
       options.signal,
     );
     await cache?.set(options.cacheKey as string, snapshot, this.options.schemaCacheTtlSeconds);

@@ -30,6 +30,7 @@ export { ENGINE_FACTS, type EngineType } from './connectors/shared/engine-facts.
 export { FetCode, FET_CATALOGUE } from './errors/fet-code.js';
 export { FetcherError, type ErrorDetail } from './errors/fetcher-error.js';
 export {
+  CatalogTooLargeError,
   DatasourceProbeError,
   EgressRefusedError,
   EngineOptionsError,

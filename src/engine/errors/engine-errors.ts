@@ -32,6 +32,22 @@ export class EgressRefusedError extends FetcherError {
  */
 export class DatasourceProbeError extends FetcherError {}
 
+/**
+ * FET-1044: a datasource sent more schema catalog than one discovery may read (the engine's
+ * `discoveryMaxBytes`, the service's SCHEMA_DISCOVERY_MAX_BYTES). The discovery stopped there and
+ * its connection was closed, so a server that streams catalog rows without end costs that much
+ * memory at most.
+ */
+export class CatalogTooLargeError extends DatasourceProbeError {
+  constructor(configName: string, maxBytes: number) {
+    super(
+      FetCode.SchemaCatalogTooLarge,
+      `datasource '${configName}' sent more than ${maxBytes} bytes of schema catalog; discovery stopped and the connection was closed`,
+      { extra: { reason: 'too_large', maxBytes } },
+    );
+  }
+}
+
 /** A sealed result that is malformed, or opened with keys that do not fit it (FET-1104). */
 export class ResultCodecError extends FetcherError {
   constructor(message: string, options: FetcherErrorOptions = {}) {

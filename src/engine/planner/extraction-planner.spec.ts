@@ -88,6 +88,7 @@ function harness(
         limits,
         connectTimeoutMs: 15_000,
         discoveryTimeoutMs,
+        discoveryMaxBytes: 1024 * 1024,
         signal,
       }),
   };

@@ -1,3 +1,4 @@
+import { CatalogBudget } from '../connectors/shared/catalog-budget.js';
 import type { ConnectorSession, ResolvedDatasource, SchemaSnapshot } from '../connectors/shared/engine-connector.js';
 import { DatasourceConnectError } from '../errors/datasource-errors.js';
 import { DatasourceProbeError, ExtractionError } from '../errors/engine-errors.js';
@@ -20,6 +21,8 @@ export interface PlanInput {
   readonly connectTimeoutMs: number;
   /** Each datasource's discovery, after its connect; FET-1043 once it passes. */
   readonly discoveryTimeoutMs: number;
+  /** Bytes of catalog each datasource's discovery may read; FET-1044 past them. */
+  readonly discoveryMaxBytes: number;
   readonly signal: AbortSignal;
 }
 
@@ -57,7 +60,8 @@ export class ExtractionPlanner {
     const matches = await matchRequested(requested, limits.maxParallelDatasources, async (datasource, schemas) => {
       const session = await this.sessions.open(datasource, { connectTimeoutMs, signal });
       opened.set(datasource.configName, session);
-      return discoverWithin(session, datasource.configName, schemas, input.discoveryTimeoutMs, signal);
+      const budget = new CatalogBudget(input.discoveryMaxBytes, datasource.configName);
+      return discoverWithin(session, datasource.configName, schemas, budget, input.discoveryTimeoutMs, signal);
     });
 
     const closeAll = () => Promise.allSettled([...opened.values()].map((session) => session.close()));
@@ -79,17 +83,21 @@ export class ExtractionPlanner {
   }
 }
 
-/** A discovery that a silent server cannot hold past `timeoutMs` (FET-1043); the outer signal's abort stays itself. */
+/**
+ * A discovery that a silent server cannot hold past `timeoutMs` (FET-1043) nor a streaming one
+ * past its byte budget (FET-1044); the outer signal's abort stays itself.
+ */
 async function discoverWithin(
   session: ConnectorSession,
   configName: string,
   schemas: readonly string[],
+  budget: CatalogBudget,
   timeoutMs: number,
   signal: AbortSignal,
 ): Promise<SchemaSnapshot> {
   const deadline = AbortSignal.timeout(timeoutMs);
   try {
-    return await session.discover(schemas, AbortSignal.any([signal, deadline]));
+    return await session.discover(schemas, AbortSignal.any([signal, deadline]), budget);
   } catch (error) {
     if (!deadline.aborted || signal.aborted) throw error;
     throw new DatasourceProbeError(

@@ -1,4 +1,5 @@
 import { ABORT_BUDGET_MS } from '../connectors/shared/abortable-read.js';
+import { CatalogBudget } from '../connectors/shared/catalog-budget.js';
 import type { ConnectorSession, ResolvedDatasource, SchemaSnapshot } from '../connectors/shared/engine-connector.js';
 import { DatasourceConnectError } from '../errors/datasource-errors.js';
 import { DatasourceProbeError } from '../errors/engine-errors.js';
@@ -55,24 +56,27 @@ export async function testConnection(
   }
 }
 
-export interface DiscoveryDeadlines {
+export interface DiscoveryLimits {
   /** The whole discovery, connect included; FET-1043 once it passes. */
   readonly deadlineMs: number;
   /** The connect alone, at most the deadline. */
   readonly connectTimeoutMs: number;
+  /** Bytes of catalog the discovery may read; FET-1044 past them. */
+  readonly maxCatalogBytes: number;
 }
 
 /**
  * Opens the datasource and discovers `schemas` (null: every readable namespace) within the
  * deadline: the catalog query is cancelled on the server in time for the call to fail with
- * FET-1043 within that deadline, whatever the server does. Other failures are thrown as they
- * are (see discoveryFailure for what a caller shows).
+ * FET-1043 within that deadline, whatever the server does; a catalog over its byte budget fails
+ * with FET-1044 and its connection is cut. Other failures are thrown as they are (see
+ * discoveryFailure for what a caller shows).
  */
 export async function discoverSchema(
   sessions: DatasourceSessions,
   datasource: ResolvedDatasource,
   schemas: readonly string[] | null,
-  { deadlineMs, connectTimeoutMs }: DiscoveryDeadlines,
+  { deadlineMs, connectTimeoutMs, maxCatalogBytes }: DiscoveryLimits,
   caller?: AbortSignal,
 ): Promise<SchemaSnapshot> {
   // The abort fires early enough for the cancel (at most ABORT_BUDGET_MS) to fit in the deadline.
@@ -81,7 +85,7 @@ export async function discoverSchema(
   let session: ConnectorSession | undefined;
   try {
     session = await sessions.open(datasource, { connectTimeoutMs: Math.min(connectTimeoutMs, deadlineMs), signal: stop });
-    return await session.discover(schemas, stop);
+    return await session.discover(schemas, stop, new CatalogBudget(maxCatalogBytes, datasource.configName));
   } catch (error) {
     if (caller?.aborted) throw caller.reason;
     if (!deadline.aborted) throw error;

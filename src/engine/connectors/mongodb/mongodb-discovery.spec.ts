@@ -11,6 +11,8 @@ import {
   VIEW_SAMPLE_DOCS,
 } from './mongodb-discovery.js';
 import { BSON_READ_OPTIONS } from './mongodb-values.js';
+import { CatalogTooLargeError } from '../../errors/engine-errors.js';
+import { CatalogBudget } from '../shared/catalog-budget.js';
 
 const asDriverReturns = (doc: Document): Document => BSON.deserialize(BSON.serialize(doc), BSON_READ_OPTIONS);
 
@@ -128,7 +130,14 @@ function fakeDb(collections: { name: string; type?: string; docs: Document[]; fa
   const db = {
     listCollections: (_filter: Document, options: unknown) => {
       listOptions = options;
-      return { toArray: async () => collections.map(({ name, type }) => ({ name, type })) };
+      // Discovery reads the listing as it arrives (each name charged to the catalog budget).
+      const infos = collections.map(({ name, type }) => ({ name, type }));
+      return {
+        toArray: async () => infos,
+        async *[Symbol.asyncIterator]() {
+          yield* infos;
+        },
+      };
     },
     collection: (name: string) => {
       const spec = collections.find((c) => c.name === name)!;
@@ -223,5 +232,36 @@ describe('MongoDB database discovery', () => {
   it('an empty database has no tables', async () => {
     const { db } = fakeDb([]);
     expect((await discoverDatabase(db)).tables.size).toBe(0);
+  });
+});
+
+describe('MongoDB discovery byte budget', () => {
+  it('stops a collection listing that does not end once the names kept pass the budget', async () => {
+    let listed = 0;
+    const db = {
+      listCollections: () => ({
+        async *[Symbol.asyncIterator]() {
+          for (;;) yield { name: `collection_${listed++}`, type: 'collection' };
+        },
+      }),
+    } as unknown as Db;
+    const error = await discoverDatabase(db, undefined, new CatalogBudget(64 * 1024, 'mongo')).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CatalogTooLargeError);
+    // ~25 bytes a name: a few thousand names, not an endless list.
+    expect(listed).toBeLessThan(4_000);
+  });
+
+  it('charges the field paths and types it keeps, not the sampled documents', async () => {
+    const wide = Array.from({ length: 5 }, (_, i) =>
+      Object.fromEntries([['_id', new Int32(i)], ...Array.from({ length: 200 }, (_, f) => [`field_${i}_${f}`, 'x'])]),
+    );
+    const { db } = fakeDb([{ name: 'wide', docs: wide }]);
+    await expect(discoverDatabase(db, undefined, new CatalogBudget(4 * 1024, 'mongo'))).rejects.toBeInstanceOf(CatalogTooLargeError);
+    // One narrow collection of many documents: each path is charged once, however often it appears.
+    const { db: narrow } = fakeDb([{ name: 'narrow', docs: many(HEAD_DOCS + SAMPLE_DOCS) }]);
+    const budget = new CatalogBudget(4 * 1024, 'mongo');
+    const snapshot = await discoverDatabase(narrow, undefined, budget);
+    expect(snapshot.tables.get('narrow')?.columns.map((c) => c.name)).toEqual(['_id', 'v']);
+    expect(budget.usedBytes).toBeLessThan(64);
   });
 });

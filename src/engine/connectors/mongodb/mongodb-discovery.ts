@@ -1,5 +1,6 @@
 import type { Db, Document } from 'mongodb';
 import { mongodb } from './mongodb-driver.js';
+import type { CatalogBudget } from '../shared/catalog-budget.js';
 import type { ColumnInfo, SchemaSnapshot, TableInfo } from '../shared/engine-connector.js';
 import { type BsonTypeName, bsonTypeOf, describeFieldType, isSubDocument, type MongoFieldType } from './mongodb-types.js';
 import { BSON_READ_OPTIONS } from './mongodb-values.js';
@@ -36,11 +37,17 @@ export function isAddressableKey(key: string): boolean {
   return key !== '' && !key.includes('.') && !key.startsWith('$') && !key.includes('\u0000');
 }
 
-/** Accumulates field paths and their BSON types over sampled documents. */
+/**
+ * Accumulates field paths and their BSON types over sampled documents. What it keeps (each new
+ * path, each new type of a path) is charged to `budget`, which throws CatalogTooLargeError once
+ * passed; the sampled documents themselves are not kept.
+ */
 export class FieldCollector {
   /** Insertion order is first-seen order. */
   private readonly paths = new Map<string, BsonTypeName[]>();
   private documents = 0;
+
+  constructor(private readonly budget?: CatalogBudget) {}
 
   get sampled(): number {
     return this.documents;
@@ -88,10 +95,14 @@ export class FieldCollector {
     let types = this.paths.get(path);
     if (types === undefined) {
       if (this.paths.size >= MAX_FIELD_PATHS) return false;
+      this.budget?.charge(path.length);
       types = [];
       this.paths.set(path, types);
     }
-    if (!types.includes(type)) types.push(type);
+    if (!types.includes(type)) {
+      this.budget?.charge(type.length);
+      types.push(type);
+    }
     return true;
   }
 
@@ -133,15 +144,21 @@ export function toTableInfo(entry: CollectionEntry, collector: FieldCollector): 
   return { schema: null, name: entry.name, key: entry.name, columns, primaryKey: hasId ? ['_id'] : [] };
 }
 
-/** Collections and views of the database, `system.*` excluded, sorted by name. */
-export async function listCollections(db: Db, signal?: AbortSignal): Promise<CollectionEntry[]> {
+/**
+ * Collections and views of the database, `system.*` excluded, sorted by name. Each name kept is
+ * charged to `budget` as the listing arrives (a server may list names without end).
+ */
+export async function listCollections(db: Db, signal?: AbortSignal, budget?: CatalogBudget): Promise<CollectionEntry[]> {
   // nameOnly + authorizedCollections: also works for a login that may read some collections
   // but lacks the listCollections privilege; type still says collection / view / timeseries.
-  const infos = await db.listCollections({}, { nameOnly: true, authorizedCollections: true, signal }).toArray();
-  return infos
-    .filter((info) => typeof info.name === 'string' && !info.name.startsWith('system.'))
-    .map((info) => ({ name: info.name, type: typeof info.type === 'string' ? info.type : undefined }))
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const entries: CollectionEntry[] = [];
+  for await (const info of db.listCollections({}, { nameOnly: true, authorizedCollections: true, signal })) {
+    if (typeof info.name !== 'string' || info.name.startsWith('system.')) continue;
+    const type = typeof info.type === 'string' ? info.type : undefined;
+    budget?.charge(info.name.length + (type?.length ?? 0));
+    entries.push({ name: info.name, type });
+  }
+  return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /** Streams the sample of one collection into the collector (documents are not kept). */
@@ -167,8 +184,8 @@ export async function sampleCollection(db: Db, entry: CollectionEntry, collector
  * failing the discovery of the others; a read of that collection then reports the server's
  * error. Network and driver errors fail the discovery.
  */
-async function discoverCollection(db: Db, entry: CollectionEntry, signal?: AbortSignal): Promise<TableInfo> {
-  const collector = new FieldCollector();
+async function discoverCollection(db: Db, entry: CollectionEntry, signal?: AbortSignal, budget?: CatalogBudget): Promise<TableInfo> {
+  const collector = new FieldCollector(budget);
   try {
     await sampleCollection(db, entry, collector, signal);
   } catch (error) {
@@ -177,15 +194,15 @@ async function discoverCollection(db: Db, entry: CollectionEntry, signal?: Abort
   return toTableInfo(entry, collector);
 }
 
-/** Every collection of the connected database (schemas do not exist in MongoDB). */
-export async function discoverDatabase(db: Db, signal?: AbortSignal): Promise<SchemaSnapshot> {
-  const entries = await listCollections(db, signal);
+/** Every collection of the connected database (schemas do not exist in MongoDB); what it keeps is charged to `budget`. */
+export async function discoverDatabase(db: Db, signal?: AbortSignal, budget?: CatalogBudget): Promise<SchemaSnapshot> {
+  const entries = await listCollections(db, signal, budget);
   const tables: TableInfo[] = new Array<TableInfo>(entries.length);
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < entries.length) {
       const index = next++;
-      tables[index] = await discoverCollection(db, entries[index], signal);
+      tables[index] = await discoverCollection(db, entries[index], signal, budget);
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_SAMPLES, entries.length) }, worker));

@@ -1,5 +1,6 @@
 import type { Db, Document, MongoClient } from 'mongodb';
 import { ABORT_BUDGET_MS, abortableRead } from '../shared/abortable-read.js';
+import { type CatalogBudget, defaultCatalogBudget } from '../shared/catalog-budget.js';
 import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../shared/engine-connector.js';
 import { CLOSE_TIMEOUT_MS, EngineSession } from '../shared/engine-session.js';
 import { DEFAULT_READ_BUDGET, ValueTooLargeError } from '../shared/read-budget.js';
@@ -70,16 +71,25 @@ export class MongoDbSession extends EngineSession implements ConnectorSession {
     return 'collection';
   }
 
-  async discover(_schemas: readonly string[] | null, signal: AbortSignal): Promise<SchemaSnapshot> {
+  /**
+   * The collection names and field paths discovery keeps are charged to `budget` as they are
+   * found: past it every socket is dropped and the discovery fails with CatalogTooLargeError.
+   */
+  async discover(_schemas: readonly string[] | null, signal: AbortSignal, budget?: CatalogBudget): Promise<SchemaSnapshot> {
     this.assertUsable();
+    const catalog = budget ?? defaultCatalogBudget(this.configName);
     return abortableRead(
-      () => discoverDatabase(this.db, signal),
+      () => discoverDatabase(this.db, signal, catalog),
       signal,
       (read) => {
         this.interrupted = true;
         return settled(read);
       },
-      (error) => this.discoveryFailure(error),
+      (error) => {
+        if (catalog.exceeded === undefined) return this.discoveryFailure(error);
+        this.sever(new Error('the schema catalog passed its byte budget; connection closed'));
+        return catalog.exceeded;
+      },
       () => this.sever(new Error('discovery did not stop in time; connection closed')),
     );
   }

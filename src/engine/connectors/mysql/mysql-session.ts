@@ -1,6 +1,7 @@
 import type { Connection, ConnectionOptions } from 'mysql2';
 import type { Readable } from 'node:stream';
 import { ABORT_BUDGET_MS, abortableRead } from '../shared/abortable-read.js';
+import { type CatalogBudget, defaultCatalogBudget } from '../shared/catalog-budget.js';
 import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../shared/engine-connector.js';
 import { CLOSE_TIMEOUT_MS, EngineSession } from '../shared/engine-session.js';
 import { DEFAULT_READ_BUDGET, type ValueTooLargeError } from '../shared/read-budget.js';
@@ -68,12 +69,23 @@ export class MySqlSession extends EngineSession implements ConnectorSession {
     this.guard = socket === undefined ? undefined : mySqlPacketGuard(socket, (error) => this.refuse(error));
   }
 
-  async discover(_schemas: readonly string[] | null, signal: AbortSignal): Promise<SchemaSnapshot> {
+  /**
+   * Every packet of the three answers is charged to `budget` as its header arrives (the packet
+   * guard sees them before mysql2 buffers them): past it the connection is cut and the discovery
+   * fails with CatalogTooLargeError.
+   */
+  async discover(_schemas: readonly string[] | null, signal: AbortSignal, budget?: CatalogBudget): Promise<SchemaSnapshot> {
     this.assertUsable();
-    const columns = await this.catalog(COLUMNS_SQL, signal);
-    const keys = await this.catalog(PRIMARY_KEYS_SQL, signal);
-    const checks = this.ctx.mariadb ? await this.catalog(JSON_CHECKS_SQL, signal) : [];
-    return toSnapshot(columns, keys, checks);
+    const catalog = budget ?? defaultCatalogBudget(this.ctx.configName);
+    this.guard?.armCatalog(catalog, (error) => this.sever(error));
+    try {
+      const columns = await this.catalog(COLUMNS_SQL, signal, catalog);
+      const keys = await this.catalog(PRIMARY_KEYS_SQL, signal, catalog);
+      const checks = this.ctx.mariadb ? await this.catalog(JSON_CHECKS_SQL, signal, catalog) : [];
+      return toSnapshot(columns, keys, checks);
+    } finally {
+      this.guard?.disarmCatalog();
+    }
   }
 
   async *readRows(request: TableReadRequest, signal: AbortSignal): AsyncIterable<RowBatch> {
@@ -127,12 +139,12 @@ export class MySqlSession extends EngineSession implements ConnectorSession {
   }
 
   /** One catalog query, raced against the signal; an abort kills it on the server. */
-  private catalog(sql: string, signal: AbortSignal): Promise<unknown[][]> {
+  private catalog(sql: string, signal: AbortSignal, budget: CatalogBudget): Promise<unknown[][]> {
     return abortableRead(
       () => runQuery(this.connection, sql),
       signal,
       (read) => this.kill(read),
-      (error) => this.discoveryFailure(error),
+      (error) => budget.exceeded ?? this.discoveryFailure(error),
       () => this.sever(new Error('discovery could not be stopped in time; connection closed')),
     );
   }

@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ColumnInfo, RowBatch, TableInfo } from '../shared/engine-connector.js';
+import { CatalogTooLargeError } from '../../errors/engine-errors.js';
+import { FetCode } from '../../errors/fet-code.js';
+import { CatalogBudget } from '../shared/catalog-budget.js';
 import { FIRST_FETCH_ROWS } from '../shared/read-budget.js';
 import { oracleDriver, type OracleBindValue, type OracleConnection, type OracleExecuteOptions } from './oracle-driver.js';
 import { BATCH_ROWS, describeError, OracleSession } from './oracle-session.js';
@@ -30,9 +33,18 @@ function fakeConnection(batches: (unknown[][] | Promise<unknown[][]>)[] = []) {
   const connection = {
     execute: vi.fn(async (sql: string, binds?: readonly OracleBindValue[], options?: OracleExecuteOptions) => {
       calls.push({ sql, binds, options });
+      const catalog = sql.includes('ALL_TAB_COLUMNS')
+        ? [['FETCHER', 'ITEMS', 'ID', 'NUMBER', 10, 0, 0, 22, null]]
+        : sql.includes('ALL_CONSTRAINTS')
+          ? [['FETCHER', 'ITEMS', 'ID']]
+          : undefined;
+      // The catalog statements are fetched through a result set of their own, in one round trip here.
+      if (catalog !== undefined)
+        return options?.resultSet
+          ? { resultSet: { getRows: async () => catalog.splice(0), close: async (): Promise<void> => undefined } }
+          : { rows: catalog };
       if (options?.resultSet) return { resultSet };
-      if (sql.includes('ALL_TAB_COLUMNS')) return { rows: [['FETCHER', 'ITEMS', 'ID', 'NUMBER', 10, 0, 0, 22, null]] };
-      return { rows: [['FETCHER', 'ITEMS', 'ID']] };
+      return { rows: [] };
     }),
     break: vi.fn(async (): Promise<void> => undefined),
     close: vi.fn(async (): Promise<void> => undefined),
@@ -63,6 +75,35 @@ describe('Oracle session: discovery', () => {
     ]);
     expect(fake.calls[0].options).toMatchObject({ outFormat: driver.OUT_FORMAT_ARRAY });
     expect(snapshot.tables.get('ITEMS')).toMatchObject({ schema: 'FETCHER', primaryKey: ['ID'] });
+  });
+
+  it('stops a catalog that does not end at its byte budget with FET-1044, cutting the connection', async () => {
+    let fetches = 0;
+    const forceDisconnect = vi.fn();
+    const row = (i: number) => ['FETCHER', `T${Math.floor(i / 50)}`, `COLUMN_${i}`, 'NUMBER', 10, 0, 0, 22, null];
+    const endless = {
+      execute: vi.fn(async () => ({
+        resultSet: {
+          getRows: vi.fn(async (n: number) => {
+            const first = fetches++ * n;
+            return Array.from({ length: n }, (_, i) => row(first + i));
+          }),
+          close: vi.fn(async (): Promise<void> => undefined),
+        },
+      })),
+      break: vi.fn(async (): Promise<void> => undefined),
+      close: vi.fn(async (): Promise<void> => undefined),
+      isHealthy: () => forceDisconnect.mock.calls.length === 0,
+      _impl: { nscon: { forceDisconnect } },
+    };
+    const error = await session(endless as unknown as OracleConnection)
+      .discover(null, new AbortController().signal, new CatalogBudget(64 * 1024, 'ora'))
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CatalogTooLargeError);
+    expect((error as CatalogTooLargeError).code).toBe(FetCode.SchemaCatalogTooLarge);
+    expect(forceDisconnect).toHaveBeenCalledTimes(1);
+    // 64 KiB of ~60-byte rows: two fetches of 1,000 rows, not one more.
+    expect(fetches).toBe(2);
   });
 
   it('reports a failure with the first line of the server message only', async () => {

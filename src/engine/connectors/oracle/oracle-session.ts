@@ -1,5 +1,6 @@
 import { ABORT_BUDGET_MS, abortableRead } from '../shared/abortable-read.js';
 import { assertFitsResult, rawValueBytes } from '../shared/byte-batcher.js';
+import { type CatalogBudget, defaultCatalogBudget } from '../shared/catalog-budget.js';
 import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../shared/engine-connector.js';
 import { CLOSE_TIMEOUT_MS, EngineSession } from '../shared/engine-session.js';
 import { FetchSizer } from '../shared/fetch-sizer.js';
@@ -99,13 +100,18 @@ export class OracleSession extends EngineSession implements ConnectorSession {
     super(ctx.configName, describeError);
   }
 
-  async discover(schemas: readonly string[] | null, signal: AbortSignal): Promise<SchemaSnapshot> {
+  /**
+   * The catalog is fetched FETCH_ARRAY_SIZE rows a round trip, each row's values charged to
+   * `budget` as the fetch arrives: past it the connection is cut and the discovery fails with
+   * CatalogTooLargeError.
+   */
+  async discover(schemas: readonly string[] | null, signal: AbortSignal, budget?: CatalogBudget): Promise<SchemaSnapshot> {
     signal.throwIfAborted();
     this.assertUsable();
+    const catalog = budget ?? defaultCatalogBudget(this.ctx.configName);
     const owners = discoveryOwners(schemas, this.ctx.defaultSchema);
-    const failed = (error: unknown) => this.discoveryFailure(error);
-    const columns = await this.call(() => this.catalog(columnsStatement(owners)), signal, failed);
-    const keys = await this.call(() => this.catalog(primaryKeysStatement(owners)), signal, failed);
+    const columns = await this.catalog(columnsStatement(owners), signal, catalog);
+    const keys = await this.catalog(primaryKeysStatement(owners), signal, catalog);
     return toSnapshot(columns, keys, this.ctx.defaultSchema);
   }
 
@@ -181,12 +187,41 @@ export class OracleSession extends EngineSession implements ConnectorSession {
       this.lost = new Error('connection to Oracle Database was closed or broken');
   }
 
-  private async catalog(statement: SqlStatement): Promise<unknown[][]> {
-    const result = await this.connection.execute(statement.text, driverBinds(this.driver, statement.binds), {
+  /** One catalog query through a result set, every fetched row charged to `budget` before the next round trip. */
+  private async catalog(statement: SqlStatement, signal: AbortSignal, budget: CatalogBudget): Promise<unknown[][]> {
+    const failed = (error: unknown) => budget.exceeded ?? this.discoveryFailure(error);
+    const options: OracleExecuteOptions = {
+      resultSet: true,
       outFormat: this.driver.OUT_FORMAT_ARRAY,
       fetchArraySize: FETCH_ARRAY_SIZE,
-    });
-    return result.rows ?? [];
+      prefetchRows: FETCH_ARRAY_SIZE,
+    };
+    const result = await this.call(
+      () => this.connection.execute(statement.text, driverBinds(this.driver, statement.binds), options),
+      signal,
+      failed,
+      (late) => {
+        if (late.resultSet !== undefined) void this.closeResultSet(late.resultSet);
+      },
+    );
+    const resultSet = result.resultSet;
+    if (resultSet === undefined) return result.rows ?? [];
+    const rows: unknown[][] = [];
+    try {
+      for (;;) {
+        const fetched = await this.call(() => resultSet.getRows(FETCH_ARRAY_SIZE), signal, failed);
+        for (const row of fetched) {
+          if (!budget.tryCharge(row.reduce<number>((sum, value) => sum + rawValueBytes(value), 0))) {
+            this.sever('the schema catalog passed its byte budget; connection closed');
+            throw budget.exceeded;
+          }
+          rows.push(row);
+        }
+        if (fetched.length < FETCH_ARRAY_SIZE) return rows;
+      }
+    } finally {
+      await this.closeResultSet(resultSet);
+    }
   }
 
   /**

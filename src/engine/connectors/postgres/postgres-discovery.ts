@@ -88,26 +88,58 @@ function columnType(row: DiscoveryRow): PostgresColumnType {
   };
 }
 
-/** Groups the ordered catalog rows into tables keyed by result key. */
-export function toSnapshot(rows: readonly DiscoveryRow[], defaultSchema: string): SchemaSnapshot {
-  const builders = new Map<string, TableBuilder>();
-  for (const row of rows) {
+/**
+ * Groups catalog rows into tables keyed by result key as they arrive, so the rows themselves are
+ * never held: only what the snapshot keeps.
+ */
+export class PostgresSnapshotBuilder {
+  private readonly builders = new Map<string, TableBuilder>();
+  /**
+   * One type description per distinct type: a catalog has thousands of columns and a few dozen
+   * types, so columns share them (a column then costs its name and one small object).
+   */
+  private readonly types = new Map<string, { readonly dataType: string; readonly engineType: PostgresColumnType }>();
+
+  constructor(private readonly defaultSchema: string) {}
+
+  private typeOf(row: DiscoveryRow): { readonly dataType: string; readonly engineType: PostgresColumnType } {
+    const key = `${row[3]}\u0000${row[4]}\u0000${row[5]}\u0000${row[6]}\u0000${row[7]}\u0000${row[8]}`;
+    let type = this.types.get(key);
+    if (type === undefined) {
+      type = { dataType: row[3] ?? '', engineType: columnType(row) };
+      this.types.set(key, type);
+    }
+    return type;
+  }
+
+  add(row: DiscoveryRow): void {
     const schema = row[0] ?? '';
     const name = row[1] ?? '';
-    const key = tableKey(schema, name, defaultSchema);
-    let table = builders.get(key);
+    const key = tableKey(schema, name, this.defaultSchema);
+    let table = this.builders.get(key);
     if (table === undefined) {
       table = { schema, name, columns: [], pk: [] };
-      builders.set(key, table);
+      this.builders.set(key, table);
     }
     const column = row[2] ?? '';
-    table.columns.push({ name: column, dataType: row[3] ?? '', engineType: columnType(row) });
+    const { dataType, engineType } = this.typeOf(row);
+    table.columns.push({ name: column, dataType, engineType });
     if (row[9] !== null) table.pk.push({ name: column, position: Number(row[9]) });
   }
-  const tables = new Map<string, TableInfo>();
-  for (const [key, t] of builders) {
-    const primaryKey = t.pk.sort((a, b) => a.position - b.position).map((c) => c.name);
-    tables.set(key, { schema: t.schema, name: t.name, key, columns: t.columns, primaryKey });
+
+  snapshot(): SchemaSnapshot {
+    const tables = new Map<string, TableInfo>();
+    for (const [key, t] of this.builders) {
+      const primaryKey = t.pk.sort((a, b) => a.position - b.position).map((c) => c.name);
+      tables.set(key, { schema: t.schema, name: t.name, key, columns: t.columns, primaryKey });
+    }
+    return { tables };
   }
-  return { tables };
+}
+
+/** Groups the ordered catalog rows into tables keyed by result key. */
+export function toSnapshot(rows: readonly DiscoveryRow[], defaultSchema: string): SchemaSnapshot {
+  const builder = new PostgresSnapshotBuilder(defaultSchema);
+  for (const row of rows) builder.add(row);
+  return builder.snapshot();
 }

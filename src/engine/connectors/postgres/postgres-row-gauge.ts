@@ -1,4 +1,6 @@
 import type { Readable } from 'node:stream';
+import type { CatalogTooLargeError } from '../../errors/engine-errors.js';
+import type { CatalogBudget } from '../shared/catalog-budget.js';
 import type { ReadBudget, ValueTooLargeError } from '../shared/read-budget.js';
 import { type FrameFormat, RowSizeGuard } from '../shared/wire-frames.js';
 
@@ -14,7 +16,9 @@ const DATA_ROW = 0x44; // 'D'
  * message before parsing it, so a 1 GB value would be in memory before any row reached us: while a
  * read is armed, a DataRow larger than what the result may still hold is refused after one socket
  * chunk of it (the caller cuts the connection). It also counts the bytes of the rows received,
- * which size the next fetch.
+ * which size the next fetch. While a discovery is armed, every message the server sends is
+ * charged to its catalog budget as its header arrives, so an endless or huge catalog is refused
+ * before pg has buffered it.
  */
 export class PostgresRowGauge {
   /** Bytes of DataRow bodies received since the connection opened. */
@@ -40,6 +44,15 @@ export class PostgresRowGauge {
 
   disarm(): void {
     this.guard.disarm();
+  }
+
+  /** Charges every message to `budget` until disarmCatalog; `onOver` must cut the connection. */
+  armCatalog(budget: CatalogBudget, onOver: (error: CatalogTooLargeError) => void): void {
+    this.guard.armCatalog(budget, onOver);
+  }
+
+  disarmCatalog(): void {
+    this.guard.disarmCatalog();
   }
 
   /** For a COPY, which reads the socket itself and bounds its rows on its own. */

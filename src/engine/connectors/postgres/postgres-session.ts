@@ -1,5 +1,7 @@
-import type pg from 'pg';
+import pg from 'pg';
 import Cursor from 'pg-cursor';
+import type { CatalogTooLargeError } from '../../errors/engine-errors.js';
+import { type CatalogBudget, defaultCatalogBudget } from '../shared/catalog-budget.js';
 import { ABORT_BUDGET_MS, abortableRead } from '../shared/abortable-read.js';
 import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../shared/engine-connector.js';
 import { CLOSE_TIMEOUT_MS, EngineSession } from '../shared/engine-session.js';
@@ -8,7 +10,7 @@ import { DEFAULT_READ_BUDGET, type ValueTooLargeError } from '../shared/read-bud
 import { settleOrCut } from '../shared/settle.js';
 import { cancelOrCut } from '../shared/statement-cancel.js';
 import { cancelBackend, destroyClient, endClient, TEXT_TYPES } from './postgres-client.js';
-import { DISCOVERY_SQL, toSnapshot } from './postgres-discovery.js';
+import { DISCOVERY_SQL, type DiscoveryRow, PostgresSnapshotBuilder } from './postgres-discovery.js';
 import { CopyRefusedError, readWithCopy, type CopySessionLink } from './postgres-copy-read.js';
 import { PostgresRowGauge } from './postgres-row-gauge.js';
 import { buildCopy, buildSelect } from './postgres-sql.js';
@@ -62,8 +64,8 @@ function describe(error: unknown): string {
  * soon as its header arrives (ValueTooLargeError), before pg has buffered it.
  */
 export class PostgresSession extends EngineSession implements ConnectorSession {
-  /** Set when the gauge refused a row: the read fails with it rather than with the cut connection. */
-  private tooLarge: ValueTooLargeError | undefined;
+  /** Set when the gauge refused a row or a catalog: the call fails with it rather than with the cut connection. */
+  private tooLarge: ValueTooLargeError | CatalogTooLargeError | undefined;
   /** Follows the socket between statements; a COPY takes the socket over, so it is detached then. */
   private gauge: PostgresRowGauge | undefined;
   private readonly copyLink: CopySessionLink;
@@ -89,17 +91,33 @@ export class PostgresSession extends EngineSession implements ConnectorSession {
     };
   }
 
-  async discover(schemas: readonly string[] | null, signal: AbortSignal): Promise<SchemaSnapshot> {
+  /**
+   * Catalog rows are grouped into the snapshot as they arrive (pg keeps none of them), and every
+   * message of the answer is charged to `budget` as its header arrives: past it the connection is
+   * cut and the discovery fails with CatalogTooLargeError.
+   */
+  async discover(schemas: readonly string[] | null, signal: AbortSignal, budget?: CatalogBudget): Promise<SchemaSnapshot> {
     this.assertUsable();
+    const catalog = budget ?? defaultCatalogBudget(this.ctx.configName);
     const names = schemas === null ? null : schemas.length > 0 ? [...schemas] : [this.ctx.defaultSchema];
-    const result = await abortableRead(
-      () => this.client.query<(string | null)[]>({ text: DISCOVERY_SQL, values: [names], rowMode: 'array' }),
-      signal,
-      (read) => this.interrupt(read),
-      (error) => this.discoveryFailure(error),
-      () => this.sever(new Error('discovery could not be cancelled in time; connection closed')),
-    );
-    return toSnapshot(result.rows, this.ctx.defaultSchema);
+    const builder = new PostgresSnapshotBuilder(this.ctx.defaultSchema);
+    const gauge = this.attachGauge();
+    gauge.armCatalog(catalog, (error) => {
+      this.tooLarge = error;
+      this.sever(error);
+    });
+    try {
+      await abortableRead(
+        () => this.streamCatalog(names, (row) => builder.add(row)),
+        signal,
+        (read) => this.interrupt(read),
+        (error) => catalog.exceeded ?? this.discoveryFailure(error),
+        () => this.sever(new Error('discovery could not be cancelled in time; connection closed')),
+      );
+    } finally {
+      gauge.disarmCatalog();
+    }
+    return builder.snapshot();
   }
 
   async *readRows(request: TableReadRequest, signal: AbortSignal): AsyncIterable<RowBatch> {
@@ -123,11 +141,7 @@ export class PostgresSession extends EngineSession implements ConnectorSession {
     const table = request.table.key;
     this.assertUsable(table);
     const budget = request.budget ?? DEFAULT_READ_BUDGET;
-    // Between statements, so at a message boundary.
-    const gauge = (this.gauge ??= new PostgresRowGauge(this.client.connection.stream, (error) => {
-      this.tooLarge = error;
-      this.sever(error);
-    }));
+    const gauge = this.attachGauge();
     const statement = buildSelect(request);
     const render = createBatchRenderer(request.columns);
     const sizer = new FetchSizer(budget);
@@ -180,6 +194,27 @@ export class PostgresSession extends EngineSession implements ConnectorSession {
       (error) => this.tooLarge ?? this.readFailure(error, table),
       () => this.sever(new Error('statement could not be cancelled in time; connection closed')),
     );
+  }
+
+  /** The gauge of this socket, attached now if it is not yet: only between statements, at a message boundary. */
+  private attachGauge(): PostgresRowGauge {
+    return (this.gauge ??= new PostgresRowGauge(this.client.connection.stream, (error) => {
+      this.tooLarge = error;
+      this.sever(error);
+    }));
+  }
+
+  /** The discovery statement, its rows handed to `onRow` one by one as pg parses them. */
+  private streamCatalog(names: string[] | null, onRow: (row: DiscoveryRow) => void): Promise<void> {
+    return new Promise((resolve, reject) => {
+      // With a row listener and no callback, pg keeps none of the rows itself.
+      const config: pg.QueryArrayConfig = { text: DISCOVERY_SQL, values: [names], rowMode: 'array' };
+      const query = new pg.Query<(string | null)[]>(config);
+      query.on('row', (row: (string | null)[]) => onRow(row));
+      query.on('error', reject);
+      query.on('end', () => resolve());
+      void this.client.query(query);
+    });
   }
 
   private detachGauge(): void {

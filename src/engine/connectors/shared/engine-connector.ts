@@ -1,6 +1,7 @@
 import type { DatasourceType } from '../datasource-type.js';
 import type { FilterCondition } from '../../request/data-request.js';
 import type { EgressPolicy } from '../../egress/egress-policy.js';
+import type { CatalogBudget } from './catalog-budget.js';
 import type { ReadBudget } from './read-budget.js';
 
 /**
@@ -88,8 +89,10 @@ export interface ConnectorSession {
    * (system schemas never appear). Engines without schemas ignore the list. An abort stops the
    * catalog queries on the server like a read's, and rejects with the signal's reason within
    * ABORT_BUDGET_MS: a server that accepts the login and then stays silent cannot hold a caller.
+   * What the server sends is charged to `budget` while it arrives (absent: the default budget);
+   * past it the connection is cut and the call rejects with CatalogTooLargeError (FET-1044).
    */
-  discover(schemas: readonly string[] | null, signal: AbortSignal): Promise<SchemaSnapshot>;
+  discover(schemas: readonly string[] | null, signal: AbortSignal, budget?: CatalogBudget): Promise<SchemaSnapshot>;
   /** Streams the rows of one table in primary-key order, with backpressure: the next batch is read when asked for. */
   readRows(request: TableReadRequest, signal: AbortSignal): AsyncIterable<RowBatch>;
   close(): Promise<void>;

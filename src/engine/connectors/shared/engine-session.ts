@@ -16,7 +16,7 @@ export abstract class EngineSession {
   protected closing: Promise<void> | undefined;
 
   protected constructor(
-    private readonly configName: string,
+    protected readonly configName: string,
     private readonly describe: (error: unknown) => string,
   ) {}
 

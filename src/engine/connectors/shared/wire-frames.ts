@@ -1,4 +1,6 @@
 import type { Readable } from 'node:stream';
+import type { CatalogTooLargeError } from '../../errors/engine-errors.js';
+import type { CatalogBudget } from './catalog-budget.js';
 import { type ReadBudget, ValueTooLargeError } from './read-budget.js';
 import { SocketTap } from './socket-tap.js';
 
@@ -65,14 +67,23 @@ export class FrameWatcher extends SocketTap {
   }
 }
 
+interface ArmedCatalog {
+  readonly budget: CatalogBudget;
+  readonly onOver: (error: CatalogTooLargeError) => void;
+}
+
 /**
  * Refuses, as its header arrives, a row message larger than what the result may still hold, while
  * a read is armed. `rowBytes` maps a header to the size of the row it carries, or undefined for
  * other messages. On a refusal the watcher stops and `onOversize` gets the error: the caller must
  * cut the connection (the driver holds part of a message it will never complete).
+ *
+ * While a discovery is armed (armCatalog), every message, header included, is charged to its
+ * catalog budget as its header arrives; past the budget the watcher stops the same way.
  */
 export class RowSizeGuard {
   private armed: { readonly table: string; readonly budget: ReadBudget } | undefined;
+  private catalog: ArmedCatalog | undefined;
   private readonly watcher: FrameWatcher;
 
   constructor(
@@ -82,6 +93,7 @@ export class RowSizeGuard {
     onOversize: (error: ValueTooLargeError) => void,
   ) {
     this.watcher = new FrameWatcher(stream, format, (bytes, offset, body) => {
+      if (this.catalog !== undefined && !this.chargeCatalog(this.catalog, format.headerBytes + body)) return;
       const size = rowBytes(bytes, offset, body);
       if (size === undefined || this.armed === undefined) return;
       const remaining = this.armed.budget.remainingBytes();
@@ -102,9 +114,27 @@ export class RowSizeGuard {
     this.armed = undefined;
   }
 
+  /** Charges every message to `budget` until disarmCatalog; `onOver` must cut the connection. */
+  armCatalog(budget: CatalogBudget, onOver: (error: CatalogTooLargeError) => void): void {
+    this.catalog = { budget, onOver };
+  }
+
+  disarmCatalog(): void {
+    this.catalog = undefined;
+  }
+
   /** Stops following the stream for good (something else is about to read it raw). */
   detach(): void {
     this.armed = undefined;
+    this.catalog = undefined;
     this.watcher.detach();
+  }
+
+  private chargeCatalog(catalog: ArmedCatalog, bytes: number): boolean {
+    if (catalog.budget.tryCharge(bytes)) return true;
+    // The rest of the stream is the server's answer we refuse: the connection is cut.
+    this.detach();
+    catalog.onOver(catalog.budget.exceeded as CatalogTooLargeError);
+    return false;
   }
 }

@@ -1,5 +1,7 @@
 import { ABORT_BUDGET_MS, abortableRead } from '../shared/abortable-read.js';
 import { ByteBatcher } from '../shared/byte-batcher.js';
+import { type CatalogBudget, defaultCatalogBudget } from '../shared/catalog-budget.js';
+import { CatalogSocketTap } from '../shared/catalog-socket-tap.js';
 import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../shared/engine-connector.js';
 import { CLOSE_TIMEOUT_MS, EngineSession } from '../shared/engine-session.js';
 import { DEFAULT_READ_BUDGET } from '../shared/read-budget.js';
@@ -61,9 +63,14 @@ export class SqlServerSession extends EngineSession implements ConnectorSession 
     return this.connected.spid;
   }
 
-  async discover(schemas: readonly string[] | null, signal: AbortSignal): Promise<SchemaSnapshot> {
+  /**
+   * The bytes the connection's socket receives meanwhile are charged to `budget` before tedious
+   * parses them: past it the connection is cut and the discovery fails with CatalogTooLargeError.
+   */
+  async discover(schemas: readonly string[] | null, signal: AbortSignal, budget?: CatalogBudget): Promise<SchemaSnapshot> {
     signal.throwIfAborted();
     this.assertUsable();
+    const catalog = budget ?? defaultCatalogBudget(this.ctx.configName);
     const names = schemas === null ? null : schemas.length > 0 ? [...new Set(schemas)] : [this.ctx.defaultSchema];
     const statement = discoveryStatement(names);
     const request = prepareRequest(this.connected.pool, statement, false);
@@ -76,15 +83,21 @@ export class SqlServerSession extends EngineSession implements ConnectorSession 
     const stop = (): Promise<void> =>
       settleOrCut(cancel(), ABORT_BUDGET_MS, () => this.sever('catalog query could not be cancelled; connection closed'));
     this.active = stop;
+    const socket = this.connected.watch.socket();
+    const tap =
+      socket === undefined
+        ? undefined
+        : new CatalogSocketTap(socket, catalog, () => this.sever('the schema catalog passed its byte budget; connection closed'));
     try {
       return await abortableRead(
         () => (query = request.query<DiscoveryRow>(statement.text).then((result) => toSnapshot(result.recordset, this.ctx.defaultSchema))),
         signal,
         cancel,
-        (error) => this.discoveryFailure(error),
+        (error) => catalog.exceeded ?? this.discoveryFailure(error),
         () => this.sever('catalog query could not be cancelled; connection closed'),
       );
     } finally {
+      tap?.detach();
       if (this.active === stop) this.active = undefined;
     }
   }
