@@ -59,7 +59,7 @@ export interface AppConfig {
     /** Failed authentications per client address per minute before 429; 0: no limit (still counted and logged). */
     readonly authFailuresPerClientPerMinute: number;
   };
-  /** Caps on connection tests open at once in one process: in all, and against one host. */
+  /** Caps on connection tests open at once in one process: in all, and against one address. */
   readonly connectionTests: { readonly maxConcurrent: number; readonly maxPerHost: number };
   readonly worker: {
     readonly concurrency: number;

@@ -1,5 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { Injectable, Optional } from '@nestjs/common';
 import type { ResolvedDatasource } from '../engine/connectors/shared/engine-connector.js';
 import { Engine } from '../engine/engine.js';
 import type { ConnectionTestResult } from '../engine/probes/connection-probe.js';
@@ -15,20 +14,16 @@ export type { ConnectionTestResult } from '../engine/probes/connection-probe.js'
  */
 @Injectable()
 export class ConnectionTester {
-  private readonly slots: ConnectionTestSlots;
-
   constructor(
     private readonly engine: Engine,
-    @Inject(APP_CONFIG) config: Pick<AppConfig, 'connectionTests'>,
+    private readonly slots: ConnectionTestSlots,
     @Optional() private readonly metrics?: MetricsService,
-  ) {
-    this.slots = new ConnectionTestSlots(config.connectionTests.maxConcurrent, config.connectionTests.maxPerHost);
-  }
+  ) {}
 
   async test(datasource: ResolvedDatasource, timeoutMs: number): Promise<ConnectionTestResult> {
     let result: ConnectionTestResult;
     try {
-      result = await this.engine.testDatasource(datasource, timeoutMs, (signal, test) => this.slots.run(datasource.host, signal, test));
+      result = await this.engine.testDatasource(datasource, timeoutMs, this.slots.gate);
     } catch (error) {
       this.metrics?.connectionTested(datasource.type, 'refused');
       throw error;

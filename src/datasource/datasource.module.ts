@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { EgressGuard } from '../engine/egress/egress-guard.js';
 import { Engine } from '../engine/engine.js';
 import { ConnectionRepository } from './connection.repository.js';
+import { ConnectionTestSlots } from './connection-test-slots.js';
 import { ConnectionTester } from './connection-tester.service.js';
 import { CredentialCipher } from './credential-cipher.service.js';
 import { DatasourceResolver } from './datasource-resolver.service.js';
@@ -26,7 +27,7 @@ const EXPORTED = [
  * (src/engine/) configured for the service, with the egress guard it connects through. Shared by both roles.
  */
 @Module({
-  providers: [...EXPORTED.filter((provider) => provider !== EgressGuard && provider !== Engine), ...ENGINE_PROVIDERS],
+  providers: [...EXPORTED.filter((provider) => provider !== EgressGuard && provider !== Engine), ConnectionTestSlots, ...ENGINE_PROVIDERS],
   exports: EXPORTED,
 })
 export class DatasourceModule {}

@@ -5,6 +5,7 @@ import { parsePrometheusText, samplesOf, valueOf } from '../../test/helpers/prom
 import { ManualClock } from '../common/clock/testing/manual-clock.js';
 import { SequentialIdGenerator } from '../common/clock/testing/sequential-id-generator.js';
 import { type AppConfig } from '../config/app-config.js';
+import { ConnectionTestSlots } from '../datasource/connection-test-slots.js';
 import { ConnectionTester } from '../datasource/connection-tester.service.js';
 import type { DatasourceResolver, RecordedDatasource } from '../datasource/datasource-resolver.service.js';
 import type { ServiceDatasource } from '../datasource/service-datasource.js';
@@ -213,7 +214,7 @@ describe('what connection tests record', () => {
       .mockResolvedValueOnce(session([]))
       .mockRejectedValueOnce(new DatasourceConnectError('pg', 'auth_failed', 'password authentication failed'))
       .mockRejectedValueOnce(new EgressRefusedError('host refused'));
-    const tester = new ConnectionTester(scriptedEngine(open), config, metrics);
+    const tester = new ConnectionTester(scriptedEngine(open), new ConnectionTestSlots(config), metrics);
     expect((await tester.test(datasource, 1_000)).ok).toBe(true);
     expect((await tester.test(datasource, 1_000)).ok).toBe(false);
     await expect(tester.test(datasource, 1_000)).rejects.toThrow('host refused');

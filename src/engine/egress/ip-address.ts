@@ -62,3 +62,20 @@ export function parseIp(text: string): IpAddress | null {
 export function formatIpv4(bytes: Uint8Array): string {
   return Array.from(bytes.subarray(0, 4)).join('.');
 }
+
+/**
+ * One spelling per address, for keying what is shared by whoever reaches it (the per-host caps):
+ * IPv4 dotted, an IPv4-mapped IPv6 address as the IPv4 it carries (a socket connected to
+ * `::ffff:10.0.0.1` reaches 10.0.0.1), other IPv6 as eight lower-case groups. Text that is not an
+ * IP literal is returned normalised as a host name (lower case, no trailing dot).
+ */
+export function addressKey(text: string): string {
+  const ip = parseIp(text);
+  if (ip === null) return text.trim().toLowerCase().replace(/\.$/, '');
+  if (ip.family === 4) return formatIpv4(ip.bytes);
+  const mapped = ip.bytes.subarray(0, 10).every((byte) => byte === 0) && ip.bytes[10] === 0xff && ip.bytes[11] === 0xff;
+  if (mapped) return formatIpv4(ip.bytes.subarray(12));
+  const groups: string[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push(((ip.bytes[i] << 8) | ip.bytes[i + 1]).toString(16));
+  return groups.join(':');
+}

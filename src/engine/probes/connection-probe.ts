@@ -1,6 +1,8 @@
 import { ABORT_BUDGET_MS } from '../connectors/shared/abortable-read.js';
 import { CatalogBudget } from '../connectors/shared/catalog-budget.js';
 import type { ConnectorSession, ResolvedDatasource, SchemaSnapshot } from '../connectors/shared/engine-connector.js';
+import { addressKey } from '../egress/ip-address.js';
+import type { EgressTarget } from '../egress/egress-policy.js';
 import { DatasourceConnectError } from '../errors/datasource-errors.js';
 import { DatasourceProbeError } from '../errors/engine-errors.js';
 import { FetCode } from '../errors/fet-code.js';
@@ -10,10 +12,20 @@ import type { DatasourceSessions } from '../sessions/datasource-sessions.js';
 export type ConnectionTestResult =
   { readonly ok: true; readonly latencyMs: number } | { readonly ok: false; readonly error: DatasourceConnectError };
 
-/** Runs a test once the caller lets it (the service's caps on tests open at once); waiting counts against `signal`. */
-export type TestGate = <T>(signal: AbortSignal, test: () => Promise<T>) => Promise<T>;
+/**
+ * Runs a test once the caller lets it (the service's caps on connections open at once, in all and
+ * per host); waiting counts against `signal`. `host` is the address the connection will dial, in
+ * one spelling per address (addressKey), so `DB.x`, `db.x.` and the IP they resolve to share one
+ * cap; an internal datasource, which connects by name, gives its name.
+ */
+export type TestGate = <T>(host: string, signal: AbortSignal, test: () => Promise<T>) => Promise<T>;
 
-const UNGATED: TestGate = (_signal, test) => test();
+const UNGATED: TestGate = (_host, _signal, test) => test();
+
+/** What a gate keys its per-host cap on: the checked address, or the name of an internal datasource. */
+export function gateHost(datasource: ResolvedDatasource, target: EgressTarget | undefined): string {
+  return addressKey(target?.address ?? datasource.host);
+}
 
 /**
  * Opens a real connection to a datasource and closes it again, all within `timeoutMs`. A failed
@@ -30,10 +42,13 @@ export async function testConnection(
   const signal = AbortSignal.timeout(timeoutMs);
   const stop = caller ? AbortSignal.any([signal, caller]) : signal;
   let started: number | undefined;
+  let waiting = false;
   try {
-    return await gate(stop, async () => {
+    const target = await sessions.target(datasource);
+    waiting = true;
+    return await gate(gateHost(datasource, target), stop, async () => {
       started = performance.now();
-      const session = await sessions.open(datasource, { connectTimeoutMs: timeoutMs, signal: stop });
+      const session = await sessions.open(datasource, { connectTimeoutMs: timeoutMs, signal: stop }, target);
       const latencyMs = Math.max(1, Math.round(performance.now() - started));
       await session.close();
       return { ok: true, latencyMs } as const;
@@ -43,7 +58,7 @@ export async function testConnection(
     if (caller?.aborted) throw caller.reason;
     if (error instanceof DatasourceConnectError) return { ok: false, error };
     const { configName } = datasource;
-    if (signal.aborted && started === undefined) {
+    if (signal.aborted && waiting && started === undefined) {
       const message = `cannot test datasource '${configName}' within ${timeoutMs} ms: too many connection tests are running; retry shortly`;
       return { ok: false, error: new DatasourceConnectError(configName, 'timeout', message) };
     }

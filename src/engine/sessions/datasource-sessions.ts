@@ -2,6 +2,7 @@ import { ConnectorRegistry } from '../connectors/shared/connector-registry.js';
 import type { ConnectorSession, OpenSessionOptions, ResolvedDatasource } from '../connectors/shared/engine-connector.js';
 import { DatasourceConnectError } from '../errors/datasource-errors.js';
 import { EgressGuard } from '../egress/egress-guard.js';
+import type { EgressTarget } from '../egress/egress-policy.js';
 
 /**
  * The one way into a datasource: finds its engine connector and runs the SSRF guard right before
@@ -28,7 +29,18 @@ export class DatasourceSessions {
     return connector?.canonicalName ? (name) => connector.canonicalName!(name) : (name) => name;
   }
 
-  async open(datasource: ResolvedDatasource, options: OpenSessionOptions): Promise<ConnectorSession> {
+  /**
+   * The checked address `open` will dial (FET-0414, or `unreachable`, as open would fail), or
+   * undefined for an internal datasource, which connects by name. Resolved ahead of `open` when
+   * the caller needs to know where the connection goes first (the per-host caps).
+   */
+  async target(datasource: ResolvedDatasource): Promise<EgressTarget | undefined> {
+    if (datasource.internal) return undefined;
+    return this.guard.resolveTarget(datasource.host, datasource.configName);
+  }
+
+  /** `target`: what `target()` answered for this datasource, so the name is not resolved twice. */
+  async open(datasource: ResolvedDatasource, options: OpenSessionOptions, target?: EgressTarget): Promise<ConnectorSession> {
     const connector = this.connectors.find(datasource.type);
     if (!connector) {
       throw new DatasourceConnectError(datasource.configName, 'unknown', `engine ${datasource.type} is not supported yet`);
@@ -36,7 +48,7 @@ export class DatasourceSessions {
     const allowPlaintextPassword = this.config.allowPlaintextPassword;
     if (datasource.internal) return connector.open(datasource, { ...options, egress: undefined, allowPlaintextPassword });
 
-    const target = await this.guard.resolveTarget(datasource.host, datasource.configName);
+    target ??= await this.guard.resolveTarget(datasource.host, datasource.configName);
     const egress = this.guard.egressFor(target, datasource.configName);
     try {
       return await connector.open(datasource, { ...options, egress, allowPlaintextPassword });
