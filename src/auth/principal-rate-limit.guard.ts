@@ -12,6 +12,10 @@ const METADATA = 'fetcher:principal-rate-limit';
 const LIMITS = {
   jobSubmissions: { label: 'Job submission', perMinute: (config: AppConfig) => config.rateLimits.jobSubmissionsPerPrincipalPerMinute },
   connectionTests: { label: 'Connection test', perMinute: (config: AppConfig) => config.rateLimits.connectionTestsPerPrincipalPerMinute },
+  schemaDiscoveries: {
+    label: 'Schema discovery',
+    perMinute: (config: AppConfig) => config.rateLimits.schemaDiscoveriesPerPrincipalPerMinute,
+  },
 } as const;
 
 export type PrincipalLimit = keyof typeof LIMITS;

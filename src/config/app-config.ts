@@ -58,8 +58,10 @@ export interface AppConfig {
     readonly connectionTestsPerPrincipalPerMinute: number;
     /** Failed authentications per client address per minute before 429; 0: no limit (still counted and logged). */
     readonly authFailuresPerClientPerMinute: number;
+    /** GET …/schema and validate-schema together. */
+    readonly schemaDiscoveriesPerPrincipalPerMinute: number;
   };
-  /** Caps on connection tests open at once in one process: in all, and against one address. */
+  /** Caps on connection tests and live schema discoveries open at once in one process: in all, and against one address. */
   readonly connectionTests: { readonly maxConcurrent: number; readonly maxPerHost: number };
   readonly worker: {
     readonly concurrency: number;

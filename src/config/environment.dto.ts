@@ -188,6 +188,11 @@ export class EnvironmentVariables {
   @IntRange(65_536, 1_073_741_824)
   SCHEMA_DISCOVERY_MAX_BYTES?: number;
 
+  /** GET /schema and validate-schema calls allowed per principal per minute. */
+  @IsOptional()
+  @IntRange(1, 1_000_000)
+  SCHEMA_DISCOVERY_PRINCIPAL_RATE_LIMIT?: number;
+
   /** Bytes all schemas in the in-process schema cache may take (used when there is no Redis). */
   @IsOptional()
   @IntRange(0, 1_073_741_824)

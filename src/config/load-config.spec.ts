@@ -22,18 +22,21 @@ describe('loadAppConfig', () => {
     expect(config.postgresReadPath).toBe('copy');
   });
 
-  it('bounds schema discovery and the schema cache by bytes by default', () => {
+  it('bounds schema discovery and the schema cache by bytes, and discoveries per principal, by default', () => {
     const config = loadAppConfig({ DATA_DIR: tempDir(), APP_ENC_KEY: KEY });
     expect(config.schemaDiscoveryMaxBytes).toBe(4 * 1024 * 1024);
     expect(config.schemaCache).toEqual({ maxBytes: 32 * 1024 * 1024, maxEntryBytes: 4 * 1024 * 1024 });
+    expect(config.rateLimits.schemaDiscoveriesPerPrincipalPerMinute).toBe(30);
     const set = loadAppConfig({
       DATA_DIR: tempDir(),
       APP_ENC_KEY: KEY,
       SCHEMA_DISCOVERY_MAX_BYTES: '1048576',
       SCHEMA_CACHE_MAX_BYTES: '0',
+      SCHEMA_DISCOVERY_PRINCIPAL_RATE_LIMIT: '5',
     });
     expect(set.schemaDiscoveryMaxBytes).toBe(1048576);
     expect(set.schemaCache.maxBytes).toBe(0);
+    expect(set.rateLimits.schemaDiscoveriesPerPrincipalPerMinute).toBe(5);
   });
 
   it('reads POSTGRES_READ_PATH', () => {
@@ -52,6 +55,7 @@ describe('loadAppConfig', () => {
     [{ FETCHER_ROLE: 'worker' }, 'REDIS_URL'],
     [{ POSTGRES_READ_PATH: 'binary' }, 'POSTGRES_READ_PATH'],
     [{ SCHEMA_DISCOVERY_MAX_BYTES: '1024' }, 'SCHEMA_DISCOVERY_MAX_BYTES'],
+    [{ SCHEMA_DISCOVERY_PRINCIPAL_RATE_LIMIT: '0' }, 'SCHEMA_DISCOVERY_PRINCIPAL_RATE_LIMIT'],
     [{ SCHEMA_CACHE_MAX_BYTES: '-1' }, 'SCHEMA_CACHE_MAX_BYTES'],
     [{ SCHEMA_CACHE_MAX_ENTRY_BYTES: 'lots' }, 'SCHEMA_CACHE_MAX_ENTRY_BYTES'],
     [{ DATASOURCE_MAIN_CONFIG_NAME: 'main_db', DATASOURCE_MAIN_HOST: 'db', DATASOURCE_MAIN_DATABASE: 'x' }, 'DATASOURCE_MAIN_TYPE'],

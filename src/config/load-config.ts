@@ -101,6 +101,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions
       jobSubmissionsPerPrincipalPerMinute: vars.JOB_SUBMIT_RATE_LIMIT ?? 300,
       connectionTestsPerPrincipalPerMinute: vars.CONNECTION_TEST_PRINCIPAL_RATE_LIMIT ?? 60,
       authFailuresPerClientPerMinute: vars.AUTH_FAILURE_LIMIT_PER_MINUTE ?? 60,
+      schemaDiscoveriesPerPrincipalPerMinute: vars.SCHEMA_DISCOVERY_PRINCIPAL_RATE_LIMIT ?? 30,
     },
     connectionTests: {
       maxConcurrent: vars.CONNECTION_TEST_MAX_CONCURRENCY ?? 16,

@@ -69,10 +69,20 @@ const DISCOVERY_TIMEOUT: ErrorCase = [
   "datasource 'pg_source' did not answer its schema discovery within 30000 ms; the query was cancelled",
   { extra: { reason: 'timeout' } },
 ];
+const DISCOVERY_BUSY: ErrorCase = [
+  FetCode.SchemaDiscoveryTimeout,
+  "cannot discover datasource 'pg_source' within 30000 ms: too many connection tests and schema discoveries are running; retry shortly",
+  { label: 'no free slot', extra: { reason: 'timeout' } },
+];
 const CATALOG_TOO_LARGE: ErrorCase = [
   FetCode.SchemaCatalogTooLarge,
   "datasource 'pg_source' sent more than 4194304 bytes of schema catalog; discovery stopped and the connection was closed",
   { extra: { reason: 'too_large', maxBytes: 4194304 } },
+];
+const DISCOVERIES_RATE_LIMITED: ErrorCase = [
+  FetCode.RateLimited,
+  'Schema discovery limit of 30 per minute reached. Try again in 42 seconds.',
+  { extra: { retryAfterSeconds: 42 } },
 ];
 const STORE: ErrorAnswers = { 503: [STORE_UNAVAILABLE] };
 const CONNECTION_ID = mergeErrorAnswers(invalidId('connection'), notFound('connection'));
@@ -153,8 +163,9 @@ export const VALIDATE_SCHEMA_ANSWERS = mergeErrorAnswers(JSON_BODY, STORE, CREDE
       },
     ],
   ],
+  429: [DISCOVERIES_RATE_LIMITED],
   502: [CATALOG_TOO_LARGE],
-  504: [DISCOVERY_TIMEOUT],
+  504: [DISCOVERY_TIMEOUT, DISCOVERY_BUSY],
 });
 
 export const ASSIGN_ANSWERS = mergeErrorAnswers(CONNECTION_ID, STORE, {
@@ -183,6 +194,7 @@ export const TEST_ANSWERS = mergeErrorAnswers(CONNECTION_ID, STORE, CREDENTIAL_K
 export const SCHEMA_ANSWERS = mergeErrorAnswers(CONNECTION_ID, STORE, CREDENTIAL_KEY_MISSING, {
   400: [FORBIDDEN_HOST],
   409: [PASSWORD_REQUIRED],
+  429: [DISCOVERIES_RATE_LIMITED],
   502: [
     ...CONNECT_FAILURES,
     [
@@ -192,7 +204,7 @@ export const SCHEMA_ANSWERS = mergeErrorAnswers(CONNECTION_ID, STORE, CREDENTIAL
     ],
     CATALOG_TOO_LARGE,
   ],
-  504: [DISCOVERY_TIMEOUT],
+  504: [DISCOVERY_TIMEOUT, DISCOVERY_BUSY],
 });
 
 export const GET_CONNECTION_ANSWERS = mergeErrorAnswers(CONNECTION_ID, STORE);

@@ -105,12 +105,15 @@ export class ConnectionController {
 
   @Post('validate-schema')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Check that every datasource, table and field of a mappedFields exists' })
+  @ApiOperation({
+    summary: 'Check that every datasource, table and field of a mappedFields exists (rate-limited per principal, with GET …/schema)',
+  })
   @ApiHeader({
     name: 'X-Product-Name',
     required: false,
     description: 'The product whose connections the names mean; needed when a name exists in several products the caller acts for.',
   })
+  @RateLimitedPerPrincipal('schemaDiscoveries')
   @ApiResponse({ status: 200, type: SchemaValidationSuccessDto })
   @ApiErrors(Access.Principal, VALIDATE_SCHEMA_ANSWERS)
   validateSchema(@Body() body: ValidateSchemaDto, @ListScope() scope: ProductScope): Promise<SchemaValidationSuccessDto> {
@@ -139,7 +142,8 @@ export class ConnectionController {
   }
 
   @Get(':id/schema')
-  @ApiOperation({ summary: 'Discover the tables and fields of the database, live' })
+  @ApiOperation({ summary: 'Discover the tables and fields of the database, live (rate-limited per principal, with validate-schema)' })
+  @RateLimitedPerPrincipal('schemaDiscoveries')
   @ApiResponse({ status: 200, type: ConnectionSchemaDto })
   @ApiErrors(Access.Principal, SCHEMA_ANSWERS)
   schema(@Param('id', ID) id: string, @CurrentPrincipal() principal: Principal): Promise<ConnectionSchemaDto> {

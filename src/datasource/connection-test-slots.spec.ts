@@ -4,6 +4,7 @@ import { DatasourceType } from '../engine/connectors/datasource-type.js';
 import type { ConnectorSession, ResolvedDatasource } from '../engine/connectors/shared/engine-connector.js';
 import { EgressGuard } from '../engine/egress/egress-guard.js';
 import { createEngine, type Engine } from '../engine/engine.js';
+import { FetCode } from '../engine/errors/fet-code.js';
 import { scriptedConnector } from '../engine/testing/scripted-engine.js';
 import { ConnectionTestSlots } from './connection-test-slots.js';
 
@@ -31,7 +32,7 @@ const ADDRESSES: Record<string, string[]> = {
  * An engine whose sessions stay open until the test lets them go, counting how many are open at
  * once per address they were dialled to: what a server sees of Fetcher.
  */
-function holdingEngine() {
+function holdingEngine(options: { discoveryTimeoutMs?: number } = {}) {
   const open = new Map<string, number>();
   const peak = new Map<string, number>();
   const waiting: (() => void)[] = [];
@@ -62,6 +63,7 @@ function holdingEngine() {
       },
     ],
     egress: new EgressGuard({ allowPrivateHosts: false }, async (name) => ADDRESSES[name] ?? []),
+    ...options,
   });
   const releaseAll = async () => {
     // Keep releasing until everything queued behind the caps has run.
@@ -88,6 +90,20 @@ describe('ConnectionTestSlots: the per-host cap is on the address dialled', () =
     expect(outcomes.every((outcome) => outcome.ok)).toBe(true);
     expect(peak.get('93.184.216.34')).toBe(1);
     expect(peak.get('93.184.216.35')).toBe(1);
+  });
+
+  it('holds live discoveries to the same caps as tests, against one address', async () => {
+    const { engine, peak, releaseAll } = holdingEngine();
+    const gate = slots(16, 2).gate;
+    const work = [
+      ...['DB.example.com', 'db.example.com.', '93.184.216.34'].map((host, i) =>
+        engine.discoverDatasource(datasource(`d${i}`, host), null, { gate }),
+      ),
+      ...['db.example.com', '93.184.216.34'].map((host, i) => engine.testDatasource(datasource(`t${i}`, host), 10_000, gate)),
+    ];
+    await releaseAll();
+    await Promise.all(work);
+    expect(peak.get('93.184.216.34')).toBe(2);
   });
 
   it('keeps the global cap across addresses', async () => {
@@ -124,5 +140,17 @@ describe('ConnectionTestSlots: the per-host cap is on the address dialled', () =
     expect(!second.ok && second.error.message).toContain('too many connection tests are running');
     await releaseAll();
     expect((await first).ok).toBe(true);
+  });
+
+  it('fails a discovery that waited past its deadline for a slot with FET-1043, saying why', async () => {
+    const { engine, releaseAll } = holdingEngine({ discoveryTimeoutMs: 300 });
+    const gate = slots(16, 1).gate;
+    const holder = engine.testDatasource(datasource('a', 'db.example.com'), 10_000, gate);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const error = await engine.discoverDatasource(datasource('b', 'DB.example.com'), null, { gate }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: FetCode.SchemaDiscoveryTimeout });
+    expect((error as Error).message).toContain('too many connection tests and schema discoveries are running');
+    await releaseAll();
+    expect((await holder).ok).toBe(true);
   });
 });

@@ -4,10 +4,11 @@ import { Semaphore } from '../engine/concurrency/semaphore.js';
 import type { TestGate } from '../engine/probes/connection-probe.js';
 
 /**
- * Caps the connection tests one process has open at once, in all and per target host, so no
- * caller (and no burst of job submissions) can make Fetcher fan out connections to a server. The
- * host is the address the engine will dial, one spelling per address (the engine's gateHost):
- * `DB.x`, `db.x.` and the IP literal they resolve to share one cap.
+ * Caps the connections one process opens at once for connection tests and live schema
+ * discoveries (GET …/schema, validate-schema), in all and per target host, so no caller (and no
+ * burst of job submissions) can make Fetcher fan out connections to a server. The host is the
+ * address the engine will dial, one spelling per address (the engine's gateHost): `DB.x`, `db.x.`
+ * and the IP literal they resolve to share one cap.
  */
 @Injectable()
 export class ConnectionTestSlots {
@@ -20,7 +21,7 @@ export class ConnectionTestSlots {
     this.maxPerHost = config.connectionTests.maxPerHost;
   }
 
-  /** The engine's gate for tests. */
+  /** The engine's gate for tests and discoveries. */
   readonly gate: TestGate = (host, signal, work) => this.run(host, signal, work);
 
   /** Runs `work` once a slot for `host` and a global slot are free; waiting counts against `signal`. */

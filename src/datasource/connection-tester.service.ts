@@ -9,8 +9,9 @@ export type { ConnectionTestResult } from '../engine/probes/connection-probe.js'
 
 /**
  * Opens a real connection to a datasource and closes it again (the engine's test), within the
- * caps on tests open at once: waiting for a slot counts against the timeout. A host the egress
- * policy refuses is thrown (FET-0414), not reported as a failed test.
+ * caps on connections open at once (shared with live schema discoveries): waiting for a slot
+ * counts against the timeout. A host the egress policy refuses is thrown (FET-0414), not
+ * reported as a failed test.
  */
 @Injectable()
 export class ConnectionTester {

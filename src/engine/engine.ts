@@ -184,12 +184,13 @@ export class Engine {
 
   /**
    * `discover()` on a resolved datasource within the engine's discovery deadline and catalog byte
-   * budget, failures thrown raw (discoveryFailure maps them). With `cacheKey` and a cache, cache-first.
+   * budget, failures thrown raw (discoveryFailure maps them). With `cacheKey` and a cache,
+   * cache-first; `gate` may hold a live discovery for a slot (a cache hit takes none).
    */
   async discoverDatasource(
     datasource: ResolvedDatasource,
     schemas: readonly string[] | null,
-    options: { readonly cacheKey?: string; readonly signal?: AbortSignal } = {},
+    options: { readonly cacheKey?: string; readonly signal?: AbortSignal; readonly gate?: TestGate } = {},
   ): Promise<SchemaSnapshot> {
     const cache = options.cacheKey === undefined ? undefined : this.schemaCache;
     const cached = await cache?.get(options.cacheKey as string);
@@ -203,6 +204,7 @@ export class Engine {
         deadlineMs: this.options.discoveryTimeoutMs,
         connectTimeoutMs: this.options.testTimeoutMs,
         maxCatalogBytes: this.options.discoveryMaxBytes,
+        gate: options.gate,
       },
       options.signal,
     );

@@ -156,6 +156,8 @@ async function startTarget(source: TempDatabase, env: Record<string, string>, cr
       CONNECTION_TEST_RATE_LIMIT: '10000',
       // Generated bad credentials would otherwise block the fuzz's one address for the rest of a run.
       AUTH_FAILURE_LIMIT_PER_MINUTE: '1000000',
+      // The fuzz sends hundreds of schema checks: past the limit they would all be the same 429.
+      SCHEMA_DISCOVERY_PRINCIPAL_RATE_LIMIT: '1000000',
       ...env,
     },
     // Generated host names must not reach a real resolver (slow, and not ours to query).

@@ -1,6 +1,6 @@
 import { ABORT_BUDGET_MS } from '../connectors/shared/abortable-read.js';
 import { CatalogBudget } from '../connectors/shared/catalog-budget.js';
-import type { ConnectorSession, ResolvedDatasource, SchemaSnapshot } from '../connectors/shared/engine-connector.js';
+import type { ResolvedDatasource, SchemaSnapshot } from '../connectors/shared/engine-connector.js';
 import { addressKey } from '../egress/ip-address.js';
 import type { EgressTarget } from '../egress/egress-policy.js';
 import { DatasourceConnectError } from '../errors/datasource-errors.js';
@@ -13,10 +13,10 @@ export type ConnectionTestResult =
   { readonly ok: true; readonly latencyMs: number } | { readonly ok: false; readonly error: DatasourceConnectError };
 
 /**
- * Runs a test once the caller lets it (the service's caps on connections open at once, in all and
- * per host); waiting counts against `signal`. `host` is the address the connection will dial, in
- * one spelling per address (addressKey), so `DB.x`, `db.x.` and the IP they resolve to share one
- * cap; an internal datasource, which connects by name, gives its name.
+ * Runs a test or a discovery once the caller lets it (the service's caps on connections open at
+ * once, in all and per host); waiting counts against `signal`. `host` is the address the
+ * connection will dial, in one spelling per address (addressKey), so `DB.x`, `db.x.` and the IP
+ * they resolve to share one cap; an internal datasource, which connects by name, gives its name.
  */
 export type TestGate = <T>(host: string, signal: AbortSignal, test: () => Promise<T>) => Promise<T>;
 
@@ -72,45 +72,54 @@ export async function testConnection(
 }
 
 export interface DiscoveryLimits {
-  /** The whole discovery, connect included; FET-1043 once it passes. */
+  /** The whole discovery, connect and any wait for the gate included; FET-1043 once it passes. */
   readonly deadlineMs: number;
   /** The connect alone, at most the deadline. */
   readonly connectTimeoutMs: number;
   /** Bytes of catalog the discovery may read; FET-1044 past them. */
   readonly maxCatalogBytes: number;
+  /** Holds the discovery for a slot of the caps it shares with connection tests. */
+  readonly gate?: TestGate;
 }
 
 /**
  * Opens the datasource and discovers `schemas` (null: every readable namespace) within the
  * deadline: the catalog query is cancelled on the server in time for the call to fail with
  * FET-1043 within that deadline, whatever the server does; a catalog over its byte budget fails
- * with FET-1044 and its connection is cut. Other failures are thrown as they are (see
- * discoveryFailure for what a caller shows).
+ * with FET-1044 and its connection is cut. The session is closed before the gate's slot is given
+ * back. Other failures are thrown as they are (see discoveryFailure for what a caller shows).
  */
 export async function discoverSchema(
   sessions: DatasourceSessions,
   datasource: ResolvedDatasource,
   schemas: readonly string[] | null,
-  { deadlineMs, connectTimeoutMs, maxCatalogBytes }: DiscoveryLimits,
+  { deadlineMs, connectTimeoutMs, maxCatalogBytes, gate = UNGATED }: DiscoveryLimits,
   caller?: AbortSignal,
 ): Promise<SchemaSnapshot> {
   // The abort fires early enough for the cancel (at most ABORT_BUDGET_MS) to fit in the deadline.
   const deadline = AbortSignal.timeout(Math.max(Math.floor(deadlineMs / 2), deadlineMs - ABORT_BUDGET_MS));
   const stop = caller ? AbortSignal.any([deadline, caller]) : deadline;
-  let session: ConnectorSession | undefined;
+  let stage: 'resolving' | 'waiting' | 'started' = 'resolving';
   try {
-    session = await sessions.open(datasource, { connectTimeoutMs: Math.min(connectTimeoutMs, deadlineMs), signal: stop });
-    return await session.discover(schemas, stop, new CatalogBudget(maxCatalogBytes, datasource.configName));
+    const target = await sessions.target(datasource);
+    stage = 'waiting';
+    return await gate(gateHost(datasource, target), stop, async () => {
+      stage = 'started';
+      const session = await sessions.open(datasource, { connectTimeoutMs: Math.min(connectTimeoutMs, deadlineMs), signal: stop }, target);
+      try {
+        return await session.discover(schemas, stop, new CatalogBudget(maxCatalogBytes, datasource.configName));
+      } finally {
+        await session.close();
+      }
+    });
   } catch (error) {
     if (caller?.aborted) throw caller.reason;
     if (!deadline.aborted) throw error;
-    throw new DatasourceProbeError(
-      FetCode.SchemaDiscoveryTimeout,
-      `datasource '${datasource.configName}' did not answer its schema discovery within ${deadlineMs} ms; the query was cancelled`,
-      { extra: { reason: 'timeout' } },
-    );
-  } finally {
-    await session?.close();
+    const message =
+      stage === 'waiting'
+        ? `cannot discover datasource '${datasource.configName}' within ${deadlineMs} ms: too many connection tests and schema discoveries are running; retry shortly`
+        : `datasource '${datasource.configName}' did not answer its schema discovery within ${deadlineMs} ms; the query was cancelled`;
+    throw new DatasourceProbeError(FetCode.SchemaDiscoveryTimeout, message, { extra: { reason: 'timeout' } });
   }
 }
 
