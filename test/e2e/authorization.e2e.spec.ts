@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { internalDatasourceId } from '../../src/config/internal-datasources.config.js';
-import { bearer } from '../helpers/auth-routes.js';
+import { bearer, withBearer } from '../helpers/auth-routes.js';
 import { startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 
@@ -17,12 +17,7 @@ describe('authorization from the principal', () => {
   let fetcher: EmbeddedFetcher;
   let alpha: string;
   let beta: string;
-  const as = (key: string) => ({
-    get: (path: string) => fetcher.http.get(path).set(bearer(key)),
-    post: (path: string, body: object = {}) => fetcher.http.post(path).set(bearer(key)).send(body),
-    patch: (path: string, body: object) => fetcher.http.patch(path).set(bearer(key)).send(body),
-    delete: (path: string) => fetcher.http.delete(path).set(bearer(key)),
-  });
+  const as = (key: string) => withBearer(fetcher.http, key);
 
   beforeAll(async () => {
     source = await createTempDatabase('e2e_authz');

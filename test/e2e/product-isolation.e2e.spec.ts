@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer } from '../helpers/auth-routes.js';
+import { bearer, withBearer } from '../helpers/auth-routes.js';
 import { startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
@@ -21,12 +21,7 @@ describe('connections of another product do not exist, by name or by id', () => 
   let fetcher: EmbeddedFetcher;
   let alpha: string;
   let beta: string;
-  const as = (key: string) => ({
-    get: (path: string) => fetcher.http.get(path).set(bearer(key)),
-    post: (path: string, body: object = {}) => fetcher.http.post(path).set(bearer(key)).send(body),
-    patch: (path: string, body: object) => fetcher.http.patch(path).set(bearer(key)).send(body),
-    delete: (path: string) => fetcher.http.delete(path).set(bearer(key)),
-  });
+  const as = (key: string) => withBearer(fetcher.http, key);
 
   beforeAll(async () => {
     [alphaSource, betaSource] = await Promise.all([createTempDatabase('e2e_iso_alpha'), createTempDatabase('e2e_iso_beta')]);

@@ -42,3 +42,13 @@ export function callRoute(http: TestAgent, route: RouteCall, credential?: string
 }
 
 export const bearer = (credential: string) => ({ Authorization: `Bearer ${credential}` });
+
+/** Requests that all carry one bearer credential: `as(key).get(path)`. */
+export function withBearer(http: TestAgent, credential: string) {
+  return {
+    get: (path: string) => http.get(path).set(bearer(credential)),
+    post: (path: string, body: object = {}) => http.post(path).set(bearer(credential)).send(body),
+    patch: (path: string, body: object) => http.patch(path).set(bearer(credential)).send(body),
+    delete: (path: string) => http.delete(path).set(bearer(credential)),
+  };
+}
