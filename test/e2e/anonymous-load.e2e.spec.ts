@@ -118,7 +118,8 @@ describe('anonymous work costs the store (almost) nothing (AUTH_MODE=apikey, Pos
     counter.reset();
     const calls: Call[] = Array.from({ length: 2_000 }, (_, index) => ({ path: index % 2 === 0 ? '/readyz' : '/metrics' }));
     const started = Date.now();
-    const answers = await flood(port(), calls, 10_000);
+    // Spread over 9 s, so the flood as a whole (its stragglers included) fits in the issue's 10 s.
+    const answers = await flood(port(), calls, 9_000);
     const elapsedMs = Date.now() - started;
     const statements = [...counter.statements];
 
