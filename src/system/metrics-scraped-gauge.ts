@@ -1,4 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { RecentResult } from '../common/cache/recent-result.js';
 import { settlesWithin } from '../engine/concurrency/settles-within.js';
 
 export interface GaugeSample<L extends string> {
@@ -54,27 +55,18 @@ export class ScrapedGauges {
   add<L extends string>(options: ScrapedGaugeOptions<L>): Gauge<L> {
     const { collecting, errors, deadlineMs, refreshMs, now } = this;
     type Read = Settled<ReadonlyArray<GaugeSample<L>>>;
-    let inFlight: Promise<Read> | undefined;
-    let last: { readonly startedMs: number; readonly result: Read } | undefined;
-    const readOnce = (): Promise<Read> => {
-      if (last && now() - last.startedMs < refreshMs) return Promise.resolve(last.result);
-      if (inFlight) return inFlight;
-      const startedMs = now();
-      inFlight = Promise.resolve()
-        .then(options.read)
-        .then(
-          (value) => ({ ok: true, value }) as const,
-          () => ({ ok: false }) as const,
-        )
-        .then((result) => {
-          last = { startedMs, result };
-          return result;
-        })
-        .finally(() => {
-          inFlight = undefined;
-        });
-      return inFlight;
-    };
+    // Failures are settled into values, so a failed read is kept for the period as well.
+    const reads = new RecentResult<Read>(
+      () =>
+        Promise.resolve()
+          .then(options.read)
+          .then(
+            (value) => ({ ok: true, value }) as const,
+            () => ({ ok: false }) as const,
+          ),
+      refreshMs,
+      now,
+    );
     const unlabelled = (options.labelNames ?? []).length === 0;
     return new Gauge<L>({
       name: options.name,
@@ -89,7 +81,7 @@ export class ScrapedGauges {
         };
         const collection = (async () => {
           clear();
-          const reading = readOnce();
+          const reading = reads.get();
           if (!(await settlesWithin(reading, deadlineMs))) {
             errors.inc({ collector: options.collector, reason: 'timeout' });
             return;

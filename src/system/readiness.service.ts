@@ -8,6 +8,7 @@ import { REDIS_CLIENT } from '../common/redis/redis.module.js';
 import { EVENT_PUBLISHER, type EventPublisher } from '../events/event-publisher.port.js';
 import type { Redis } from 'ioredis';
 import { Clock } from '../common/clock/clock.js';
+import { RecentResult } from '../common/cache/recent-result.js';
 
 export interface DependencyCheck {
   status: 'up' | 'down';
@@ -34,8 +35,7 @@ export const READINESS_FRESH_FOR_MS = 1_000;
 @Injectable()
 export class ReadinessService {
   private draining = false;
-  private last?: { readonly startedMs: number; readonly checks: Record<string, DependencyCheck> };
-  private probing?: Promise<Record<string, DependencyCheck>>;
+  private readonly checks: RecentResult<Record<string, DependencyCheck>>;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -45,33 +45,22 @@ export class ReadinessService {
     private readonly clock: Clock,
     @Optional() @Inject(EVENT_PUBLISHER) private readonly publisher?: EventPublisher | null,
     @Optional() @Inject(REDIS_CLIENT) private readonly redis?: Redis | null,
-  ) {}
+  ) {
+    this.checks = new RecentResult(
+      () => this.probeAll(),
+      READINESS_FRESH_FOR_MS,
+      () => clock.nowMs(),
+    );
+  }
 
   markDraining(): void {
     this.draining = true;
   }
 
   async report(): Promise<ReadinessReport> {
-    const checks = await this.recentChecks();
+    const checks = await this.checks.get();
     const allUp = Object.values(checks).every((check) => check.status === 'up');
     return { status: this.draining ? 'draining' : allUp ? 'ready' : 'unready', checks };
-  }
-
-  private recentChecks(): Promise<Record<string, DependencyCheck>> {
-    const last = this.last;
-    if (last && this.clock.nowMs() - last.startedMs < READINESS_FRESH_FOR_MS) return Promise.resolve(last.checks);
-    if (!this.probing) {
-      const startedMs = this.clock.nowMs();
-      this.probing = this.probeAll()
-        .then((checks) => {
-          this.last = { startedMs, checks };
-          return checks;
-        })
-        .finally(() => {
-          this.probing = undefined;
-        });
-    }
-    return this.probing;
   }
 
   private async probeAll(): Promise<Record<string, DependencyCheck>> {
