@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { normalizeHost } from '../engine/egress/egress-policy.js';
 import type { AuthConfig } from './auth.config.js';
 import type { EnvironmentVariables } from './environment.dto.js';
 import type { TrustProxy } from './trust-proxy.config.js';
@@ -31,11 +32,7 @@ LOOPBACK.addAddress('::1', 'ipv6');
  * written bracketed, or as an IPv4-mapped IPv6 address). Any other name may resolve elsewhere.
  */
 export function isLoopbackHost(host: string): boolean {
-  const name = host
-    .trim()
-    .toLowerCase()
-    .replace(/^\[(.*)\]$/, '$1')
-    .replace(/\.$/, '');
+  const name = normalizeHost(host);
   if (name === 'localhost') return true;
   const family = isIP(name);
   if (family === 4) return LOOPBACK.check(name, 'ipv4');

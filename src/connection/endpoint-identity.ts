@@ -1,4 +1,5 @@
 import { canonicalJson } from '../common/json/canonical-json.js';
+import { normalizeHost } from '../engine/egress/egress-policy.js';
 import { ENGINE_FACTS, identityMetadataOf } from '../engine/connectors/shared/engine-facts.js';
 
 /**
@@ -30,8 +31,7 @@ export interface IdentityChange {
 
 /** Host names compare as DNS does: case-insensitively, with or without the root's trailing dot. */
 export function sameHost(a: string, b: string): boolean {
-  const normal = (host: string) => host.trim().toLowerCase().replace(/\.$/, '');
-  return normal(a) === normal(b);
+  return normalizeHost(a) === normalizeHost(b);
 }
 
 /** The identity metadata keys of either engine whose value differs (absent and undefined are alike). */

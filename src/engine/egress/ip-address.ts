@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { normalizeHost } from './egress-policy.js';
 
 /**
  * An IP address as its bytes: 4 for IPv4, 16 for IPv6. Policies compare bytes, never text, so
@@ -67,11 +68,12 @@ export function formatIpv4(bytes: Uint8Array): string {
  * One spelling per address, for keying what is shared by whoever reaches it (the per-host caps):
  * IPv4 dotted, an IPv4-mapped IPv6 address as the IPv4 it carries (a socket connected to
  * `::ffff:10.0.0.1` reaches 10.0.0.1), other IPv6 as eight lower-case groups. Text that is not an
- * IP literal is returned normalised as a host name (lower case, no trailing dot).
+ * IP literal is returned normalised as a host name (normalizeHost).
  */
 export function addressKey(text: string): string {
-  const ip = parseIp(text);
-  if (ip === null) return text.trim().toLowerCase().replace(/\.$/, '');
+  const host = normalizeHost(text);
+  const ip = parseIp(host);
+  if (ip === null) return host;
   if (ip.family === 4) return formatIpv4(ip.bytes);
   const mapped = ip.bytes.subarray(0, 10).every((byte) => byte === 0) && ip.bytes[10] === 0xff && ip.bytes[11] === 0xff;
   if (mapped) return formatIpv4(ip.bytes.subarray(12));
