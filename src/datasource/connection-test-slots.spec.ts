@@ -1,27 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { AppConfig } from '../config/app-config.js';
-import { DatasourceType } from '../engine/connectors/datasource-type.js';
 import type { ConnectorSession, ResolvedDatasource } from '../engine/connectors/shared/engine-connector.js';
 import { EgressGuard } from '../engine/egress/egress-guard.js';
 import { createEngine, type Engine } from '../engine/engine.js';
 import { FetCode } from '../engine/errors/fet-code.js';
 import { scriptedConnector } from '../engine/testing/scripted-engine.js';
 import { ConnectionTestSlots } from './connection-test-slots.js';
+import { postgresDatasource } from '../engine/testing/postgres-datasource.js';
 
-const datasource = (configName: string, host: string, internal = false): ResolvedDatasource => ({
-  id: configName,
-  configName,
-  type: DatasourceType.PostgreSQL,
-  host,
-  port: 5432,
-  databaseName: 'd',
-  schemaName: null,
-  userName: 'u',
-  password: 'p',
-  ssl: { mode: null },
-  metadata: {},
-  internal,
-});
+const datasource = (configName: string, host: string, internal = false): ResolvedDatasource =>
+  postgresDatasource({ id: configName, configName, host, internal });
 
 const ADDRESSES: Record<string, string[]> = {
   'db.example.com': ['93.184.216.34'],

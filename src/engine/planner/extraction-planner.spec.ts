@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { DatasourceType } from '../connectors/datasource-type.js';
 import type { ConnectorSession, ResolvedDatasource, SchemaSnapshot, TableInfo } from '../connectors/shared/engine-connector.js';
 import { DatasourceConnectError } from '../errors/datasource-errors.js';
 import { EgressRefusedError } from '../errors/engine-errors.js';
@@ -8,6 +7,7 @@ import type { FetcherError } from '../errors/fetcher-error.js';
 import { DEFAULT_CEILINGS, type Filters, type MappedFields } from '../request/data-request.js';
 import type { DatasourceSessions } from '../sessions/datasource-sessions.js';
 import { ExtractionPlanner } from './extraction-planner.js';
+import { postgresDatasource } from '../testing/postgres-datasource.js';
 
 const table = (schema: string, name: string, columns: string[]): TableInfo => ({
   schema,
@@ -22,20 +22,8 @@ const CATALOG: readonly TableInfo[] = [
   table('accounting', 'invoices', ['id', 'amount']),
 ];
 
-const datasource = (configName: string): ResolvedDatasource => ({
-  id: `id-${configName}`,
-  configName,
-  type: DatasourceType.PostgreSQL,
-  host: `${configName}.example.com`,
-  port: 5432,
-  databaseName: 'd',
-  schemaName: null,
-  userName: 'u',
-  password: 'p',
-  ssl: { mode: null },
-  metadata: {},
-  internal: false,
-});
+const datasource = (configName: string): ResolvedDatasource =>
+  postgresDatasource({ id: `id-${configName}`, configName, host: `${configName}.example.com` });
 
 /** How opening one datasource goes: a catalog to discover, or a failure of the open or of the discovery. */
 type Behaviour = { readonly openFails?: unknown; readonly discoverFails?: unknown; readonly discoverWaits?: boolean };

@@ -5,21 +5,9 @@ import { DatasourceSessions } from './datasource-sessions.js';
 import { DatasourceType } from '../connectors/datasource-type.js';
 import { DatasourceConnectError } from '../errors/datasource-errors.js';
 import { EgressGuard } from '../egress/egress-guard.js';
+import { postgresDatasource } from '../testing/postgres-datasource.js';
 
-const datasource = (host: string, internal = false): ResolvedDatasource => ({
-  id: 'x',
-  configName: 'ds',
-  type: DatasourceType.PostgreSQL,
-  host,
-  port: 5432,
-  databaseName: 'd',
-  schemaName: null,
-  userName: 'u',
-  password: 'p',
-  ssl: { mode: null },
-  metadata: {},
-  internal,
-});
+const datasource = (host: string, internal = false): ResolvedDatasource => postgresDatasource({ host, internal });
 
 interface Opened {
   readonly host: string;
