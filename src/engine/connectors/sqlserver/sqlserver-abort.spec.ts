@@ -4,7 +4,7 @@ import type { SqlServerSession } from './sqlserver-session.js';
 import { countRows as collect, rejection, timed } from '../testing/timing.js';
 import { SqlServerConnector } from './sqlserver.connector.js';
 import { column, fakeDatasource, tableOf } from './testing/fake-datasource.js';
-import { startFakeTdsServer, type FakeAnswer, type FakeTdsServer, type FakeValue } from './testing/fake-tds-server.js';
+import { catalogAnswer, startFakeTdsServer, type FakeAnswer, type FakeTdsServer, type FakeValue } from './testing/fake-tds-server.js';
 
 /**
  * Deadlines through the real mssql/tedious client against a fake TDS server that logs the client
@@ -19,19 +19,7 @@ function* ids(): Generator<FakeValue[]> {
   for (let id = 1; ; id++) yield [id];
 }
 
-const catalog: FakeAnswer = {
-  columns: ['schema', 'table', 'column', 'column_id', 'type', 'base', 'assembly', 'max_length', 'precision', 'scale', 'key_ordinal'].map(
-    (name) => ({
-      name,
-      type: ['column_id', 'max_length', 'precision', 'scale', 'key_ordinal'].includes(name)
-        ? ('int' as const)
-        : name === 'assembly'
-          ? ('bit' as const)
-          : ('nvarchar' as const),
-    }),
-  ),
-  rows: [['dbo', 'small', 'id', 1, 'int', 'int', false, 4, 10, 0, 1]],
-};
+const catalog = catalogAnswer([['dbo', 'small', 'id', 1, 'int', 'int', false, 4, 10, 0, 1]]);
 
 /** Answers the login's check and `small`; everything else as `rest` decides. */
 const answering =

@@ -6,20 +6,7 @@ import { rejection } from '../testing/timing.js';
 import type { SqlServerSession } from './sqlserver-session.js';
 import { SqlServerConnector } from './sqlserver.connector.js';
 import { fakeDatasource } from './testing/fake-datasource.js';
-import { startFakeTdsServer, type FakeAnswer, type FakeTdsServer, type FakeValue } from './testing/fake-tds-server.js';
-
-const CATALOG_COLUMNS: { readonly columns: Extract<FakeAnswer, { columns: unknown }>['columns'] } = {
-  columns: ['schema', 'table', 'column', 'column_id', 'type', 'base', 'assembly', 'max_length', 'precision', 'scale', 'key_ordinal'].map(
-    (name) => ({
-      name,
-      type: ['column_id', 'max_length', 'precision', 'scale', 'key_ordinal'].includes(name)
-        ? ('int' as const)
-        : name === 'assembly'
-          ? ('bit' as const)
-          : ('nvarchar' as const),
-    }),
-  ),
-};
+import { catalogAnswer, startFakeTdsServer, type FakeTdsServer, type FakeValue } from './testing/fake-tds-server.js';
 
 /** Catalog rows without end: a new column of a new table every row. */
 function* endless(): Generator<FakeValue[]> {
@@ -40,8 +27,7 @@ describe('SqlServerSession discovery byte budget (fake TDS server)', () => {
 
   const start = async (rows: Iterable<FakeValue[]>) => {
     server = await startFakeTdsServer({
-      answer: (sql) =>
-        sql.includes('@@SPID') ? { columns: [{ name: '', type: 'int' }], rows: [[57]] } : { columns: CATALOG_COLUMNS.columns, rows },
+      answer: (sql) => (sql.includes('@@SPID') ? { columns: [{ name: '', type: 'int' }], rows: [[57]] } : catalogAnswer(rows)),
     });
     session = (await connector.open(fakeDatasource(server.port), { connectTimeoutMs: 5_000 })) as SqlServerSession;
     return session;

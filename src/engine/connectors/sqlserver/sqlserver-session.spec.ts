@@ -3,7 +3,7 @@ import type { ConnectorSession, RowBatch } from '../shared/engine-connector.js';
 import { describeError, type SqlServerSession } from './sqlserver-session.js';
 import { SqlServerConnector } from './sqlserver.connector.js';
 import { column, fakeDatasource, tableOf } from './testing/fake-datasource.js';
-import { startFakeTdsServer, type FakeAnswer, type FakeTdsServer, type FakeValue } from './testing/fake-tds-server.js';
+import { catalogAnswer, startFakeTdsServer, type FakeAnswer, type FakeTdsServer, type FakeValue } from './testing/fake-tds-server.js';
 
 /**
  * The session against a fake TDS server, through the real mssql/tedious client: streaming,
@@ -68,34 +68,12 @@ function answer(sql: string): FakeAnswer {
     };
   }
   if (sql.includes('sys.objects')) {
-    return {
-      columns: [
-        'schema',
-        'table',
-        'column',
-        'column_id',
-        'type',
-        'base',
-        'assembly',
-        'max_length',
-        'precision',
-        'scale',
-        'key_ordinal',
-      ].map((name) => ({
-        name,
-        type: ['column_id', 'max_length', 'precision', 'scale', 'key_ordinal'].includes(name)
-          ? ('int' as const)
-          : name === 'assembly'
-            ? ('bit' as const)
-            : ('nvarchar' as const),
-      })),
-      rows: [
-        ['Sales', 'Order Lines', 'line', 1, 'int', 'int', false, 4, 10, 0, 2],
-        ['Sales', 'Order Lines', 'Order', 2, 'Phone', 'varchar', false, 20, 0, 0, 1],
-        ['Sales', 'Order Lines', 'where', 3, 'geography', 'geography', true, -1, 0, 0, null],
-        ['dbo', 'db_users', 'id', 1, 'uniqueidentifier', 'uniqueidentifier', false, 16, 0, 0, 1],
-      ],
-    };
+    return catalogAnswer([
+      ['Sales', 'Order Lines', 'line', 1, 'int', 'int', false, 4, 10, 0, 2],
+      ['Sales', 'Order Lines', 'Order', 2, 'Phone', 'varchar', false, 20, 0, 0, 1],
+      ['Sales', 'Order Lines', 'where', 3, 'geography', 'geography', true, -1, 0, 0, null],
+      ['dbo', 'db_users', 'id', 1, 'uniqueidentifier', 'uniqueidentifier', false, 16, 0, 0, 1],
+    ]);
   }
   return { columns: [{ name: 'n', type: 'int' }], rows: [] };
 }

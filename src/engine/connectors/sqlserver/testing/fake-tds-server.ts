@@ -17,6 +17,7 @@ import {
 } from './fake-tds-tokens.js';
 import { negotiateInsidePrelogin, type PreloginTls } from './fake-tds-tls.js';
 import type { FakeAnswer, FakeTdsServer, FakeTdsServerOptions } from './fake-tds-types.js';
+export { catalogAnswer } from './fake-tds-types.js';
 
 /**
  * A tiny TDS 7.4 server, enough for the real mssql/tedious client to log in, run statements and

@@ -60,3 +60,26 @@ export interface FakeTdsServer {
   killConnections(): void;
   close(): Promise<void>;
 }
+
+/** The columns of the connector's discovery query (sys.objects ⋈ sys.columns), in its order. */
+const CATALOG_COLUMNS: readonly FakeColumn[] = [
+  'schema',
+  'table',
+  'column',
+  'column_id',
+  'type',
+  'base',
+  'assembly',
+  'max_length',
+  'precision',
+  'scale',
+  'key_ordinal',
+].map((name) => ({
+  name,
+  type: ['column_id', 'max_length', 'precision', 'scale', 'key_ordinal'].includes(name) ? 'int' : name === 'assembly' ? 'bit' : 'nvarchar',
+}));
+
+/** An answer to the discovery query: one row per column, values in CATALOG_COLUMNS order. */
+export function catalogAnswer(rows: Iterable<readonly FakeValue[]>): FakeAnswer {
+  return { columns: CATALOG_COLUMNS, rows };
+}
