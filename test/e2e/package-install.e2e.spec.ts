@@ -100,6 +100,17 @@ describe('the packed package, installed in an empty folder', () => {
     expect(run.stdout).toBe(EXPECTED);
   });
 
+  it('gives `npx --no-install fetcher schema`, which holds a catalog to its --max-bytes (FET-1044, exit 1)', () => {
+    const schema = (...flags: string[]) =>
+      spawnSync('npx', ['--no-install', 'fetcher', 'schema', pg.url, ...flags], { cwd: consumer, encoding: 'utf8' });
+    const discovered = schema();
+    expect(discovered.status, discovered.stderr).toBe(0);
+    expect(discovered.stdout).toContain('accounts');
+    const overBudget = schema('--max-bytes', '64');
+    expect(overBudget.status).toBe(1);
+    expect(overBudget.stderr).toMatch(/^fetcher schema: FET-1044 .*more than 64 bytes of schema catalog/m);
+  });
+
   it('is typed: a TypeScript consumer compiles against its declarations alone (skipLibCheck off)', () => {
     writeFileSync(
       join(consumer, 'typed.ts'),

@@ -88,6 +88,13 @@ describe('schema discovery byte budget', () => {
       expect((error as FetcherError).status).toBe(502);
     });
 
+    it('PostgreSQL: FET-1044 for a catalog that passes the budget in the one socket chunk that also completes it', async () => {
+      await pg.query('CREATE SCHEMA tiny; CREATE TABLE tiny.one (id int PRIMARY KEY)');
+      // A few hundred bytes of catalog: the driver gets all of it, end of answer included, in the chunk that passes 64 bytes.
+      const error = await failure(createEngine({ discoveryMaxBytes: 64 }).discover(pgUrl(), ['tiny']));
+      expect((error as FetcherError).code).toBe(FetCode.SchemaCatalogTooLarge);
+    });
+
     it('PostgreSQL: the budget is per discovery, so a small namespace fits where the whole catalog does not', async () => {
       await pg.query('CREATE SCHEMA small; CREATE TABLE small.one (id int PRIMARY KEY)');
       const engine = createEngine({ discoveryMaxBytes: 16 * 1024 });

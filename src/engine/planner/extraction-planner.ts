@@ -1,4 +1,4 @@
-import { CatalogBudget } from '../connectors/shared/catalog-budget.js';
+import { discoverWithinBudget } from '../connectors/shared/bounded-discovery.js';
 import type { ConnectorSession, ResolvedDatasource, SchemaSnapshot } from '../connectors/shared/engine-connector.js';
 import { DatasourceConnectError } from '../errors/datasource-errors.js';
 import { DatasourceProbeError, ExtractionError } from '../errors/engine-errors.js';
@@ -60,8 +60,7 @@ export class ExtractionPlanner {
     const matches = await matchRequested(requested, limits.maxParallelDatasources, async (datasource, schemas) => {
       const session = await this.sessions.open(datasource, { connectTimeoutMs, signal });
       opened.set(datasource.configName, session);
-      const budget = new CatalogBudget(input.discoveryMaxBytes, datasource.configName);
-      return discoverWithin(session, datasource.configName, schemas, budget, input.discoveryTimeoutMs, signal);
+      return discoverWithin(session, datasource.configName, schemas, input.discoveryMaxBytes, input.discoveryTimeoutMs, signal);
     });
 
     const closeAll = () => Promise.allSettled([...opened.values()].map((session) => session.close()));
@@ -91,13 +90,13 @@ async function discoverWithin(
   session: ConnectorSession,
   configName: string,
   schemas: readonly string[],
-  budget: CatalogBudget,
+  maxCatalogBytes: number,
   timeoutMs: number,
   signal: AbortSignal,
 ): Promise<SchemaSnapshot> {
   const deadline = AbortSignal.timeout(timeoutMs);
   try {
-    return await session.discover(schemas, AbortSignal.any([signal, deadline]), budget);
+    return await discoverWithinBudget(session, schemas, AbortSignal.any([signal, deadline]), maxCatalogBytes, configName);
   } catch (error) {
     if (!deadline.aborted || signal.aborted) throw error;
     throw new DatasourceProbeError(

@@ -1,5 +1,5 @@
 import { ABORT_BUDGET_MS } from '../connectors/shared/abortable-read.js';
-import { CatalogBudget } from '../connectors/shared/catalog-budget.js';
+import { discoverWithinBudget } from '../connectors/shared/bounded-discovery.js';
 import type { ResolvedDatasource, SchemaSnapshot } from '../connectors/shared/engine-connector.js';
 import { addressKey } from '../egress/ip-address.js';
 import type { EgressTarget } from '../egress/egress-policy.js';
@@ -107,7 +107,7 @@ export async function discoverSchema(
       stage = 'started';
       const session = await sessions.open(datasource, { connectTimeoutMs: Math.min(connectTimeoutMs, deadlineMs), signal: stop }, target);
       try {
-        return await session.discover(schemas, stop, new CatalogBudget(maxCatalogBytes, datasource.configName));
+        return await discoverWithinBudget(session, schemas, stop, maxCatalogBytes, datasource.configName);
       } finally {
         await session.close();
       }
