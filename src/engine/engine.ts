@@ -14,7 +14,7 @@ import { executePlan } from './executor/extraction-executor.js';
 import type { ExtractionPlan } from './executor/extraction-plan.js';
 import type { DatasourceInput, ExtractRequest, ExtractResult, ExtractSink, OutputOptions } from './extract-request.js';
 import { ProgressRelay } from './output/progress-relay.js';
-import { isResultUpload, MemoryTarget, writableUpload } from './output/result-targets.js';
+import { isPartSink, isResultUpload, MemoryTarget, writableUpload } from './output/result-targets.js';
 import { ExtractionPlanner } from './planner/extraction-planner.js';
 import { compareKeys } from './planner/mapped-tables.js';
 import {
@@ -126,6 +126,8 @@ export class Engine {
       });
       const bytes = memory?.contents();
       return {
+        format: 'json',
+        compression: 'none',
         rowCount: stats.rowCount,
         rowCounts: stats.rowCounts,
         ...written,
@@ -233,6 +235,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
 }
 
 function toUpload(sink: ExtractSink): ResultUpload {
+  if (isPartSink(sink)) throw new EngineOptionsError('a part sink takes a per-table format (output.format csv or parquet)');
   return isResultUpload(sink) ? sink : writableUpload(sink);
 }
 

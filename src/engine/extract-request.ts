@@ -3,6 +3,8 @@ import type { DatasourceDescriptor } from './datasources/datasource-descriptor.j
 import type { DataRequestInput } from './request/data-request.js';
 import type { SealingKeys } from './result/result-encoding.js';
 import type { ResultUpload } from './result/result-upload.js';
+import type { OutputCompression, OutputFormat } from './formats/output-format.js';
+import type { PartSink, ResultPart } from './formats/result-parts.js';
 
 /** A connection URL (`postgres://…`, docs/engine.md lists the forms) or a descriptor object. */
 export type DatasourceInput = string | DatasourceDescriptor;
@@ -22,6 +24,10 @@ export interface ExtractRequest {
 }
 
 export interface OutputOptions {
+  /** `json` (default: one document, byte-identical to what Fetcher always wrote), `ndjson`, or one part per table: `csv`, `parquet`. */
+  readonly format?: OutputFormat;
+  /** `none` (default), `gzip`, or `zstd` where the runtime has it (Node.js ≥ 22.15); applied before sealing. */
+  readonly compression?: OutputCompression;
   /**
    * Store the bytes sealed as the service stores them: base64(nonce ‖ AES-256-GCM ‖ tag) with an
    * HMAC-SHA256 of the plaintext (docs/value-mapping.md, "The stored object"). Give the master key
@@ -30,23 +36,33 @@ export interface OutputOptions {
   readonly seal?: { readonly masterKey: Buffer | string } | SealingKeys;
 }
 
-/** Where the result goes: a Node Writable (a file, stdout, a socket), or an upload of the caller's own. */
-export type ExtractSink = Writable | ResultUpload;
+/**
+ * Where the result goes: a Node Writable (a file, stdout, a socket) or an upload of the caller's own
+ * for a one-object format (json, ndjson); a PartSink for a per-table one (csv, parquet).
+ */
+export type ExtractSink = Writable | ResultUpload | PartSink;
 
 export interface ExtractResult {
+  readonly format: OutputFormat;
+  readonly compression: OutputCompression;
   readonly rowCount: number;
   /** Rows per datasource and table (result key). */
   readonly rowCounts: Record<string, Record<string, number>>;
-  /** Bytes of the plaintext JSON. */
+  /**
+   * Bytes of the object's plaintext: the document (compressed when asked), or for a per-table
+   * format the manifest. The digests below are of the same bytes.
+   */
   readonly sizeBytes: number;
-  /** SHA-256 of the plaintext JSON, lowercase hex. */
+  /** SHA-256 of the plaintext, lowercase hex. */
   readonly sha256: string;
-  /** HMAC-SHA256 of the plaintext JSON (lowercase hex): only when sealed, the job's `resultHmac`. */
+  /** HMAC-SHA256 of the plaintext (lowercase hex): only when sealed, the job's `resultHmac`. */
   readonly hmac?: string;
-  /** Without a sink: what was written (the plaintext JSON, or the sealed object's text when sealed). */
+  /** Without a sink: what was written (the plaintext, or the sealed object's text when sealed). */
   readonly bytes?: Buffer;
-  /** Bytes handed to the sink (or held in `bytes`): the sealed object's size when sealed. */
+  /** Bytes handed to the sink (or held in `bytes`): the sealed object's size when sealed; for parts, every object's. */
   readonly storedBytes: number;
+  /** Per-table formats: the parts in result order (what the manifest lists); without a sink each with its bytes. */
+  readonly parts?: readonly (ResultPart & { readonly bytes?: Buffer })[];
 }
 
 export type TableStatus = 'pending' | 'reading' | 'done';

@@ -1,8 +1,15 @@
 import type { Writable } from 'node:stream';
+import type { PartSink } from '../formats/result-parts.js';
 import type { ResultUpload } from '../result/result-upload.js';
 
+/** Whether `sink` takes one part per table rather than one object. */
+export function isPartSink(sink: Writable | ResultUpload | PartSink): sink is PartSink {
+  const candidate = sink as Partial<PartSink>;
+  return typeof candidate.openPart === 'function' && typeof candidate.openManifest === 'function';
+}
+
 /** Whether `sink` is an upload of the caller's own rather than a Node Writable. */
-export function isResultUpload(sink: Writable | ResultUpload): sink is ResultUpload {
+export function isResultUpload(sink: Writable | ResultUpload | PartSink): sink is ResultUpload {
   const candidate = sink as Partial<ResultUpload>;
   return typeof candidate.complete === 'function' && typeof candidate.abort === 'function' && typeof candidate.write === 'function';
 }
