@@ -65,10 +65,27 @@ export interface TableReadRequest {
    * tests): the connector's defaults (DEFAULT_READ_BUDGET).
    */
   readonly budget?: ReadBudget;
+  /** How the batch's rows are wrapped and joined; absent: JSON_ROW_FRAME (the result document's array members). */
+  readonly rowFrame?: RowFrame;
 }
 
 /**
- * Rows already rendered as JSON objects (docs/value-mapping.md), joined with commas, as UTF-8.
+ * What surrounds each rendered row in a batch: `open` + `{…}` + `close`, rows of one batch joined
+ * with `separator`. The JSON document's frame is empty around a row and a comma between rows;
+ * NDJSON's wraps each row as `{"datasource":…,"table":…,"row":{…}}` and joins them with a newline.
+ * Renderers write it as they write the row, so a format that only frames rows costs no second pass.
+ */
+export interface RowFrame {
+  readonly open: string;
+  readonly close: string;
+  readonly separator: string;
+}
+
+export const JSON_ROW_FRAME: RowFrame = { open: '', close: '', separator: ',' };
+
+/**
+ * Rows already rendered as JSON objects (docs/value-mapping.md), framed by the request's RowFrame
+ * (by default: joined with commas), as UTF-8.
  * Bytes rather than a string: a batch waiting in a buffer is then one object, not a rope of
  * thousands of small strings that the garbage collector has to promote and trace.
  */
