@@ -14,7 +14,8 @@ import { executePlan } from './executor/extraction-executor.js';
 import type { ExtractionPlan } from './executor/extraction-plan.js';
 import type { DatasourceInput, ExtractRequest, ExtractResult, ExtractSink, OutputOptions } from './extract-request.js';
 import { ProgressRelay } from './output/progress-relay.js';
-import { isPartSink, isResultUpload, MemoryTarget, writableUpload } from './output/result-targets.js';
+import { abortSink, openStage, type ResultStage } from './output/result-stage.js';
+import { outputProblems, resolveOutput, type ResultOutput } from './formats/output-format.js';
 import { ExtractionPlanner } from './planner/extraction-planner.js';
 import { compareKeys } from './planner/mapped-tables.js';
 import {
@@ -28,8 +29,6 @@ import {
 import { effectiveLimits, validateDataRequest } from './request/data-request.validator.js';
 import type { DataRequestLimits, ExtractionCeilings, Filters, MappedFields } from './request/data-request.js';
 import type { SealingKeys } from './result/result-encoding.js';
-import { ResultSealer, ResultWriter } from './result/result-sealer.js';
-import type { ResultUpload } from './result/result-upload.js';
 import { DatasourceSessions } from './sessions/datasource-sessions.js';
 import { SILENT_LOGGER } from './support/engine-logger.js';
 import { NO_TRACING, type EngineTracer } from './tracing/engine-tracer.js';
@@ -93,19 +92,26 @@ export class Engine {
    * rejects with a FetcherError carrying the FET code the service would give the job.
    */
   async extract(request: ExtractRequest, sink?: ExtractSink): Promise<ExtractResult> {
-    const memory = sink === undefined ? new MemoryTarget() : undefined;
-    const target = memory ?? toUpload(sink as ExtractSink);
-    let stage: { readonly writer: ResultWriter; readonly timeout: AbortSignal; readonly timeoutMs: number } | undefined;
+    let stage: { readonly result: ResultStage; readonly timeout: AbortSignal; readonly timeoutMs: number } | undefined;
     let plan: ExtractionPlan | undefined;
     try {
+      const output = outputOf(request.output);
       validateDataRequest(request.dataRequest, this.limits);
       const mappedFields = request.dataRequest.mappedFields as MappedFields;
       const limits = effectiveLimits(this.limits, request.dataRequest.limits as DataRequestLimits | undefined);
       const timeout = AbortSignal.timeout(limits.timeoutMs);
-      stage = { writer: this.writerFor(request.output, limits.maxResultBytes, target), timeout, timeoutMs: limits.timeoutMs };
+      const progress = request.onProgress ? new ProgressRelay(request.onProgress) : undefined;
+      const seal = request.output?.seal === undefined ? undefined : sealingKeys(request.output.seal);
+      const result = openStage({
+        output,
+        sink,
+        maxBytes: limits.maxResultBytes,
+        seal,
+        onBytes: progress ? (bytes, engine) => progress.bytesWritten(bytes, engine) : undefined,
+      });
+      stage = { result, timeout, timeoutMs: limits.timeoutMs };
       const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
       const datasources = await this.resolveNamed(request.datasources, Object.keys(mappedFields));
-      const progress = request.onProgress ? new ProgressRelay(request.onProgress) : undefined;
       plan = await this.planner.plan({
         request: { mappedFields, filters: (request.dataRequest.filters as Filters | undefined) ?? null },
         datasources,
@@ -116,26 +122,17 @@ export class Engine {
         signal,
       });
       progress?.planned(plan);
-      const { writer } = stage;
-      const stats = await executePlan(plan, writer, signal, { checkpoint: request.checkpoint, progress, tracer: this.tracer });
+      const stats = await executePlan(plan, result.layout, signal, { checkpoint: request.checkpoint, progress, tracer: this.tracer });
       signal.throwIfAborted();
       const written = await this.tracer.inSpan(SPAN.seal, {}, async (span) => {
-        const finished = await writer.finish();
+        const finished = await result.finish();
         span.setAttribute(ATTR.resultBytes, finished.sizeBytes);
         return finished;
       });
-      const bytes = memory?.contents();
-      return {
-        format: 'json',
-        compression: 'none',
-        rowCount: stats.rowCount,
-        rowCounts: stats.rowCounts,
-        ...written,
-        ...(bytes === undefined ? {} : { bytes }),
-      };
+      return { format: output.format, compression: output.compression, rowCount: stats.rowCount, rowCounts: stats.rowCounts, ...written };
     } catch (error) {
-      // Refused before a writer existed (the request, the output, a datasource): the sink is aborted all the same.
-      await (stage?.writer.abort() ?? target.abort());
+      // Refused before a stage existed (the request, the output, a datasource): the sink is aborted all the same.
+      await (stage === undefined ? abortSink(sink) : stage.result.abort());
       throw stage === undefined ? error : stopped(error, stage.timeout, request.signal, stage.timeoutMs);
     } finally {
       await Promise.allSettled((plan?.datasources ?? []).map((planned) => planned.session.close()));
@@ -221,12 +218,6 @@ export class Engine {
     }
     return resolved;
   }
-
-  private writerFor(output: OutputOptions | undefined, maxPlaintextBytes: number, upload: ResultUpload): ResultWriter {
-    const seal = output?.seal;
-    if (seal === undefined) return new ResultWriter({ maxPlaintextBytes, upload });
-    return new ResultSealer({ ...sealingKeys(seal), maxPlaintextBytes, upload });
-  }
 }
 
 /** An engine with the given options (limits, egress policy, logger, schema cache, tracer); see EngineOptions. */
@@ -234,9 +225,18 @@ export function createEngine(options: EngineOptions = {}): Engine {
   return new Engine(options);
 }
 
-function toUpload(sink: ExtractSink): ResultUpload {
-  if (isPartSink(sink)) throw new EngineOptionsError('a part sink takes a per-table format (output.format csv or parquet)');
-  return isResultUpload(sink) ? sink : writableUpload(sink);
+/** The request's output with its defaults, or EngineOptionsError naming the field that is wrong. */
+function outputOf(output: OutputOptions | undefined): ResultOutput {
+  const requested = { format: output?.format, compression: output?.compression };
+  const problems = outputProblems(Object.fromEntries(Object.entries(requested).filter(([, value]) => value !== undefined)));
+  if (problems)
+    throw new EngineOptionsError(
+      Object.entries(problems)
+        .map(([field, problem]) => `${field} ${problem}`)
+        .join('; '),
+      { fields: problems },
+    );
+  return resolveOutput(requested);
 }
 
 function sealingKeys(seal: NonNullable<OutputOptions['seal']>): SealingKeys {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectorSession, RowBatch, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
 import { MySqlConnector } from '../../src/engine/connectors/mysql/mysql.connector.js';
+import { FIDELITY_TEXT as TEXT, MARIADB_FIDELITY_SQL as FIDELITY_SQL } from '../helpers/fidelity-tables.js';
 import { createTempMariaDatabase, resolvedMySqlDatasource, type TempMariaDatabase, withMariaAdmin } from '../helpers/mariadb-database.js';
 
 async function collect(batches: AsyncIterable<RowBatch>): Promise<{ json: string; rowCount: number; batches: number }> {
@@ -12,47 +13,6 @@ async function collect(batches: AsyncIterable<RowBatch>): Promise<{ json: string
   }
   return { json: parts.join(','), rowCount, batches: parts.length };
 }
-
-const TEXT = 'He said "hi" \\ back\nnew\tline \u0001 😀 ção ü';
-
-// sql_mode '' so the zero dates can be stored; the TIMESTAMP is written at +02:00 and must come
-// back in UTC.
-const FIDELITY_SQL = String.raw`
-  SET SESSION sql_mode = '';
-  SET SESSION time_zone = '+02:00';
-  CREATE TABLE fidelity (
-    id INT PRIMARY KEY,
-    ti TINYINT, tiu TINYINT UNSIGNED, si SMALLINT, mi MEDIUMINT UNSIGNED, i INT, iu INT UNSIGNED,
-    bi BIGINT, bu BIGINT UNSIGNED, yr YEAR,
-    flag TINYINT(1), flag2 BOOLEAN,
-    num DECIMAL(38,10), price NUMERIC(10,2),
-    d DOUBLE, f FLOAT,
-    dt DATE, dtm DATETIME(6), dtm0 DATETIME, ts TIMESTAMP(6) NULL, t TIME(6),
-    j JSON, bin BLOB, vb VARBINARY(16), fixed BINARY(4),
-    b1 BIT(1), b8 BIT(8), b64 BIT(64),
-    e ENUM('happy', 'sad'), st SET('a', 'b', 'c'),
-    txt TEXT, vc VARCHAR(100), ch CHAR(5),
-    u UUID, g POINT
-  );
-  INSERT INTO fidelity VALUES (
-    1, -128, 255, -32768, 16777215, -2147483648, 4294967295,
-    9223372036854775807, 18446744073709551615, 2024,
-    1, 0,
-    '1234567890123456789012345678.0123456789', 100.50,
-    0.1, 0.1,
-    '2024-02-29', '2024-01-15 10:20:30.123456', '2024-01-15 10:20:30', '2024-01-15 10:20:30.123456', '-838:59:59.000000',
-    '{ "big": 12345678901234567890, "s": "a b" ,\n "n":[1, 2.50] }', x'00ff10', x'ff00', x'01',
-    b'1', b'10000001', b'1111111111111111111111111111111111111111111111111111111111111111',
-    'happy', 'c,a',
-    NULL, 'plain', 'ab',
-    '123e4567-e89b-12d3-a456-426655440000', POINT(1, 2)
-  );
-  INSERT INTO fidelity (id, bi, d, f, flag, flag2, b1, t, price)
-    VALUES (2, -9223372036854775808, 1e300, 1234567, 0, 5, b'0', '23:59:59.999999', -0.05);
-  INSERT INTO fidelity (id, d, f, dt, dtm, ts)
-    VALUES (3, -2.5e-7, 3.40282e38, '0000-00-00', '0000-00-00 00:00:00', '0000-00-00 00:00:00');
-  SET SESSION sql_mode = DEFAULT, time_zone = DEFAULT;
-`;
 
 /** The expected JSON text of one row, from [key, JSON text] pairs. */
 const row = (pairs: [string, string][]): string => '{' + pairs.map(([k, v]) => JSON.stringify(k) + ':' + v).join(',') + '}';

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectorSession, RowBatch, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
 import { PostgresConnector } from '../../src/engine/connectors/postgres/postgres.connector.js';
+import { FIDELITY_TEXT as TEXT, PG_FIDELITY_SQL as FIDELITY_SQL } from '../helpers/fidelity-tables.js';
 import { createTempDatabase, PG_READ_PATHS, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';
 
 async function collect(batches: AsyncIterable<RowBatch>): Promise<{ json: string; rowCount: number; batches: number }> {
@@ -12,41 +13,6 @@ async function collect(batches: AsyncIterable<RowBatch>): Promise<{ json: string
   }
   return { json: parts.join(','), rowCount, batches: parts.length };
 }
-
-const TEXT = 'He said "hi" \\ back\nnew\tline \u0001 😀 ção ü';
-
-const FIDELITY_SQL = String.raw`
-  CREATE TYPE mood AS ENUM ('happy', 'sad');
-  CREATE DOMAIN amount AS numeric(12, 2) CHECK (VALUE >= 0);
-  CREATE TABLE fidelity (
-    id int PRIMARY KEY,
-    i2 int2, i4 int4, i8 int8,
-    num numeric(38, 10), cash money, amt amount,
-    f4 float4, f8 float8,
-    flag bool, d date, ts timestamp(6), tstz timestamptz, t time, ttz timetz, iv interval,
-    u uuid, j json, jb jsonb, bin bytea,
-    ints int[], texts text[], nums numeric[], grid int[][], tstzs timestamptz[], flags bool[], jbs jsonb[],
-    txt text, fixed char(5), m mood, addr inet
-  );
-  INSERT INTO fidelity VALUES (
-    1, 32767, -2147483648, 9007199254740993,
-    '1234567890123456789012345678.0123456789', '12.50', '100.50',
-    1.5, 0.1,
-    true, '2024-02-29', '2024-01-15 10:20:30.123456', '2024-01-15 10:20:30.123456+02', '23:59:59.999999',
-    '10:20:30.5+05:30', '1 year 2 months 3 days 04:05:06',
-    'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
-    E'{ "big": 12345678901234567890, "s": "a b" ,\n "n":[1, 2] }',
-    E'{ "big": 12345678901234567890, "s": "a b" ,\n "n":[1, 2] }',
-    '\x00ff10',
-    '{1,NULL,3}', ARRAY['a,b', 'c"d', NULL, 'NULL', ''], '{1.50,NULL,NaN}', '{{1,NULL},{3,4}}',
-    ARRAY['2024-01-15 10:20:30+00'::timestamptz, NULL], '{t,f,NULL}', ARRAY['{"k": [1, 2]}'::jsonb],
-    $txt$${TEXT}$txt$, 'ab', 'happy', '192.168.0.1/24'
-  );
-  INSERT INTO fidelity (id, i8, num, f4, f8, flag, d, ts, tstz, ttz, iv)
-    VALUES (2, -9223372036854775808, 'NaN', 'NaN', 'Infinity', false, 'infinity', '-infinity', 'infinity', '08:00:00+02', '-1 day');
-  INSERT INTO fidelity (id, f4, f8) VALUES (3, 3.4028235e38, '-Infinity');
-  INSERT INTO fidelity (id, f8) VALUES (4, 1e300);
-`;
 
 /** The expected JSON text of one row, from [key, JSON text] pairs. */
 const row = (pairs: [string, string][]): string => '{' + pairs.map(([k, v]) => JSON.stringify(k) + ':' + v).join(',') + '}';

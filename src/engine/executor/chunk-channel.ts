@@ -1,19 +1,20 @@
-type Chunk = string | Buffer;
-const sizeOf = (chunk: Chunk) => chunk.length;
+import type { RowBatch, TableReadRequest } from '../connectors/shared/engine-connector.js';
 
-/** A chunk, and what to call once its bytes have been written (see RowBatch.release). */
-export interface ChannelEntry {
-  readonly chunk: Chunk;
-  readonly release?: () => void;
-}
+/** What a datasource reader hands the result writer, in order: each table's start, its batches, its end. */
+export type ChannelEntry =
+  | { readonly kind: 'table'; readonly request: TableReadRequest }
+  | { readonly kind: 'rows'; readonly batch: RowBatch }
+  | { readonly kind: 'end'; readonly rows: number };
+
+const sizeOf = (entry: ChannelEntry) => (entry.kind === 'rows' ? entry.batch.json.length : 0);
 
 /**
- * A bounded FIFO of result chunks between one datasource reader and the result writer. The reader
- * waits when about `capacity` bytes are buffered, which pauses its database cursor: memory stays
- * bounded however far ahead of the writer a datasource is.
+ * A bounded FIFO between one datasource reader and the result writer. The reader waits when about
+ * `capacity` bytes of rows are buffered, which pauses its database cursor: memory stays bounded
+ * however far ahead of the writer a datasource is.
  */
 export class ChunkChannel {
-  private readonly chunks: ChannelEntry[] = [];
+  private readonly entries: ChannelEntry[] = [];
   private buffered = 0;
   private closed = false;
   private failure: { error: unknown } | undefined;
@@ -22,15 +23,15 @@ export class ChunkChannel {
 
   constructor(private readonly capacity: number) {}
 
-  async push(chunk: Chunk, release?: () => void): Promise<void> {
+  async push(entry: ChannelEntry): Promise<void> {
     while (this.buffered >= this.capacity && !this.failure) {
       await new Promise<void>((resolve) => {
         this.wakeWriter = resolve;
       });
     }
     if (this.failure) throw this.failure.error;
-    this.chunks.push({ chunk, release });
-    this.buffered += sizeOf(chunk);
+    this.entries.push(entry);
+    this.buffered += sizeOf(entry);
     this.notifyReader();
   }
 
@@ -45,9 +46,9 @@ export class ChunkChannel {
     this.notifyWriter();
   }
 
-  /** The next chunk, or undefined once the reader closed the channel and everything was taken. */
+  /** The next entry, or undefined once the reader closed the channel and everything was taken. */
   async next(): Promise<ChannelEntry | undefined> {
-    while (this.chunks.length === 0) {
+    while (this.entries.length === 0) {
       if (this.failure) throw this.failure.error;
       if (this.closed) return undefined;
       await new Promise<void>((resolve) => {
@@ -55,8 +56,8 @@ export class ChunkChannel {
       });
     }
     if (this.failure) throw this.failure.error;
-    const entry = this.chunks.shift() as ChannelEntry;
-    this.buffered -= sizeOf(entry.chunk);
+    const entry = this.entries.shift() as ChannelEntry;
+    this.buffered -= sizeOf(entry);
     this.notifyWriter();
     return entry;
   }

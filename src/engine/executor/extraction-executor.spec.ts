@@ -4,6 +4,7 @@ import type { ConnectorSession, RowBatch, TableInfo, TableReadRequest } from '..
 import { DatasourceType } from '../connectors/datasource-type.js';
 import { executePlan } from './extraction-executor.js';
 import type { DatasourcePlan, ExtractionPlan } from './extraction-plan.js';
+import { JsonDocumentLayout } from '../output/document-layout.js';
 
 const table = (key: string): TableInfo => ({
   schema: 'public',
@@ -56,9 +57,12 @@ function plan(datasources: { name: string; tables: string[]; session: ConnectorS
   };
 }
 
+/** The JSON document's layout over `write`: what the engine's default output writes. */
+const jsonOver = (write: (chunk: string | Buffer) => Promise<void>) => new JsonDocumentLayout({ write, countedBytes: 0 });
+
 const collect = () => {
   const chunks: string[] = [];
-  return { chunks, writer: { write: async (chunk: string | Buffer) => void chunks.push(chunk.toString()) } };
+  return { chunks, writer: jsonOver(async (chunk) => void chunks.push(chunk.toString())) };
 };
 
 describe('executePlan', () => {
@@ -86,15 +90,13 @@ describe('executePlan', () => {
         for (let i = 0; i < 3; i += 1) yield { json: Buffer.from(`{"id":${i}}`), rowCount: 1, release: () => events.push(`release ${i}`) };
       },
     };
-    const writer = {
-      write: async (chunk: string | Buffer) => {
-        const text = chunk.toString();
-        if (!text.startsWith('{"id"')) return;
-        events.push(`write ${text}`);
-        await new Promise((done) => setTimeout(done, 5));
-        events.push(`written ${text}`);
-      },
-    };
+    const writer = jsonOver(async (chunk) => {
+      const text = chunk.toString();
+      if (!text.startsWith('{"id"')) return;
+      events.push(`write ${text}`);
+      await new Promise((done) => setTimeout(done, 5));
+      events.push(`written ${text}`);
+    });
     await executePlan(plan([{ name: 'a', tables: ['t'], session }]), writer, new AbortController().signal);
     expect(events).toEqual([0, 1, 2].flatMap((i) => [`write {"id":${i}}`, `written {"id":${i}}`, `release ${i}`]));
   });
@@ -143,11 +145,9 @@ describe('executePlan', () => {
 
   it('stops every reader when the writer fails (e.g. the size limit)', async () => {
     const gauge = { now: 0, max: 0 };
-    const writer = {
-      write: async (chunk: string | Buffer) => {
-        if (chunk.toString().includes('"id":3')) throw new Error('too large');
-      },
-    };
+    const writer = jsonOver(async (chunk) => {
+      if (chunk.toString().includes('"id":3')) throw new Error('too large');
+    });
     await expect(
       executePlan(
         plan([

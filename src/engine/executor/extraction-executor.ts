@@ -8,6 +8,7 @@ import { NO_TRACING, type EngineTracer } from '../tracing/engine-tracer.js';
 import { ATTR, SPAN } from '../tracing/span-names.js';
 import { ChunkChannel } from './chunk-channel.js';
 import type { DatasourcePlan, ExtractionPlan } from './extraction-plan.js';
+import type { ResultLayout } from '../output/result-layout.js';
 
 /** Bytes one datasource may buffer ahead of the writer before its cursor pauses. */
 const CHANNEL_CAPACITY = 4 * 1024 * 1024;
@@ -34,6 +35,7 @@ export interface ProgressRecorder {
   bytesWritten(bytes: number, engine?: string): void;
 }
 
+/** Where a layout writes bytes: awaited one write at a time. */
 export interface ChunkWriter {
   /** Once it resolves the writer holds no reference to `chunk`: its memory may be reused. */
   write(chunk: string | Buffer): Promise<void>;
@@ -45,32 +47,22 @@ export interface ExtractionStats {
 }
 
 /**
- * Streams a planned extraction into `writer` as `{config: {table: [rows]}}` with configs and tables
- * in sorted order (docs/value-mapping.md, "The result document"). Up to `maxParallelDatasources`
- * datasources are read at once; the one at the head of the output streams straight through, the
- * others buffer a bounded amount and then wait. The first failure cancels every reader and is
- * rethrown once all of them have stopped.
+ * Streams a planned extraction into `layout`, datasources by config name and tables by result key
+ * (docs/value-mapping.md, "The result document"). Up to `maxParallelDatasources` datasources are
+ * read at once; the one at the head of the output streams straight through, the others buffer a
+ * bounded amount and then wait. The first failure cancels every reader and is rethrown once all of
+ * them have stopped.
  */
 export async function executePlan(
   plan: ExtractionPlan,
-  writer: ChunkWriter,
+  layout: ResultLayout,
   signal: AbortSignal,
   options: ExecutionOptions = {},
 ): Promise<ExtractionStats> {
-  let written = 0;
   const budget: ReadBudget = {
     batchBytes: BATCH_BYTES,
     batchRows: BATCH_ROWS,
-    remainingBytes: () => plan.limits.maxResultBytes - written,
-  };
-  const counted = {
-    /** `engine`: of the datasource whose part of the result `chunk` is; none for the punctuation between parts. */
-    write: async (chunk: string | Buffer, engine?: string): Promise<void> => {
-      await writer.write(chunk);
-      const bytes = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
-      written += bytes;
-      options.progress?.bytesWritten(bytes, engine);
-    },
+    remainingBytes: () => plan.limits.maxResultBytes - layout.writtenBytes,
   };
   const run = new AbortController();
   const onAbort = () => run.abort(signal.reason);
@@ -91,7 +83,7 @@ export async function executePlan(
     await slots.acquire();
     try {
       if (run.signal.aborted) throw run.signal.reason;
-      rowCounts[datasource.configName] = await readDatasource(datasource, channels[index], run.signal, budget, options);
+      rowCounts[datasource.configName] = await readDatasource(datasource, layout, channels[index], run.signal, budget, options);
       channels[index].close();
     } catch (error) {
       failAll(error);
@@ -101,16 +93,14 @@ export async function executePlan(
   });
 
   try {
-    await counted.write('{');
+    await layout.begin();
     for (const [index, channel] of channels.entries()) {
-      if (index > 0) await counted.write(',');
-      const engine = plan.datasources[index].datasource.type;
-      for (let entry = await channel.next(); entry !== undefined; entry = await channel.next()) {
-        await counted.write(entry.chunk, engine);
-        entry.release?.();
-      }
+      const datasource = plan.datasources[index];
+      await layout.beginDatasource(datasource.configName, datasource.datasource.type, index);
+      await writeDatasource(datasource, channel, layout);
+      await layout.endDatasource();
     }
-    await counted.write('}');
+    await layout.end();
   } catch (error) {
     failAll(error);
   } finally {
@@ -123,18 +113,47 @@ export async function executePlan(
   return { rowCount, rowCounts };
 }
 
+/** The writer's side of one datasource: what its reader queued, handed to the layout in order. */
+async function writeDatasource(datasource: DatasourcePlan, channel: ChunkChannel, layout: ResultLayout): Promise<void> {
+  let tables = 0;
+  let batches = 0;
+  for (let entry = await channel.next(); entry !== undefined; entry = await channel.next()) {
+    switch (entry.kind) {
+      case 'table':
+        batches = 0;
+        await layout.beginTable(
+          {
+            datasource: datasource.configName,
+            table: entry.request.table.key,
+            engine: datasource.datasource.type,
+            columns: entry.request.columns,
+          },
+          tables++,
+        );
+        break;
+      case 'rows':
+        await layout.writeRows(entry.batch, batches++);
+        entry.batch.release?.();
+        break;
+      case 'end':
+        await layout.endTable(entry.rows);
+        break;
+    }
+  }
+}
+
 async function readDatasource(
   plan: DatasourcePlan,
+  layout: ResultLayout,
   channel: ChunkChannel,
   signal: AbortSignal,
   budget: ReadBudget,
   { checkpoint, progress, tracer = NO_TRACING }: ExecutionOptions,
 ): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  await channel.push(`${JSON.stringify(plan.configName)}:{`);
-  for (const [index, request] of plan.tables.entries()) {
+  for (const request of plan.tables) {
     const key = request.table.key;
-    await channel.push(`${index > 0 ? ',' : ''}${JSON.stringify(key)}:[`);
+    await channel.push({ kind: 'table', request });
     let rows = 0;
     progress?.tableStarted(plan.configName, key);
     const span = tracer.startSpan(SPAN.readTable, {
@@ -142,12 +161,12 @@ async function readDatasource(
       [ATTR.table]: key,
       [ATTR.engine]: plan.datasource.type,
     });
+    const rowFrame = layout.rowFrame(plan.configName, key);
     try {
-      for await (const batch of plan.session.readRows({ ...request, budget }, signal)) {
+      for await (const batch of plan.session.readRows({ ...request, budget, ...(rowFrame ? { rowFrame } : {}) }, signal)) {
         checkpoint?.();
         if (batch.rowCount === 0) continue;
-        if (rows > 0) await channel.push(',');
-        await channel.push(batch.json, batch.release);
+        await channel.push({ kind: 'rows', batch });
         rows += batch.rowCount;
         progress?.rowsRead(plan.configName, key, batch.rowCount, plan.datasource.type);
       }
@@ -158,9 +177,8 @@ async function readDatasource(
     }
     progress?.tableDone(plan.configName, key);
     counts[key] = rows;
-    await channel.push(']');
+    await channel.push({ kind: 'end', rows });
   }
-  await channel.push('}');
   return counts;
 }
 

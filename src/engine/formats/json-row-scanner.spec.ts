@@ -17,9 +17,9 @@ describe('scanRows', () => {
   it('hands each row its values by position, strings decoded and everything else as its JSON text', () => {
     const rows = [
       { a: 1, b: 'x,"y', c: null, d: { e: [1, ']}'] }, f: true, g: -1.5e3, h: '' },
-      { a: 12345678901234567890, b: 'ü€😀', c: [], d: {}, f: false, g: 0, h: '\\\n' },
+      { a: 1234567890, b: 'ü€😀', c: [], d: {}, f: false, g: 0, h: '\\\n' },
     ];
-    const json = Buffer.from(JSON.stringify(rows).slice(1, -1).replace('12345678901234567000', '12345678901234567890'));
+    const json = Buffer.from(JSON.stringify(rows).slice(1, -1).replace('1234567890', '12345678901234567890'));
     expect(scanned(json)).toEqual([
       [
         [JsonKind.Number, '1'],
