@@ -12,6 +12,15 @@ import { reportFailure, runCommand } from './command-runner.js';
 import { datasourceUrls } from './datasource-args.js';
 import { ExtractProgress } from './extract-progress.js';
 import { OutputFile } from './output-file.js';
+import { OutputFolder } from './output-folder.js';
+import {
+  isPerTable,
+  outputProblems,
+  resolveOutput,
+  type OutputCompression,
+  type OutputFormat,
+  type ResultOutput,
+} from '../engine/formats/output-format.js';
 import { readInput } from './read-input.js';
 import { bytes, egressFlags, egressOptions, milliseconds, type EgressFlags } from './command-flags.js';
 
@@ -21,6 +30,8 @@ interface ExtractFlags extends EgressFlags {
   readonly request: string;
   readonly datasource: string[];
   readonly out: string;
+  readonly format?: string;
+  readonly compression?: string;
   readonly seal?: boolean;
   readonly masterKeyFile?: string;
   readonly limits?: string;
@@ -33,9 +44,11 @@ interface ExtractFlags extends EgressFlags {
 
 const HELP_AFTER = `
 The request is the service's data request: {"mappedFields": {…}, "filters": {…}, "limits": {…}}, or a
-whole job body (its "dataRequest" member is read). The output is the JSON document the service stores
-as plaintext (docs/value-mapping.md), written to a temporary name and renamed into place once complete:
-a failure or Ctrl-C leaves no file under the final name. With --seal it is the sealed object the service
+whole job body (its "dataRequest" member is read; its "output" is not: give --format and --compression).
+The output is the JSON document the service stores as plaintext (docs/value-mapping.md), or NDJSON;
+--format csv or parquet writes a folder instead: <datasource>/<table>.<ext> per table and manifest.json.
+Either is written under a temporary name and renamed into place once complete: a failure or Ctrl-C
+leaves no file or folder under the final name. With --seal it is the sealed object the service
 stores; \`fetcher result --file <out> --hmac <hmac>\` opens and verifies it with the same master key.
 
 Datasource URLs: postgres://, mysql:// or mariadb://, sqlserver:// or mssql://, oracle://, mongodb:// or
@@ -62,7 +75,9 @@ export function extractCommand(): Command {
         collect,
         [],
       )
-      .option('--out <file|->', 'where the document goes (- for stdout)', '-')
+      .option('--out <file|folder|->', 'where the document goes (- for stdout); a folder for csv and parquet', '-')
+      .option('--format <format>', 'json (default), ndjson, or one part per table: csv, parquet')
+      .option('--compression <compression>', 'none (default), gzip, or zstd where Node.js has it (22.15 and newer)')
       .option('--seal', 'write the sealed object the service stores (AES-256-GCM, HMAC-SHA256) instead of plaintext')
       .option('--master-key-file <file>', 'the master key to seal with (base64, as APP_ENC_KEY); default: APP_ENC_KEY')
       .option('--limits <limits>', 'lower the engine limits: name=value,… or a JSON object (docs/request-limits.md)')
@@ -80,7 +95,7 @@ export function runExtract(argv: readonly string[], io: CliIo): Promise<number> 
 
 async function extract(flags: ExtractFlags, io: CliIo): Promise<number> {
   const started = performance.now();
-  let output: OutputFile | undefined;
+  let output: OutputFile | OutputFolder | undefined;
   let progress: ExtractProgress | undefined;
   try {
     const dataRequest = requestOf(await readInput(flags.request, '--request', io));
@@ -94,12 +109,15 @@ async function extract(flags: ExtractFlags, io: CliIo): Promise<number> {
     validateDataRequest(dataRequest, engine.limits);
     const datasources = await resolveAll(engine, datasourceUrls(flags.datasource, Object.keys(dataRequest.mappedFields as object), io.env));
     const seal = await sealOf(flags, io.env);
+    const format = formatOf(flags);
     if (flags.json && flags.out === '-') throw new UsageError('--json needs --out <file>: stdout carries the document');
-    output = flags.out === '-' ? undefined : await OutputFile.open(flags.out);
+    if (isPerTable(format) && flags.out === '-')
+      throw new UsageError(`--format ${format.format} writes a folder of parts: give --out <folder>`);
+    output = flags.out === '-' ? undefined : isPerTable(format) ? await OutputFolder.open(flags.out) : await OutputFile.open(flags.out);
     progress = showsProgress(flags, io) ? await openProgress(io.stderr as NodeJS.WriteStream) : undefined;
     const onProgress = progress ? progress.record.bind(progress) : undefined;
-    const sink = output?.stream ?? writableUpload(io.stdout as Writable, { end: false });
-    const result = await engine.extract({ datasources, dataRequest, output: { seal }, signal: io.interrupt, onProgress }, sink);
+    const sink = output instanceof OutputFolder ? output : (output?.stream ?? writableUpload(io.stdout as Writable, { end: false }));
+    const result = await engine.extract({ datasources, dataRequest, output: { seal, ...format }, signal: io.interrupt, onProgress }, sink);
     progress?.stop();
     await output?.commit();
     const summary = `${JSON.stringify(summaryOf(result, performance.now() - started, flags.out))}\n`;
@@ -110,6 +128,22 @@ async function extract(flags: ExtractFlags, io: CliIo): Promise<number> {
     await output?.discard();
     return reportFailure(error, NAME, io);
   }
+}
+
+/** --format and --compression, refused by name when the engine would refuse them. */
+function formatOf(flags: ExtractFlags): ResultOutput {
+  const problems = outputProblems({
+    ...(flags.format === undefined ? {} : { format: flags.format }),
+    ...(flags.compression === undefined ? {} : { compression: flags.compression }),
+  });
+  if (problems) {
+    const [field, problem] = Object.entries(problems)[0];
+    throw new UsageError(`--${field.replace('output.', '')} ${problem}`);
+  }
+  return resolveOutput({
+    format: flags.format as OutputFormat | undefined,
+    compression: flags.compression as OutputCompression | undefined,
+  });
 }
 
 /** The data request itself, or the `dataRequest` of a whole job body. */
@@ -177,11 +211,24 @@ async function openProgress(stderr: NodeJS.WriteStream): Promise<ExtractProgress
 
 function summaryOf(result: ExtractResult, elapsedMs: number, out: string) {
   return {
+    format: result.format,
+    compression: result.compression,
     rowCount: result.rowCount,
     rowCounts: result.rowCounts,
     sizeBytes: result.sizeBytes,
     sha256: result.sha256,
     ...(result.hmac === undefined ? {} : { hmac: result.hmac, storedBytes: result.storedBytes }),
+    ...(result.parts === undefined
+      ? {}
+      : {
+          parts: result.parts.map(({ path, rowCount, sizeBytes, sha256, hmac }) => ({
+            path,
+            rowCount,
+            sizeBytes,
+            sha256,
+            ...(hmac ? { hmac } : {}),
+          })),
+        }),
     elapsedMs: Math.round(elapsedMs),
     out: out === '-' ? 'stdout' : out,
   };

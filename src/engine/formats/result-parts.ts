@@ -52,14 +52,27 @@ export interface ResultManifest {
   readonly parts: readonly ResultPart[];
 }
 
-const UNSAFE_IN_NAME = /[^A-Za-z0-9_.-]/g;
+const UNSAFE_IN_NAME = /[^A-Za-z0-9_.-]|^\./g;
+
+/**
+ * `name` as one path segment and object-key segment: every byte outside `[A-Za-z0-9_.-]`, and a
+ * leading dot, percent-encoded (so never `.`, `..`, a hidden name or a separator); decodeURIComponent
+ * gives the name back.
+ */
+export function pathSegment(name: string): string {
+  return Buffer.from(name, 'utf8')
+    .toString('latin1')
+    .replace(UNSAFE_IN_NAME, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+}
 
 /** A part's file name: the result key made safe for paths and object keys, then the extension. */
 export function partFileName(table: string, output: ResultOutput): string {
-  const safe = Buffer.from(table, 'utf8')
-    .toString('latin1')
-    .replace(UNSAFE_IN_NAME, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
-  return `${safe}.${fileExtension(output)}`;
+  return `${pathSegment(table)}.${fileExtension(output)}`;
+}
+
+/** Where a part sits under its result's folder or prefix: `<datasource>/<fileName>`, both segments safe. */
+export function partPath(part: Pick<PartName, 'datasource' | 'fileName'>): string {
+  return `${pathSegment(part.datasource)}/${part.fileName}`;
 }
 
 /** The manifest's bytes: compact JSON, parts in result order. */

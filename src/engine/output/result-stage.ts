@@ -1,7 +1,7 @@
 import { EngineOptionsError } from '../errors/engine-errors.js';
 import type { ExtractSink } from '../extract-request.js';
 import { isPerTable, type ResultOutput } from '../formats/output-format.js';
-import type { PartSink, PartTarget, ResultPart } from '../formats/result-parts.js';
+import { partPath, type PartName, type PartSink, type PartTarget, type ResultPart } from '../formats/result-parts.js';
 import { TABLE_ENCODERS } from '../formats/table-encoders.js';
 import type { SealingKeys } from '../result/result-encoding.js';
 import { ResultSealer, ResultWriter } from '../result/result-sealer.js';
@@ -120,8 +120,8 @@ class MemoryParts implements PartSink {
   readonly manifest = new MemoryTarget();
   private readonly targets = new Map<string, MemoryTarget>();
 
-  openPart(part: { readonly datasource: string; readonly fileName: string }): PartTarget {
-    const path = `${part.datasource}/${part.fileName}`;
+  openPart(part: PartName): PartTarget {
+    const path = partPath(part);
     const upload = new MemoryTarget();
     this.targets.set(path, upload);
     return { path, upload };
