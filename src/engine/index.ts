@@ -48,6 +48,22 @@ export type { SchemaSnapshot, TableInfo, ColumnInfo } from './connectors/shared/
 export type { EngineLogger, LogFields } from './support/engine-logger.js';
 export type { EngineTracer, EngineSpan, EngineOpenSpan, SpanAttributes } from './tracing/engine-tracer.js';
 export type { ResultUpload } from './result/result-upload.js';
+export {
+  OUTPUT_COMPRESSIONS,
+  OUTPUT_FORMATS,
+  type OutputCompression,
+  type OutputFormat,
+  type ResultOutput,
+} from './formats/output-format.js';
+export {
+  partFileName,
+  partPath,
+  type PartName,
+  type PartSink,
+  type PartTarget,
+  type ResultManifest,
+  type ResultPart,
+} from './formats/result-parts.js';
 export type { SealingKeys } from './result/result-encoding.js';
 export { deriveResultKeys, type ResultKeys } from './crypto/key-derivation.js';
 export { openResult, openResultWithKeys, type OpenedResult } from './result/result-opener.js';
