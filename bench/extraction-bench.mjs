@@ -9,11 +9,13 @@
 //   large  240,000 rows of id + a 1,000-character payload: a ~251 MiB result (the ceiling is 256 MiB)
 // Each repetition then runs `fetcher extract` (the command, no service) of the same projection to a
 // file, whose document must hash to the job's.
+// On PostgreSQL the rows scenario is also run in the other result formats (output.format), each its
+// own paired repetitions on the same seeded table: ndjson, csv+gzip and parquet (--format picks).
 // Prints rows/s, MiB/s (of the plaintext result, for every side), the ratios Fetcher ÷ client and
 // fetcher extract ÷ client, and the peak and idle-after-boot RSS, each as median, min and max.
 //
 //   npm run bench -- [--engine postgres|mariadb] [--scenario rows|large] [--reps 3] [--rows 1000000]
-//                    [--json FILE] [--profile DIR] [--keep]
+//                    [--format json,ndjson,csv+gzip,parquet] [--json FILE] [--profile DIR] [--keep]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -44,6 +46,8 @@ const SCENARIOS = {
     rows: options.rows,
     describe: (n) => `${n.toLocaleString('en-US')} rows × 8 columns`,
     seed: 'seedRows',
+    // The formats issue's comparison: the same table in every format, PostgreSQL only.
+    outputs: (engine) => (engine.name === 'postgres' ? ['json', 'ndjson', 'csv+gzip', 'parquet'] : ['json']),
   },
   large: {
     table: 'bench_large',
@@ -51,6 +55,7 @@ const SCENARIOS = {
     rows: LARGE_ROWS,
     describe: (n) => `${n.toLocaleString('en-US')} rows × (id, 1,000-char payload)`,
     seed: 'seedLarge',
+    outputs: () => ['json'],
   },
 };
 const database = `fetcher_bench_${Date.now()}`;
@@ -75,7 +80,7 @@ async function postJson(url, body, headers = {}) {
 }
 
 /** One Fetcher repetition: fresh process, connection, POST → completed. Returns the raw figures. */
-async function runFetcher(engine, scenario, rep) {
+async function runFetcher(engine, scenario, rep, output) {
   const dataDir = mkdtempSync(join(tmpdir(), 'fetcher-bench-'));
   tempDirs.add(dataDir);
   const nodeArgs = options.profile ? ['--cpu-prof', `--cpu-prof-dir=${options.profile}`] : [];
@@ -96,7 +101,8 @@ async function runFetcher(engine, scenario, rep) {
     const started = Date.now();
     const submitted = await postJson(`${fetcher.base}/v1/fetcher`, {
       dataRequest: { mappedFields: { bench_db: { [scenario.table]: scenario.projection.split(', ') } } },
-      metadata: { source: 'bench', run: `${database}-${engine.name}-${scenario.name}-${rep}` },
+      ...(output === 'json' ? {} : { output: outputBody(output) }),
+      metadata: { source: 'bench', run: `${database}-${engine.name}-${scenario.name}-${output}-${rep}` },
     });
     if (!submitted.json?.jobId) throw new Error(`POST /v1/fetcher answered ${submitted.status}: ${submitted.text}`);
     const deadline = Date.now() + 30 * 60 * 1000;
@@ -118,15 +124,41 @@ async function runFetcher(engine, scenario, rep) {
   return { job, seconds, peak, fetcher, dataDir };
 }
 
+/** `csv+gzip` → { format: 'csv', compression: 'gzip' }. */
+function outputBody(output) {
+  const [format, compression = 'none'] = output.split('+');
+  return { format, compression };
+}
+
+/** Plaintext bytes of the result: the document, or every part (the manifest aside). */
+const resultBytes = (job) => (job.result?.parts ? job.result.parts.reduce((sum, part) => sum + part.sizeBytes, 0) : job.result?.sizeBytes);
+
 async function verify(job, run, expectedRows) {
   const { keys, resultsDir } = await resultKeys(run.fetcher.env, job.resultKeyVersion);
   const file = objectFile(resultsDir, job.resultPath);
-  return verifyStoredResult(file, keys, {
+  const parts = job.result.parts;
+  const document = await verifyStoredResult(file, keys, {
     sizeBytes: job.result.sizeBytes,
     sha256: job.result.sha256,
     hmac: job.resultHmac,
-    rows: expectedRows,
+    ...(parts ? {} : { rows: expectedRows }),
   });
+  if (!parts) return document;
+  // A per-table result: the manifest above, then every part against what the job lists for it.
+  const problems = [...document.problems];
+  let seconds = document.seconds;
+  for (const part of parts) {
+    const checked = await verifyStoredResult(objectFile(resultsDir, part.path), keys, {
+      sizeBytes: part.sizeBytes,
+      sha256: part.sha256,
+      hmac: part.hmac,
+    });
+    seconds += checked.seconds;
+    problems.push(...checked.problems.map((problem) => `${part.path}: ${problem}`));
+  }
+  const rows = parts.reduce((sum, part) => sum + part.rowCount, 0);
+  if (rows !== expectedRows) problems.push(`rows: the parts list ${rows}, expected ${expectedRows}`);
+  return { ok: problems.length === 0, problems, rows, seconds };
 }
 
 function printProfile(pid, rep) {
@@ -150,14 +182,22 @@ async function runScenario(engine, scenarioName) {
   checkInterrupted();
   log(`  seeded ${database}.${scenario.table} in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
   engine.client(database, scenario.table, scenario.projection); // warm the cache: both sides read from memory
+  const outputs = scenario.outputs(engine).filter((output) => options.formats.includes(output));
+  const outcomes = [];
+  for (const output of outputs) outcomes.push(await runOutput(engine, scenario, output));
+  return outcomes;
+}
 
+async function runOutput(engine, scenario, output) {
+  const scenarioName = scenario.name;
+  if (output !== 'json') log(`  · output ${output}`);
   const reps = [];
-  const outcome = { engine: engine.name, scenario: scenarioName, table: scenario.table, rows: scenario.rows, reps, profiles: [] };
+  const outcome = { engine: engine.name, scenario: scenarioName, output, table: scenario.table, rows: scenario.rows, reps, profiles: [] };
   for (let rep = 1; rep <= options.reps; rep += 1) {
     checkInterrupted();
     const clientSeconds = engine.client(database, scenario.table, scenario.projection);
     checkInterrupted();
-    const run = await runFetcher(engine, scenario, rep);
+    const run = await runFetcher(engine, scenario, rep, output);
     checkInterrupted();
     const { job } = run;
     const raw = {
@@ -173,7 +213,7 @@ async function runScenario(engine, scenarioName) {
       tempDirs.delete(run.dataDir);
       continue;
     }
-    const size = job.result?.sizeBytes;
+    const size = resultBytes(job);
     if (typeof size !== 'number' || typeof job.result?.sha256 !== 'string' || !job.resultPath) {
       failures.push(`${engine.name} ${scenarioName} rep ${rep}: completed job has no result.sizeBytes/sha256/resultPath`);
     }
@@ -196,10 +236,13 @@ async function runScenario(engine, scenarioName) {
       sha256: job.result?.sha256,
     });
     raw.ratio = raw.fetcher.rowsPerSecond / raw.client.rowsPerSecond;
-    raw.cli = await cliRepetition({ root, engine, database, scenario, job, sizeBytes: size, tempDirs });
-    checkInterrupted();
-    if (raw.cli.failure) failures.push(`${engine.name} ${scenarioName} rep ${rep}: fetcher extract: ${raw.cli.failure}`);
-    else raw.cliRatio = raw.cli.rowsPerSecond / raw.client.rowsPerSecond;
+    // The command is measured on the JSON document (its output is hashed against the job's).
+    if (output === 'json') {
+      raw.cli = await cliRepetition({ root, engine, database, scenario, job, sizeBytes: size, tempDirs });
+      checkInterrupted();
+      if (raw.cli.failure) failures.push(`${engine.name} ${scenarioName} rep ${rep}: fetcher extract: ${raw.cli.failure}`);
+      else raw.cliRatio = raw.cli.rowsPerSecond / raw.client.rowsPerSecond;
+    }
     try {
       raw.verify = await verify(job, run, scenario.rows);
       checkInterrupted();
@@ -222,7 +265,7 @@ async function runScenario(engine, scenarioName) {
   outcome.plaintextBytes = sizes[0];
   outcome.summary = summarize(completed);
   log(
-    `  result ${mib(sizes[0]).toFixed(1)} MiB plaintext JSON (${sizes[0].toLocaleString('en-US')} bytes` +
+    `  result ${mib(sizes[0]).toFixed(1)} MiB plaintext ${output} (${sizes[0].toLocaleString('en-US')} bytes` +
       `${new Set(sizes).size > 1 ? `; sizes differ between reps: ${[...new Set(sizes)].join(', ')}` : ''}), ` +
       `${completed.filter((r) => r.verify?.ok).length}/${completed.length} reps verified${options.profile ? ' · profiled run: --cpu-prof slows Fetcher' : ''}`,
   );
@@ -282,7 +325,7 @@ async function main() {
   );
   log(
     `${options.reps} paired rep(s) per engine × scenario (client to /dev/null, then a fresh Fetcher: POST→completed); ` +
-      `MiB/s is of the plaintext JSON result for both; database ${database}`,
+      `MiB/s is of the plaintext result (every part of a per-table one) for both; database ${database}`,
   );
 
   const results = [];
@@ -295,7 +338,7 @@ async function main() {
       for (const scenario of options.scenarios) {
         checkInterrupted();
         if (scenario === 'large' && !engine.large) continue;
-        results.push(await runScenario(engine, scenario));
+        results.push(...(await runScenario(engine, scenario)));
       }
     }
   } catch (error) {
@@ -319,6 +362,7 @@ async function main() {
         reps: options.reps,
         rows: options.rows,
         largeRows: LARGE_ROWS,
+        formats: options.formats,
         profile: options.profile ?? null,
       },
       database,

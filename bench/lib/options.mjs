@@ -3,17 +3,28 @@ import { resolve } from 'node:path';
 import { ENGINES } from './engines.mjs';
 
 const USAGE = `usage: npm run bench -- [--engine postgres|mariadb] [--scenario rows|large] [--reps N] [--rows N]
-                        [--json FILE] [--profile DIR] [--keep]
+                        [--format LIST] [--json FILE] [--profile DIR] [--keep]
   --engine    one engine only (default: both)
   --scenario  rows (1M × 8 columns) or large (~251 MiB result); default: both
   --reps      paired repetitions per engine and scenario (default 3; 1 with --profile)
   --rows      rows of the rows scenario (default 1000000)
+  --format    result formats of PostgreSQL's rows scenario, comma-separated (default json,ndjson,csv+gzip,parquet);
+              every other scenario runs json
   --json      write every repetition's figures, the summaries and the machine to FILE
   --profile   run Fetcher with --cpu-prof into DIR and print the top 15 functions by self time
   --keep      keep the bench databases`;
 
+const FORMATS = ['json', 'ndjson', 'csv+gzip', 'parquet'];
+
 export function parseArgs(argv) {
-  const options = { engines: ['postgres', 'mariadb'], scenarios: ['rows', 'large'], reps: undefined, rows: 1_000_000, keep: false };
+  const options = {
+    engines: ['postgres', 'mariadb'],
+    scenarios: ['rows', 'large'],
+    formats: [...FORMATS],
+    reps: undefined,
+    rows: 1_000_000,
+    keep: false,
+  };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
     const value = () => {
@@ -38,7 +49,12 @@ export function parseArgs(argv) {
       options.scenarios = [scenario];
     } else if (arg === '--reps') options.reps = count(value(), '--reps');
     else if (arg === '--rows') options.rows = count(value(), '--rows');
-    else if (arg === '--json') options.json = resolve(value());
+    else if (arg === '--format') {
+      const formats = value().split(',');
+      if (formats.some((format) => !FORMATS.includes(format))) usage(`--format takes ${FORMATS.join(', ')}`);
+      // The JSON document is the reference the other formats are compared with: always measured.
+      options.formats = ['json', ...formats.filter((format) => format !== 'json')];
+    } else if (arg === '--json') options.json = resolve(value());
     else if (arg === '--profile') options.profile = resolve(value());
     else if (arg === '--keep') options.keep = true;
     else usage(`unknown argument ${arg}`);

@@ -79,8 +79,10 @@ export function formatRep(rep, total, r, clientLabel) {
     `  rep ${rep}/${total}  ${clientLabel} ${r.client.seconds.toFixed(2)} s · Fetcher ${r.fetcher.seconds.toFixed(2)} s` +
     ` (${integer(r.fetcher.rowsPerSecond)} rows/s, ${r.fetcher.mibPerSecond.toFixed(1)} MiB/s) · ratio ${percent(r.ratio)}` +
     ` · peak ${mebibytes(r.fetcher.peakRssBytes)} MiB, idle ${mebibytes(r.fetcher.idleHwmBytes)} MiB · ${verified}` +
-    (r.cli?.seconds === undefined
-      ? ' · fetcher extract FAILED'
-      : ` · fetcher extract ${r.cli.seconds.toFixed(2)} s, ratio ${percent(r.cliRatio)}`)
+    (r.cli === undefined
+      ? ''
+      : r.cli.seconds === undefined
+        ? ' · fetcher extract FAILED'
+        : ` · fetcher extract ${r.cli.seconds.toFixed(2)} s, ratio ${percent(r.cliRatio)}`)
   );
 }
