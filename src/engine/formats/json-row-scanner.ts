@@ -135,7 +135,7 @@ function value(json: Buffer, pos: number, row: JsonRow): number {
   switch (first) {
     case QUOTE: {
       const end = stringEnd(json, pos + 1);
-      row.push(JsonKind.String, pos, end, hasBackslash(json, pos + 1, end - 1));
+      row.push(JsonKind.String, pos, end, lastStringEscaped);
       return end;
     }
     case OPEN_BRACE:
@@ -168,20 +168,25 @@ function value(json: Buffer, pos: number, row: JsonRow): number {
   }
 }
 
+/** Whether the string stringEnd last walked held an escape: one pass finds both. */
+let lastStringEscaped = false;
+
 /** The position after the closing quote of a string whose text starts at `pos`. */
 function stringEnd(json: Buffer, pos: number): number {
   const length = json.length;
+  let escaped = false;
   while (pos < length) {
     const byte = json[pos];
-    if (byte === QUOTE) return pos + 1;
-    pos += byte === BACKSLASH ? 2 : 1;
+    if (byte === QUOTE) {
+      lastStringEscaped = escaped;
+      return pos + 1;
+    }
+    if (byte === BACKSLASH) {
+      escaped = true;
+      pos += 2;
+    } else pos++;
   }
   throw malformed(length, 'the end of a string');
-}
-
-function hasBackslash(json: Buffer, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) if (json[i] === BACKSLASH) return true;
-  return false;
 }
 
 /** The position after the object or array that opens at `pos`. */
