@@ -32,3 +32,10 @@ export function expectNdjsonLike(framed: readonly RowBatch[], json: readonly Row
   expect(rows.join(',')).toBe(json.map(text).join(','));
   expect(framed.reduce((n, b) => n + b.rowCount, 0)).toBe(json.reduce((n, b) => n + b.rowCount, 0));
 }
+
+/** Every batch of a read, kept as handed on (none is released, so no buffer is written again). */
+export async function allBatches(batches: AsyncIterable<RowBatch>): Promise<RowBatch[]> {
+  const all: RowBatch[] = [];
+  for await (const batch of batches) all.push(batch);
+  return all;
+}
