@@ -48,12 +48,12 @@ export const NO_ROWS: RenderedRows = { length: 0, chunks: [] };
 
 /**
  * Renders text-protocol row packets as JSON objects in the read's row frame (by default: joined
- * with commas), straight from the wire bytes: the output is byte-identical to createBatchRenderer's for mysql2's rows of the same
- * packets (test/integration/mysql-raw-render-differential.spec.ts), and on the fast paths no
- * value becomes a JS string. Rows go into a chunk buffer, handed on at ~RAW_CHUNK_BYTES (a large
- * row grows it); the batch is full once its values hold `batchBytes` or it has `batchRows` rows.
- * A value larger than what the result may still hold fails with ValueTooLargeError before it is
- * rendered.
+ * with commas), straight from the wire bytes: the output is byte-identical to createBatchRenderer's
+ * for mysql2's rows of the same packets (test/integration/mysql-raw-render-differential.spec.ts),
+ * and on the fast paths no value becomes a JS string. Rows go into a chunk buffer, handed on at
+ * ~RAW_CHUNK_BYTES (a large row grows it); the batch is full once its values hold `batchBytes` or
+ * it has `batchRows` rows. A value larger than what the result may still hold fails with
+ * ValueTooLargeError before it is rendered.
  */
 export class RawRowRenderer extends JsonChunkWriter {
   private rows = 0;

@@ -35,9 +35,10 @@ TEXT_BYTE[NEWLINE] = FIELD_END;
 
 /**
  * Renders the rows of `COPY (…) TO STDOUT` (text format: tab between fields, a newline after each
- * row, `\N` for NULL, backslash escapes) as JSON objects in the read's row frame (by default: joined
- * with commas), byte by byte: no value becomes a JS string on the fast paths. The output is byte-identical to the cursor path's renderer
- * for the same rows (a differential test holds both to it).
+ * row, `\N` for NULL, backslash escapes) as JSON objects in the read's row frame (by default:
+ * joined with commas), byte by byte: no value becomes a JS string on the fast paths. The output is
+ * byte-identical to the cursor path's renderer for the same rows (a differential test holds both
+ * to it).
  *
  * It reads whole CopyData messages as CopyDataFramer hands them over, headers included: PostgreSQL
  * sends one row per message, so a row's end is known from its header and no search is needed; a
