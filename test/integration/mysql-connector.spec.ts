@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectorSession, RowBatch, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
+import type { ColumnInfo, ConnectorSession, RowBatch, RowFrame, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
+import { allBatches, expectNdjsonLike, ndjsonFrame } from '../../src/engine/connectors/testing/row-frames.js';
 import { MySqlConnector } from '../../src/engine/connectors/mysql/mysql.connector.js';
 import { FIDELITY_TEXT as TEXT, MARIADB_FIDELITY_SQL as FIDELITY_SQL } from '../helpers/fidelity-tables.js';
 import { createTempMariaDatabase, resolvedMySqlDatasource, type TempMariaDatabase, withMariaAdmin } from '../helpers/mariadb-database.js';
@@ -247,6 +248,25 @@ describe('MySqlConnector against MariaDB', () => {
     expect((await read(await table('unordered'))).json).toBe('{"k":"a","v":0},{"k":"c","v":1},{"k":"m","v":2},{"k":"z","v":3}');
     // Ordered by the DOUBLE key itself, not by its text projection ("10" < "100" < "9").
     expect((await read(await table('dbl_key'))).json).toBe('{"k":9},{"k":10},{"k":100}');
+  });
+
+  it("frames rows as the request asks: NDJSON lines holding the JSON frame read's rows, across batches", async () => {
+    await db.query(String.raw`
+      CREATE TABLE framed (id INT PRIMARY KEY, amount DECIMAL(12,1), note TEXT, doc JSON);
+      INSERT INTO framed SELECT seq, seq * 1.5,
+        CASE seq % 4 WHEN 0 THEN CONCAT('line\none "q" \\ \t', CHAR(1), seq) WHEN 1 THEN '' WHEN 2 THEN NULL ELSE REPEAT('é', seq % 300) END,
+        IF(seq % 3 = 0, NULL, JSON_OBJECT('n', seq, 's', 'a\nb'))
+        FROM seq_1_to_20000;
+    `);
+    const read = (info: TableInfo, rowFrame?: RowFrame, columns: readonly ColumnInfo[] = info.columns) =>
+      allBatches(session.readRows({ table: info, columns, rowFrame }, new AbortController().signal));
+    const framed = await table('framed');
+    const ndjson = await read(framed, ndjsonFrame('maria', 'framed'));
+    expect(ndjson.length).toBeGreaterThan(5);
+    expectNdjsonLike(ndjson, await read(framed), 'maria', 'framed');
+    expectNdjsonLike(await read(framed, ndjsonFrame('maria', 'framed'), []), await read(framed, undefined, []), 'maria', 'framed');
+    const fidelity = await table('fidelity');
+    expectNdjsonLike(await read(fidelity, ndjsonFrame('maria', 'fidelity')), await read(fidelity), 'maria', 'fidelity');
   });
 
   it('yields no batch for an empty table and can close twice', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectorSession, RowBatch, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
+import type { ColumnInfo, ConnectorSession, RowBatch, RowFrame, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
+import { allBatches, expectNdjsonLike, ndjsonFrame } from '../../src/engine/connectors/testing/row-frames.js';
 import { PostgresConnector } from '../../src/engine/connectors/postgres/postgres.connector.js';
 import { FIDELITY_TEXT as TEXT, PG_FIDELITY_SQL as FIDELITY_SQL } from '../helpers/fidelity-tables.js';
 import { createTempDatabase, PG_READ_PATHS, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';
@@ -207,6 +208,24 @@ describe.each(PG_READ_PATHS)('PostgresConnector against PostgreSQL (%s path)', (
     const unordered = await table('unordered');
     const { json } = await collect(session.readRows({ table: unordered, columns: unordered.columns }, new AbortController().signal));
     expect(json).toBe('{"k":"a","v":0},{"k":"c","v":1},{"k":"m","v":2},{"k":"z","v":3}');
+  });
+
+  it("frames rows as the request asks: NDJSON lines holding the JSON frame read's rows, across batches", async () => {
+    await db.query(String.raw`
+      CREATE TABLE framed AS SELECT g AS id, g * 1.5 AS amount,
+        CASE g % 4 WHEN 0 THEN E'line\none "q" \\ \t\u0001' || g WHEN 1 THEN '' WHEN 2 THEN NULL ELSE repeat('é', g % 300) END AS note
+        FROM generate_series(1, 20000) g;
+      ALTER TABLE framed ADD PRIMARY KEY (id);
+    `);
+    const read = (info: TableInfo, rowFrame?: RowFrame, columns: readonly ColumnInfo[] = info.columns) =>
+      allBatches(session.readRows({ table: info, columns, rowFrame }, new AbortController().signal));
+    const framed = await table('framed');
+    const ndjson = await read(framed, ndjsonFrame('pg', 'framed'));
+    expect(ndjson.length).toBeGreaterThan(5);
+    expectNdjsonLike(ndjson, await read(framed), 'pg', 'framed');
+    expectNdjsonLike(await read(framed, ndjsonFrame('pg', 'framed'), []), await read(framed, undefined, []), 'pg', 'framed');
+    const fidelity = await table('fidelity');
+    expectNdjsonLike(await read(fidelity, ndjsonFrame('pg', 'fidelity')), await read(fidelity), 'pg', 'fidelity');
   });
 
   it('yields no batch for an empty table and can close twice', async () => {

@@ -1,7 +1,8 @@
 import { Decimal128, Int32, Long, ObjectId, type Document } from 'mongodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DatasourceQueryError } from '../../errors/datasource-errors.js';
-import type { ConnectorSession, RowBatch, TableInfo } from '../shared/engine-connector.js';
+import type { ColumnInfo, ConnectorSession, RowBatch, RowFrame, TableInfo } from '../shared/engine-connector.js';
+import { allBatches, expectNdjsonLike, ndjsonFrame } from '../testing/row-frames.js';
 import { MongoDbConnector } from './mongodb.connector.js';
 import { fakeMongoDatasource } from './testing/fake-mongo-datasource.js';
 import { BATCH_DOCS } from './mongodb-query.js';
@@ -126,6 +127,27 @@ describe('MongoDbSession through the driver', () => {
     // 2 500 documents in batches of 1 000: the find and two getMores, the cursor then exhausted.
     expect(server.named('getMore').filter((cmd) => cmd.collection === 'items' && cmd.batchSize === BATCH_DOCS)).toHaveLength(2);
     expect(server.named('killCursors')).toHaveLength(0);
+  });
+
+  it("frames the documents as the request asks: NDJSON lines holding the JSON frame's rows, across chunks", async () => {
+    const notes: Document[] = [
+      { _id: new Int32(1), text: 'line\n"two" \\ \u0001', empty: '' },
+      { _id: new Int32(2), text: null, empty: '' },
+      { _id: new Int32(3) },
+    ];
+    const { session } = await open({ collections: { items: { docs: ITEMS }, notes: { docs: notes } } });
+    const read = (info: TableInfo, projection: readonly ColumnInfo[], rowFrame?: RowFrame) =>
+      allBatches(session.readRows({ table: info, columns: projection, rowFrame }, new AbortController().signal));
+    for (const [key, projection] of [
+      ['items', (info: TableInfo) => info.columns],
+      ['notes', (info: TableInfo) => info.columns],
+      ['items', () => []],
+    ] as const) {
+      const info = await table(session, key);
+      const framed = await read(info, projection(info), ndjsonFrame('mongo', key));
+      if (key === 'items') expect(framed.length).toBeGreaterThan(1);
+      expectNdjsonLike(framed, await read(info, projection(info)), 'mongo', key);
+    }
   });
 
   it('asks the server for the next batch only when the consumer has used up the previous one', async () => {

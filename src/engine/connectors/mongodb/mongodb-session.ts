@@ -1,7 +1,13 @@
 import type { Db, Document, MongoClient } from 'mongodb';
 import { ABORT_BUDGET_MS, abortableRead } from '../shared/abortable-read.js';
 import { type CatalogBudget, defaultCatalogBudget } from '../shared/catalog-budget.js';
-import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../shared/engine-connector.js';
+import {
+  type ConnectorSession,
+  JSON_ROW_FRAME,
+  type RowBatch,
+  type SchemaSnapshot,
+  type TableReadRequest,
+} from '../shared/engine-connector.js';
 import { CLOSE_TIMEOUT_MS, EngineSession } from '../shared/engine-session.js';
 import { DEFAULT_READ_BUDGET, ValueTooLargeError } from '../shared/read-budget.js';
 import { RENDER_CHUNK_CHARS } from '../shared/row-batch-renderer.js';
@@ -107,6 +113,10 @@ export class MongoDbSession extends EngineSession implements ConnectorSession {
       .collection(plan.collection)
       .find<Document>(plan.filter, { ...plan.options, batchSize: firstBatchDocs(budget), ...RAW_DOCUMENTS, signal });
     const reader = new MongoDocReader(cursor, budget, table);
+    // A row's close is written with what follows it (the next row's separator and open, or the
+    // chunk's end): one concatenation per document, whatever the frame.
+    const frame = request.rowFrame ?? JSON_ROW_FRAME;
+    const between = frame.close + frame.separator + frame.open;
     let json = '';
     let count = 0;
     try {
@@ -120,10 +130,10 @@ export class MongoDbSession extends EngineSession implements ConnectorSession {
           docs = [doc];
         }
         for (const doc of docs) {
-          json += (count === 0 ? '' : ',') + render(doc);
+          json += (count === 0 ? frame.open : between) + render(doc);
           count++;
           if (json.length >= RENDER_CHUNK_CHARS) {
-            const chunk: RowBatch = { json: Buffer.from(json, 'utf8'), rowCount: count };
+            const chunk: RowBatch = { json: Buffer.from(json + frame.close, 'utf8'), rowCount: count };
             json = '';
             count = 0;
             yield chunk;
@@ -132,7 +142,7 @@ export class MongoDbSession extends EngineSession implements ConnectorSession {
           }
         }
       }
-      if (count > 0) yield { json: Buffer.from(json, 'utf8'), rowCount: count };
+      if (count > 0) yield { json: Buffer.from(json + frame.close, 'utf8'), rowCount: count };
     } finally {
       // Early stop or failure: kill the server cursor (a no-op once it is exhausted).
       if (!signal.aborted) await settlesWithin(cursor.close(), CLOSE_TIMEOUT_MS);

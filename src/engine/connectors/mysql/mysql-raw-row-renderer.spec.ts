@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ColumnInfo } from '../shared/engine-connector.js';
+import { type ColumnInfo, JSON_ROW_FRAME, type RowBatch, type RowFrame } from '../shared/engine-connector.js';
 import { type ReadBudget, ValueTooLargeError } from '../shared/read-budget.js';
+import { rowFrameBytes } from '../shared/row-frame.js';
+import { expectNdjsonLike, ndjsonFrame } from '../testing/row-frames.js';
 import { planRawColumns } from './mysql-raw-columns.js';
 import { MalformedRowError, RAW_CHUNK_BYTES, RawRowRenderer, type RenderedRows } from './mysql-raw-row-renderer.js';
 import type { RawRowSource, RowPacket, WireField } from './mysql-raw-rows.js';
@@ -74,6 +76,26 @@ const budget = (over: Partial<ReadBudget> = {}): ReadBudget => ({
 const renderer = (b = budget()) => new RawRowRenderer(planRawColumns(COLUMNS, FIELDS), NO_SOURCE, b, 't');
 const json = (batch: RenderedRows): string => batch.chunks.map((c) => c.json.toString('utf8')).join(',');
 
+/** The chunks of `rows` rendered in `frame` (absent: the renderer's default), taken every `batch` rows. */
+function framedChunks(
+  rows: readonly (string | Buffer | null)[][],
+  frame?: RowFrame,
+  batch = rows.length,
+  plan = [COLUMNS, FIELDS] as const,
+) {
+  const r = new RawRowRenderer(planRawColumns(...plan), NO_SOURCE, budget(), 't', frame && rowFrameBytes(frame));
+  const chunks: RowBatch[] = [];
+  rows.forEach((row, i) => {
+    r.render(rowPacket(row));
+    if ((i + 1) % batch === 0) chunks.push(...r.take().chunks);
+  });
+  return [...chunks, ...r.take().chunks];
+}
+const chunkShape = (chunks: RowBatch[]) => chunks.map((c) => [c.json.toString('utf8'), c.rowCount]);
+
+/** Chunk sizes of the first frame test below as the renderer cut them before frames existed (commit f9ef22c). */
+const FRAMELESS_CUTS = [211, 202, 200, 199, 198, 197, 197, 197, 197, 196, 196, 196, 196, 196, 196, 26];
+
 describe('RawRowRenderer', () => {
   it('renders row packets as the value encoders render mysql2 values', () => {
     const r = renderer();
@@ -132,6 +154,46 @@ describe('RawRowRenderer', () => {
     for (const chunk of batch.chunks) expect(() => JSON.parse('[' + chunk.json.toString('utf8') + ']')).not.toThrow();
     expect(json(batch)).toBe(rows.join(','));
     expect(r.take().length).toBe(0);
+  });
+
+  it('renders the JSON frame, given or equal to it, chunk for chunk as before frames existed', () => {
+    // Rows of varied sizes, so chunks are cut by bytes.
+    const rows = Array.from({ length: 3_000 }, (_, i) => [String(i), '7', '1.5', '2024-01-01 00:00:00', 'é\u0001"\n'.repeat(i % 97), null]);
+    const none = framedChunks(rows);
+    expect(none.map((c) => c.rowCount)).toEqual(FRAMELESS_CUTS);
+    expect(chunkShape(framedChunks(rows, JSON_ROW_FRAME))).toEqual(chunkShape(none));
+    expect(chunkShape(framedChunks(rows, { open: '', close: '', separator: ',' }))).toEqual(chunkShape(none));
+  });
+
+  it('writes NDJSON lines whose rows are the JSON frame rows, over chunks and batches', () => {
+    const rows = [
+      ['0042', '-9223372036854775808', '-0.50', '2024-01-15 10:20:30.123456', 'He said "hi" \\\n😀', Buffer.from([0, 255])],
+      ['-0', null, '0.00', '0000-00-00 00:00:00', '', Buffer.alloc(0)],
+      ...Array.from({ length: 3_000 }, (_, i) => [String(i), '7', '1.5', '2024-01-01', `row ${i} "q"\n`.repeat(1 + (i % 9)), null]),
+    ];
+    const framed = framedChunks(rows, ndjsonFrame('d', 't'), 700);
+    expect(framed.length).toBeGreaterThan(5);
+    expectNdjsonLike(framed, framedChunks(rows, undefined, 700), 'd', 't');
+    const none = [[], [], []];
+    const noColumns = framedChunks(none, ndjsonFrame('d', 't'), 3, [[], []]);
+    expect(noColumns.map((c) => c.json.toString('utf8'))).toEqual([
+      new Array<string>(3).fill('{"datasource":"d","table":"t","row":{}}').join('\n'),
+    ]);
+    expectNdjsonLike(noColumns, framedChunks(none, undefined, 3, [[], []]), 'd', 't');
+  });
+
+  it('keeps room for a long frame: rows of worst-case escapes near the chunk size lose no byte', () => {
+    // Every \x01 becomes a six-byte escape: a row's up-front room is exactly used.
+    const table = 'ü'.repeat(150);
+    const sizes = [
+      ...Array.from({ length: 1_500 }, (_, i) => 150 + ((i * 37) % 211)),
+      ...Array.from({ length: 40 }, (_, i) => Math.floor(RAW_CHUNK_BYTES / 6) - 120 + i * 3),
+      ...Array.from({ length: 300 }, (_, i) => 600 + ((i * 53) % 130)),
+    ];
+    const rows = sizes.map((n, i) => [String(i), null, '1', '2024-01-01', '\u0001'.repeat(n), null]);
+    const framed = framedChunks(rows, ndjsonFrame('d', table));
+    expect(framed.length).toBeGreaterThan(20);
+    expectNdjsonLike(framed, framedChunks(rows), 'd', table);
   });
 
   it('refuses a packet that does not hold the values its result announced', () => {

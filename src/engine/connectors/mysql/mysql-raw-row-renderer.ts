@@ -2,6 +2,7 @@ import type { RowBatch } from '../shared/engine-connector.js';
 import { EXACT_SIZE_MIN, isExactUtf8, jsonStringBodyBytes, NOT_TEXT, writeCompactJson, writeJsonStringBody } from '../shared/json-bytes.js';
 import { JsonChunkWriter } from '../shared/json-chunk-writer.js';
 import { type ReadBudget, ValueTooLargeError } from '../shared/read-budget.js';
+import { JSON_ROW_FRAME_BYTES, type RowFrameBytes, writeFrameBytes } from '../shared/row-frame.js';
 import { type RawColumn, RenderMode } from './mysql-raw-columns.js';
 import type { RawRowSource, RowPacket } from './mysql-raw-rows.js';
 import {
@@ -46,20 +47,20 @@ export interface RenderedRows {
 export const NO_ROWS: RenderedRows = { length: 0, chunks: [] };
 
 /**
- * Renders text-protocol row packets as JSON objects joined with commas, straight from the wire
- * bytes: the output is byte-identical to createBatchRenderer's for mysql2's rows of the same
- * packets (test/integration/mysql-raw-render-differential.spec.ts), and on the fast paths no
- * value becomes a JS string. Rows go into a chunk buffer, handed on at ~RAW_CHUNK_BYTES (a large
- * row grows it); the batch is full once its values hold `batchBytes` or it has `batchRows` rows.
- * A value larger than what the result may still hold fails with ValueTooLargeError before it is
- * rendered.
+ * Renders text-protocol row packets as JSON objects in the read's row frame (by default: joined
+ * with commas), straight from the wire bytes: the output is byte-identical to createBatchRenderer's
+ * for mysql2's rows of the same packets (test/integration/mysql-raw-render-differential.spec.ts),
+ * and on the fast paths no value becomes a JS string. Rows go into a chunk buffer, handed on at
+ * ~RAW_CHUNK_BYTES (a large row grows it); the batch is full once its values hold `batchBytes` or
+ * it has `batchRows` rows. A value larger than what the result may still hold fails with
+ * ValueTooLargeError before it is rendered.
  */
 export class RawRowRenderer extends JsonChunkWriter {
   private rows = 0;
   private bytes = 0;
   /** mysql2's values of the row being rendered, parsed once a `mysql2` value needs them. */
   private parsed: RawRow | undefined;
-  /** Room a row needs besides its values: comma, braces, every key and a `null` for each. */
+  /** Room a row needs besides its values: the frame's bytes, braces, every key and a `null` for each. */
   private readonly rowOverhead: number;
   /** The row being rendered has room for any value's worst case already. */
   private roomy = false;
@@ -69,10 +70,12 @@ export class RawRowRenderer extends JsonChunkWriter {
     private readonly source: RawRowSource,
     private readonly budget: ReadBudget,
     private readonly table: string,
+    private readonly frame: RowFrameBytes = JSON_ROW_FRAME_BYTES,
   ) {
     // A batch is several chunks: its last one, cut short, is handed on as a copy.
     super(RAW_CHUNK_BYTES, true);
-    this.rowOverhead = columns.reduce((sum, c) => sum + c.prefix.length + 4, 3);
+    // 2: the braces; with the JSON frame's comma, the 3 it always was.
+    this.rowOverhead = columns.reduce((sum, c) => sum + c.prefix.length + 4, 2) + frame.bytes;
   }
 
   get isFull(): boolean {
@@ -95,7 +98,14 @@ export class RawRowRenderer extends JsonChunkWriter {
     this.ensure(this.roomy ? room : 0);
     let out = this.out;
     let pos = this.pos;
-    if (this.chunkRows > 0) out[pos++] = COMMA;
+    const frame = this.frame;
+    // The JSON frame keeps the single comma write it had before frames; any other is copied.
+    if (frame.isJson) {
+      if (this.chunkRows > 0) out[pos++] = COMMA;
+    } else {
+      if (this.chunkRows > 0) pos = writeFrameBytes(frame.separator, out, pos);
+      pos = writeFrameBytes(frame.open, out, pos);
+    }
     const columns = this.columns;
     const n = columns.length;
     if (n === 0) out[pos++] = OPEN_BRACE;
@@ -139,6 +149,7 @@ export class RawRowRenderer extends JsonChunkWriter {
       throw error;
     }
     out[pos++] = CLOSE_BRACE;
+    if (!frame.isJson) pos = writeFrameBytes(frame.close, out, pos);
     this.pos = pos;
     this.chunkRows++;
     this.rows++;

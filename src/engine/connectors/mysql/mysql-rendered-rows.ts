@@ -1,6 +1,7 @@
 import type { Connection, Query } from 'mysql2';
-import type { ColumnInfo, RowBatch } from '../shared/engine-connector.js';
+import type { ColumnInfo, RowBatch, RowFrame } from '../shared/engine-connector.js';
 import type { ReadBudget } from '../shared/read-budget.js';
+import { rowFrameBytes, type RowFrameBytes } from '../shared/row-frame.js';
 import { planRawColumns } from './mysql-raw-columns.js';
 import { NO_ROWS, RawRowRenderer, type RenderedRows } from './mysql-raw-row-renderer.js';
 import { interceptRawRows, type RowPacket, type WireField } from './mysql-raw-rows.js';
@@ -26,12 +27,17 @@ export class RenderedRowCollector implements RowCollector<RenderedRows> {
   private fields: readonly WireField[] = [];
   /** Set by drop(): the read was stopped, what still arrives is skipped unread. */
   private dropped = false;
+  /** The frame as the raw renderer writes it, encoded once for the read. */
+  private readonly frameBytes: RowFrameBytes;
 
   constructor(
     private readonly columns: readonly ColumnInfo[],
     private readonly budget: ReadBudget,
     private readonly table: string,
-  ) {}
+    private readonly frame?: RowFrame,
+  ) {
+    this.frameBytes = rowFrameBytes(frame);
+  }
 
   /** Whether the rows are rendered from their packets (false: mysql2's parsed rows). */
   get readsRaw(): boolean {
@@ -51,7 +57,8 @@ export class RenderedRowCollector implements RowCollector<RenderedRows> {
     );
     query.on('fields', (fields: readonly WireField[]) => {
       this.fields = fields;
-      if (source !== undefined) this.renderer = new RawRowRenderer(planRawColumns(this.columns, fields), source, this.budget, this.table);
+      if (source !== undefined)
+        this.renderer = new RawRowRenderer(planRawColumns(this.columns, fields), source, this.budget, this.table, this.frameBytes);
     });
     if (source === undefined) {
       this.parsed = new ParsedRowCollector(this.budget, this.table);
@@ -63,7 +70,7 @@ export class RenderedRowCollector implements RowCollector<RenderedRows> {
     if (this.parsed === undefined) return this.renderer?.take() ?? NO_ROWS;
     const rows = this.parsed.take();
     if (rows.length === 0) return NO_ROWS;
-    this.renderParsed ??= createBatchRenderer(this.columns, kindsForResult(this.columns, this.fields));
+    this.renderParsed ??= createBatchRenderer(this.columns, kindsForResult(this.columns, this.fields), this.frame);
     return { length: rows.length, chunks: this.renderParsed(rows) };
   }
 

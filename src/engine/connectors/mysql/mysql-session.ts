@@ -95,7 +95,8 @@ export class MySqlSession extends EngineSession implements ConnectorSession {
     const budget = request.budget ?? DEFAULT_READ_BUDGET;
     const sql = renderSql(buildSelect(request));
     this.guard?.arm(table, budget);
-    const stream = new MySqlRowStream(this.connection, sql, budget, table, new RenderedRowCollector(request.columns, budget, table));
+    const rows = new RenderedRowCollector(request.columns, budget, table, request.rowFrame);
+    const stream = new MySqlRowStream(this.connection, sql, budget, table, rows);
     this.active = stream;
     try {
       for (;;) {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { float32Text } from '../shared/json-text.js';
 import { RENDER_CHUNK_CHARS } from '../shared/row-batch-renderer.js';
-import type { ColumnInfo } from '../shared/engine-connector.js';
+import { type ColumnInfo, JSON_ROW_FRAME } from '../shared/engine-connector.js';
+import { expectNdjsonLike, ndjsonFrame } from '../testing/row-frames.js';
 import { describeColumnType, type MySqlValueKind } from './mysql-types.js';
 import { createBatchRenderer, encoderFor, kindsForResult } from './mysql-value-encoders.js';
 
@@ -141,5 +142,22 @@ describe('batch rendering', () => {
     expect(kinds).toEqual(['integer', 'json-checked']);
     expect(text(createBatchRenderer([columns[0], doc], kinds)([['1', '{"a": 1}']]))).toBe('{"id":1,"doc":{"a":1}}');
     expect(kindsForResult([doc], [])).toEqual(['text']);
+  });
+
+  it('frames rows (the fallback for parsed rows) as NDJSON lines holding each row as the JSON frame renders it', () => {
+    const doc = col('doc', 'longtext');
+    const projection = [...columns, doc];
+    const kinds = kindsForResult(projection, [{}, {}, {}, { extendedFormat: 'json' }]);
+    const rows = [
+      ['9007199254740993', 'line\none "quoted" \\ \u0001', '1.10', '{"a": "x\\ny"}'],
+      ['2', '', null, null],
+      ...Array.from({ length: 2000 }, (_, i) => [String(i + 3), 'x'.repeat(100) + 'é\n', `${i}.5`, '[1, 2]']),
+    ];
+    const json = createBatchRenderer(projection, kinds)(rows);
+    expect(text(createBatchRenderer(projection, kinds, JSON_ROW_FRAME)(rows))).toBe(text(json));
+    const framed = createBatchRenderer(projection, kinds, ndjsonFrame('d', 't'))(rows);
+    expect(framed.length).toBeGreaterThan(2);
+    expectNdjsonLike(framed, json, 'd', 't');
+    expectNdjsonLike(createBatchRenderer([], [], ndjsonFrame('d', 't'))([[], []]), createBatchRenderer([])([[], []]), 'd', 't');
   });
 });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ColumnInfo, RowBatch, TableInfo } from '../shared/engine-connector.js';
+import type { ColumnInfo, RowBatch, RowFrame, TableInfo } from '../shared/engine-connector.js';
+import { allBatches, expectNdjsonLike, ndjsonFrame } from '../testing/row-frames.js';
 import { CatalogTooLargeError } from '../../errors/engine-errors.js';
 import { FetCode } from '../../errors/fet-code.js';
 import { CatalogBudget } from '../shared/catalog-budget.js';
@@ -159,6 +160,20 @@ describe('Oracle session: reading rows', () => {
     const json = await collect(session(fake.connection).readRows({ table: TABLE, columns: [ID] }, new AbortController().signal));
     expect(json.startsWith('{"ID":1},{"ID":2}')).toBe(true);
     expect(fake.resultSet.getRows).toHaveBeenCalledTimes(2);
+  });
+
+  it("frames the rows as the request asks: NDJSON lines holding the JSON frame's rows", async () => {
+    const rows = () => [['1', 'ab', 'line\n"two" \\'], ['2', null, ''], ...ids(3, 2_000).map(([id]) => [id, 'cd', 'x'.repeat(40)])];
+    const read = (rowFrame?: RowFrame) =>
+      allBatches(
+        session(fakeConnection([rows()]).connection).readRows(
+          { table: TABLE, columns: [ID, CODE, NOTE], rowFrame },
+          new AbortController().signal,
+        ),
+      );
+    const framed = await read(ndjsonFrame('ora', 'ITEMS'));
+    expect(framed.length).toBeGreaterThan(1);
+    expectNdjsonLike(framed, await read(), 'ora', 'ITEMS');
   });
 
   it('reads in small batches when a LOB is projected (LOBs are fetched inline)', async () => {

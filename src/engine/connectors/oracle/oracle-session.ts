@@ -128,7 +128,7 @@ export class OracleSession extends EngineSession implements ConnectorSession {
     }
     const budget = request.budget ?? DEFAULT_READ_BUDGET;
     const sizer = new FetchSizer(budget);
-    const render = createBatchRenderer(request.columns);
+    const render = createBatchRenderer(request.columns, request.rowFrame);
     const binds = driverBinds(this.driver, statement.binds);
     const options = readOptions(this.driver, sizer.next);
     const failed = (error: unknown) => this.readFailure(error, table);

@@ -1,4 +1,4 @@
-import type { ColumnInfo, RowBatch } from '../shared/engine-connector.js';
+import type { ColumnInfo, RowBatch, RowFrame } from '../shared/engine-connector.js';
 import { jsonOfValue } from '../shared/json-of-value.js';
 import { base64String, compactJson, float32Text, jsonNumber, jsonString, quoted } from '../shared/json-text.js';
 import { createRowBatchRenderer } from '../shared/row-batch-renderer.js';
@@ -181,10 +181,11 @@ export function columnEncoder(type: OracleColumnType | null): ValueEncoder {
   return encoderFor(type.kind);
 }
 
-/** Renders rows as JSON objects joined with commas, in ~48 KiB chunks (see row-batch-renderer). */
-export function createBatchRenderer(columns: readonly ColumnInfo[]): (rows: readonly RawRow[]) => RowBatch[] {
+/** Renders rows as JSON objects framed by `frame` (absent: joined with commas), in ~48 KiB chunks (see row-batch-renderer). */
+export function createBatchRenderer(columns: readonly ColumnInfo[], frame?: RowFrame): (rows: readonly RawRow[]) => RowBatch[] {
   return createRowBatchRenderer(
     columns.map((c) => c.name),
     columns.map((c) => columnEncoder(oracleColumnType(c))),
+    frame,
   );
 }

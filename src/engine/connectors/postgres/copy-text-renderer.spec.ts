@@ -1,9 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ColumnInfo, RowBatch } from '../shared/engine-connector.js';
+import { type ColumnInfo, JSON_ROW_FRAME, type RowBatch, type RowFrame } from '../shared/engine-connector.js';
+import { rowFrameBytes } from '../shared/row-frame.js';
+import { expectNdjsonLike, ndjsonFrame } from '../testing/row-frames.js';
 import { CopyDataFramer } from './copy-data-framer.js';
 import { copyColumns } from './copy-text-columns.js';
-import { CopyFormatError, CopyTextRenderer } from './copy-text-renderer.js';
+import { COPY_BATCH_BYTES, CopyFormatError, CopyTextRenderer } from './copy-text-renderer.js';
 import { PgOid } from './postgres-types.js';
 
 const column = (name: string, typeOid: number, castType: string, category = 'X'): ColumnInfo => ({
@@ -48,6 +50,13 @@ const copyProtocol = (text: Buffer): Buffer =>
     message('C', Buffer.from('COPY 4\0')),
   ]);
 
+/** Every batch of COPY text rendered in `frame` (absent: the renderer's default). */
+const framedBatches = (text: Buffer, frame?: RowFrame, columns = COLUMNS, budget = BUDGET): RowBatch[] => {
+  const r = new CopyTextRenderer(copyColumns(columns, { bytesMayNotBeUtf8: false }), budget, frame && rowFrameBytes(frame));
+  return [...r.push(copyData(text)), ...r.end()];
+};
+const batchShape = (batches: RowBatch[]) => batches.map((b) => [b.json.toString('utf8'), b.rowCount]);
+
 /** Renders the protocol bytes cut into `chunks` through the framer, as a COPY read does. */
 function renderAll(chunks: readonly Buffer[], columns = COLUMNS): { json: string; rows: number } {
   const r = renderer(columns);
@@ -79,6 +88,9 @@ const copyEscape = (text: string): string =>
     /[\\\b\f\n\r\t\v]/g,
     (c) => ({ '\\': '\\\\', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v' })[c] as string,
   );
+
+/** Batch sizes of the first test below as the renderer cut them before frames existed (commit f9ef22c). */
+const FRAMELESS_CUTS = [224, 207, 204, 202, 201, 200, 199, 199, 198, 198, 198, 221, 208, 204, 137];
 
 describe('CopyTextRenderer', () => {
   const STREAM = Buffer.from(
@@ -142,6 +154,44 @@ describe('CopyTextRenderer', () => {
     const r = renderer(COLUMNS, { ...BUDGET, batchRows: 2 });
     const batches = [...r.push(copyData(Buffer.concat([STREAM, STREAM]))), ...r.end()];
     expect(batches.map((b) => b.rowCount)).toEqual([2, 2, 2, 2]);
+  });
+
+  it('renders the JSON frame, given or equal to it, batch for batch as before frames existed', () => {
+    // Rows of varied sizes, so batches are cut by bytes as well as by rows.
+    const text = Buffer.from(
+      Array.from({ length: 3_000 }, (_, i) => `${i}\t${copyEscape('é\u0001"\n'.repeat(i % 97))}\t2026-01-01 00:00:00+00\tt\n`).join(''),
+    );
+    const none = framedBatches(text);
+    // The cut points the renderer had before frames existed.
+    expect(none.map((b) => b.rowCount)).toEqual(FRAMELESS_CUTS);
+    expect(batchShape(framedBatches(text, JSON_ROW_FRAME))).toEqual(batchShape(none));
+    expect(batchShape(framedBatches(text, { open: '', close: '', separator: ',' }))).toEqual(batchShape(none));
+  });
+
+  it('writes NDJSON lines whose rows are the JSON frame rows, over batches and slow paths', () => {
+    const text = Buffer.concat(Array.from({ length: 50 }, () => STREAM));
+    const budget = { ...BUDGET, batchRows: 7 };
+    const framed = framedBatches(text, ndjsonFrame('d', 'items'), COLUMNS, budget);
+    expect(framed.length).toBeGreaterThan(20);
+    expectNdjsonLike(framed, framedBatches(text, undefined, COLUMNS, budget), 'd', 'items');
+    const noColumns = framedBatches(Buffer.from('\n\n\n'), ndjsonFrame('d', 'items'), []);
+    expect(noColumns.map((b) => b.json.toString('utf8'))).toEqual([
+      new Array<string>(3).fill('{"datasource":"d","table":"items","row":{}}').join('\n'),
+    ]);
+    expectNdjsonLike(noColumns, framedBatches(Buffer.from('\n\n\n'), undefined, []), 'd', 'items');
+  });
+
+  it('keeps room for a long frame: rows of worst-case escapes near the batch size lose no byte', () => {
+    // Every \x01 becomes a six-byte escape: the renderer's worst case, so its room is tight.
+    const table = 'ü'.repeat(150);
+    const sizes = [
+      ...Array.from({ length: 1_500 }, (_, i) => 150 + ((i * 37) % 211)),
+      ...Array.from({ length: 40 }, (_, i) => Math.floor(COPY_BATCH_BYTES / 6) - 120 + i * 3),
+    ];
+    const text = Buffer.from(sizes.map((n, i) => `${i}\t${'\u0001'.repeat(n)}\t\\N\tf\n`).join(''));
+    const framed = framedBatches(text, ndjsonFrame('d', table));
+    expect(framed.length).toBeGreaterThan(40);
+    expectNdjsonLike(framed, framedBatches(text), 'd', table);
   });
 
   it('fails on a stream COPY TO never writes: a short row, an unknown escape, a message not one whole row', () => {

@@ -2,6 +2,7 @@ import type { RowBatch } from '../shared/engine-connector.js';
 import { writeJsonEscape } from '../shared/json-bytes.js';
 import { JsonChunkWriter } from '../shared/json-chunk-writer.js';
 import type { ReadBudget } from '../shared/read-budget.js';
+import { JSON_ROW_FRAME_BYTES, type RowFrameBytes, writeFrameBytes } from '../shared/row-frame.js';
 import { readLength } from './copy-data-framer.js';
 import { type CopyColumn, CopyKind } from './copy-text-columns.js';
 
@@ -34,16 +35,17 @@ TEXT_BYTE[NEWLINE] = FIELD_END;
 
 /**
  * Renders the rows of `COPY (…) TO STDOUT` (text format: tab between fields, a newline after each
- * row, `\N` for NULL, backslash escapes) as JSON objects joined with commas, byte by byte: no value
- * becomes a JS string on the fast paths. The output is byte-identical to the cursor path's renderer
- * for the same rows (a differential test holds both to it).
+ * row, `\N` for NULL, backslash escapes) as JSON objects in the read's row frame (by default:
+ * joined with commas), byte by byte: no value becomes a JS string on the fast paths. The output is
+ * byte-identical to the cursor path's renderer for the same rows (a differential test holds both
+ * to it).
  *
  * It reads whole CopyData messages as CopyDataFramer hands them over, headers included: PostgreSQL
  * sends one row per message, so a row's end is known from its header and no search is needed; a
  * message that is not exactly one row is refused (CopyFormatError) rather than guessed at.
  */
 export class CopyTextRenderer extends JsonChunkWriter {
-  /** Bytes every row needs besides its values: keys, braces and the comma before it. */
+  /** Bytes every row needs besides its values: keys, braces and the frame's bytes around it. */
   private readonly rowOverhead: number;
   /** End of the row being rendered, for the room the fields after an encoded one still need. */
   private rowEnd = 0;
@@ -51,10 +53,12 @@ export class CopyTextRenderer extends JsonChunkWriter {
   constructor(
     private readonly columns: readonly CopyColumn[],
     private readonly budget: ReadBudget,
+    private readonly frame: RowFrameBytes = JSON_ROW_FRAME_BYTES,
   ) {
     // A batch is one chunk: handed on whole, however full.
     super(COPY_BATCH_BYTES, false);
-    this.rowOverhead = columns.reduce((sum, c) => sum + c.prefix.length + 8, 4);
+    // 3: the braces, and one byte of slack; the JSON frame's comma makes it the 4 it always was.
+    this.rowOverhead = columns.reduce((sum, c) => sum + c.prefix.length + 8, 3) + frame.bytes;
   }
 
   /** Renders every row of `messages` (whole CopyData messages); returns the batches that filled up. */
@@ -83,6 +87,8 @@ export class CopyTextRenderer extends JsonChunkWriter {
     const columns = this.columns;
     const n = columns.length;
     const batchRows = this.budget.batchRows;
+    const frame = this.frame;
+    const jsonFrame = frame.isJson;
     let i = start;
     while (i < end) {
       const messageEnd = i + 1 + readLength(data, i + 1);
@@ -96,7 +102,13 @@ export class CopyTextRenderer extends JsonChunkWriter {
       this.ensure(bound);
       let out = this.out;
       let pos = this.pos;
-      if (this.chunkRows > 0) out[pos++] = COMMA;
+      // The JSON frame keeps the single comma write it had before frames; any other is copied.
+      if (jsonFrame) {
+        if (this.chunkRows > 0) out[pos++] = COMMA;
+      } else {
+        if (this.chunkRows > 0) pos = writeFrameBytes(frame.separator, out, pos);
+        pos = writeFrameBytes(frame.open, out, pos);
+      }
       if (n === 0) out[pos++] = OPEN_BRACE;
       for (let c = 0; c < n; c++) {
         const column = columns[c];
@@ -153,6 +165,7 @@ export class CopyTextRenderer extends JsonChunkWriter {
       if (n === 0) i = rowEnd + 1;
       if (i !== messageEnd) throw new CopyFormatError('a CopyData message does not hold one whole row');
       out[pos++] = CLOSE_BRACE;
+      if (!jsonFrame) pos = writeFrameBytes(frame.close, out, pos);
       this.pos = pos;
       this.chunkRows++;
     }

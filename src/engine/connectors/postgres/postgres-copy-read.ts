@@ -4,6 +4,7 @@ import { DatasourceQueryError } from '../../errors/datasource-errors.js';
 import { ABORT_BUDGET_MS, abortableRead } from '../shared/abortable-read.js';
 import type { RowBatch, TableReadRequest } from '../shared/engine-connector.js';
 import { DEFAULT_READ_BUDGET, ValueTooLargeError } from '../shared/read-budget.js';
+import { rowFrameBytes } from '../shared/row-frame.js';
 import { settleOrCut } from '../shared/settle.js';
 import { CopyDataFramer, CopyProtocolError } from './copy-data-framer.js';
 import { CopyOutStream } from './copy-out-stream.js';
@@ -57,7 +58,7 @@ export async function* readWithCopy(
   const table = request.table.key;
   const columns = copyColumns(request.columns, { bytesMayNotBeUtf8: link.bytesMayNotBeUtf8 });
   const budget = request.budget ?? DEFAULT_READ_BUDGET;
-  const renderer = new CopyTextRenderer(columns, budget);
+  const renderer = new CopyTextRenderer(columns, budget, rowFrameBytes(request.rowFrame));
   const run = (text: string, values?: unknown[]) =>
     abortableRead(
       () => link.client.query({ text, values, rowMode: 'array' }),

@@ -143,7 +143,7 @@ export class PostgresSession extends EngineSession implements ConnectorSession {
     const budget = request.budget ?? DEFAULT_READ_BUDGET;
     const gauge = this.attachGauge();
     const statement = buildSelect(request);
-    const render = createBatchRenderer(request.columns);
+    const render = createBatchRenderer(request.columns, request.rowFrame);
     const sizer = new FetchSizer(budget);
     const cursor = this.client.query(new Cursor<RawRow>(statement.text, statement.values, { rowMode: 'array', types: TEXT_TYPES }));
     const stream: CursorStream = { cursor, failed: false };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ColumnInfo } from '../shared/engine-connector.js';
+import { type ColumnInfo, JSON_ROW_FRAME } from '../shared/engine-connector.js';
 import { RENDER_CHUNK_CHARS } from '../shared/row-batch-renderer.js';
+import { expectNdjsonLike, ndjsonFrame } from '../testing/row-frames.js';
 import { columnEncoder, createBatchRenderer, encodeJson } from './postgres-value-encoders.js';
 import { PgOid, type PostgresColumnType } from './postgres-types.js';
 
@@ -163,5 +164,20 @@ describe('batch rendering', () => {
     for (const batch of batches.slice(0, -1)) expect(batch.json.length).toBeLessThan(RENDER_CHUNK_CHARS * 2);
     const parsed = JSON.parse('[' + text(batches) + ']') as { id: number }[];
     expect(parsed.map((row) => row.id)).toEqual(rows.map((_, i) => i));
+  });
+
+  it('frames rows as NDJSON lines holding each row as the JSON frame renders it, across chunks', () => {
+    const rows = [
+      ['9007199254740993', 'line\none "quoted" \\ \u0001', '1.10'],
+      ['2', '', null],
+      ['3', null, null],
+      ...Array.from({ length: 2000 }, (_, i) => [String(i + 4), 'x'.repeat(100) + 'é\n', `${i}.5`]),
+    ];
+    const json = createBatchRenderer(columns)(rows);
+    expect(text(createBatchRenderer(columns, JSON_ROW_FRAME)(rows))).toBe(text(json));
+    const framed = createBatchRenderer(columns, ndjsonFrame('d', 't'))(rows);
+    expect(framed.length).toBeGreaterThan(2);
+    expectNdjsonLike(framed, json, 'd', 't');
+    expectNdjsonLike(createBatchRenderer([], ndjsonFrame('d', 't'))([[], []]), createBatchRenderer([])([[], []]), 'd', 't');
   });
 });

@@ -1,5 +1,5 @@
 import { parse as parsePgArray } from 'postgres-array';
-import type { ColumnInfo, RowBatch } from '../shared/engine-connector.js';
+import type { ColumnInfo, RowBatch, RowFrame } from '../shared/engine-connector.js';
 import { compactJson, jsonString, quoted } from '../shared/json-text.js';
 import { createRowBatchRenderer } from '../shared/row-batch-renderer.js';
 import { isMoney, PgOid, postgresColumnType, type PostgresColumnType } from './postgres-types.js';
@@ -148,12 +148,12 @@ export type RawRow = readonly (string | null)[];
 
 /**
  * Builds the renderer of a batch: rows (values in projection order, server text) → JSON objects
- * joined with commas. Keys and encoders are fixed up front so the per-row work is concatenation.
+ * framed by `frame` (absent: joined with commas), in ~48 KiB chunks (see row-batch-renderer).
  */
-/** Renders rows as JSON objects joined with commas, in ~48 KiB chunks (see row-batch-renderer). */
-export function createBatchRenderer(columns: readonly ColumnInfo[]): (rows: readonly RawRow[]) => RowBatch[] {
+export function createBatchRenderer(columns: readonly ColumnInfo[], frame?: RowFrame): (rows: readonly RawRow[]) => RowBatch[] {
   return createRowBatchRenderer(
     columns.map((c) => c.name),
     columns.map((c) => columnEncoder(postgresColumnType(c))),
+    frame,
   );
 }

@@ -1,4 +1,4 @@
-import type { RowBatch } from './engine-connector.js';
+import { JSON_ROW_FRAME, type RowBatch, type RowFrame } from './engine-connector.js';
 
 /**
  * Characters per rendered chunk. Small enough that each chunk, once flattened for encoding, is an
@@ -25,15 +25,22 @@ export function plainTextEncoder<E extends (value: never) => string>(encoder: E)
 
 /**
  * Builds the renderer every SQL connector uses: rows (values in projection order) → JSON objects
- * joined with commas, cut into ~RENDER_CHUNK_CHARS chunks. Keys and per-column encoders are fixed
- * up front, so the per-row work is concatenation; NULL (and undefined) render as `null`.
+ * framed by `frame` (by default: joined with commas), cut into ~RENDER_CHUNK_CHARS chunks. Keys,
+ * per-column encoders and the frame's strings are fixed up front, so the per-row work is
+ * concatenation, and as much of it for any frame as for the default; NULL (and undefined) render
+ * as `null`.
  */
 export function createRowBatchRenderer<V>(
   names: readonly string[],
   encoders: readonly ((value: V) => string)[],
+  frame: RowFrame = JSON_ROW_FRAME,
 ): (rows: readonly (readonly (V | null | undefined)[])[]) => RowBatch[] {
   const n = names.length;
   const prefixes = names.map((name, i) => (i === 0 ? '{' : ',') + JSON.stringify(name) + ':');
+  // What comes before a chunk's first row, before every later one, and after each.
+  const first = frame.open;
+  const later = frame.separator + frame.open;
+  const after = '}' + frame.close;
   const plain = encoders.map((encoder) => (encoder as { [PLAIN_TEXT]?: boolean })[PLAIN_TEXT] === true);
   return (rows) => {
     const chunks: RowBatch[] = [];
@@ -52,7 +59,7 @@ export function createRowBatchRenderer<V>(
     };
     for (let r = 0; r < rows.length; r++) {
       const row = rows[r];
-      let s = count === 0 ? '' : ',';
+      let s = count === 0 ? first : later;
       if (n === 0) s += '{';
       for (let i = 0; i < n; i++) {
         const v = row[i];
@@ -68,7 +75,7 @@ export function createRowBatchRenderer<V>(
           s += prefixes[i] + encoders[i](v);
         }
       }
-      json += s + '}';
+      json += s + after;
       count++;
       if (json.length + partChars >= RENDER_CHUNK_CHARS) flush();
     }

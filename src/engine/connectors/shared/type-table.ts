@@ -1,4 +1,4 @@
-import type { ColumnInfo, RowBatch } from './engine-connector.js';
+import type { ColumnInfo, RowBatch, RowFrame } from './engine-connector.js';
 import { createRowBatchRenderer } from './row-batch-renderer.js';
 
 /*
@@ -36,15 +36,21 @@ export function kindLookup<K extends string, E>(table: Readonly<Record<K, E>>, f
 
 /**
  * `createBatchRenderer` of an engine whose encoders are chosen by kind alone: rows as JSON objects
- * joined with commas, in ~48 KiB chunks (see row-batch-renderer). `kinds` default to the columns' own.
+ * framed by `frame` (absent: joined with commas), in ~48 KiB chunks (see row-batch-renderer).
+ * `kinds` default to the columns' own.
  */
 export function kindBatchRenderer<K extends string, V>(
   kindOfColumn: (column: ColumnInfo) => K,
   encoderFor: (kind: K) => (value: V) => string,
-): (columns: readonly ColumnInfo[], kinds?: readonly K[]) => (rows: readonly (readonly (V | null | undefined)[])[]) => RowBatch[] {
-  return (columns, kinds = columns.map(kindOfColumn)) =>
+): (
+  columns: readonly ColumnInfo[],
+  kinds?: readonly K[],
+  frame?: RowFrame,
+) => (rows: readonly (readonly (V | null | undefined)[])[]) => RowBatch[] {
+  return (columns, kinds = columns.map(kindOfColumn), frame) =>
     createRowBatchRenderer(
       columns.map((c) => c.name),
       kinds.map(encoderFor),
+      frame,
     );
 }

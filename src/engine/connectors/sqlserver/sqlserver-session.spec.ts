@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectorSession, RowBatch } from '../shared/engine-connector.js';
+import type { ConnectorSession, RowBatch, RowFrame, TableInfo } from '../shared/engine-connector.js';
+import { allBatches, expectNdjsonLike, ndjsonFrame } from '../testing/row-frames.js';
 import { describeError, type SqlServerSession } from './sqlserver-session.js';
 import { SqlServerConnector } from './sqlserver.connector.js';
 import { column, fakeDatasource, tableOf } from './testing/fake-datasource.js';
@@ -144,6 +145,14 @@ describe('SqlServerSession through mssql/tedious (fake TDS server)', () => {
         '{"flag":false,"ratio":-2.5e-7,"amount":"-7.25","at":"2026-05-31T00:00:00.000","blob":null,"note":null}',
     );
     expect(server.statements.at(-1)).toContain('CONVERT(varchar(41), [amount]) AS [amount]');
+  });
+
+  it("frames the rows as the request asks: NDJSON lines holding the JSON frame's rows, across batches", async () => {
+    const read = (table: TableInfo, rowFrame?: RowFrame) =>
+      allBatches(session.readRows({ table, columns: table.columns, rowFrame }, new AbortController().signal));
+    for (const table of [TYPED, BIG]) {
+      expectNdjsonLike(await read(table, ndjsonFrame('mssql', table.key)), await read(table), 'mssql', table.key);
+    }
   });
 
   it('sends filter values as typed parameters, dates cast on the server', async () => {

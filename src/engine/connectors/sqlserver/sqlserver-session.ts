@@ -106,7 +106,7 @@ export class SqlServerSession extends EngineSession implements ConnectorSession 
     signal.throwIfAborted();
     const table = request.table.key;
     this.assertUsable(table);
-    const render = createBatchRenderer(request.columns);
+    const render = createBatchRenderer(request.columns, undefined, request.rowFrame);
     const budget = request.budget ?? DEFAULT_READ_BUDGET;
     // A row too large for the result is refused while it arrives; the stream it belongs to is
     // created just below.
