@@ -16,7 +16,7 @@ const batch = (rows: readonly string[]) => Buffer.from(rows.join(','), 'utf8');
 async function encode(description: TableDescription, batches: readonly Buffer[]): Promise<string> {
   const chunks: Buffer[] = [];
   const encoder = new CsvEncoder(description, { write: async (chunk) => void chunks.push(Buffer.from(chunk)) });
-  for (const json of batches) await encoder.writeRows(json, 0);
+  for (const json of batches) await encoder.writeRows(json);
   await encoder.finish();
   return Buffer.concat(chunks).toString('utf8');
 }
