@@ -79,6 +79,12 @@ function fakeStaged() {
     keyVersion: '1',
     keys: KEYS,
     upload,
+    parts: {
+      openPart: () => {
+        throw new Error('a one-object result opens no part');
+      },
+      openManifest: () => upload,
+    },
     publish: async () => void (state.published = true),
     abort: async () => void (state.aborted = true),
   };
