@@ -26,17 +26,3 @@ export function assertSafeObjectKey(key: string): void {
 export function objectNotFound(key: string): StorageError {
   return new StorageError(FetCode.NotFound, `result object ${key} does not exist`);
 }
-
-const UNSAFE_IN_SEGMENT = /[^A-Za-z0-9_-]/g;
-
-/**
- * A name (a datasource's config name) as one path segment of an object key: itself when it is made of
- * `[A-Za-z0-9_-]` (every config name the API accepts is), otherwise each other byte of its UTF-8
- * percent-encoded as a part's file name is, `.` included, so no segment is ever `.` or `..`.
- */
-export function pathSegment(name: string): string {
-  const safe = Buffer.from(name, 'utf8')
-    .toString('latin1')
-    .replace(UNSAFE_IN_SEGMENT, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
-  return safe.length > 0 ? safe : '%';
-}

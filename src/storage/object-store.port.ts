@@ -53,8 +53,7 @@ export const attemptObjectKey = (jobId: string, attempt: number, workerTag: stri
   `external-data/.attempts/${jobId}/${attempt}-${workerTag}.json`;
 
 /** A per-table result's part: `external-data/<jobId>/<datasource>/<fileName>`, beside its manifest `external-data/<jobId>.json`. */
-export const resultPartKey = (jobId: string, datasourceSegment: string, fileName: string): string =>
-  `external-data/${jobId}/${datasourceSegment}/${fileName}`;
+export const resultPartKey = (jobId: string, partPath: string): string => `external-data/${jobId}/${partPath}`;
 
 /** Where one attempt writes its parts before the commit: a folder beside the attempt's own object (its manifest). */
 export const attemptPartsFolder = (jobId: string, attempt: number, workerTag: string): string =>

@@ -1,8 +1,8 @@
 import { FetCode } from '../engine/errors/fet-code.js';
-import type { PartName, PartSink, PartTarget } from '../engine/formats/result-parts.js';
+import { partPath, type PartName, type PartSink, type PartTarget } from '../engine/formats/result-parts.js';
 import type { ResultUpload } from '../engine/result/result-upload.js';
 import { LazyUpload } from './lazy-upload.js';
-import { assertSafeObjectKey, pathSegment } from './object-key.js';
+import { assertSafeObjectKey } from './object-key.js';
 import { resultPartKey, type ObjectStore } from './object-store.port.js';
 import { StorageError } from './storage.error.js';
 
@@ -55,8 +55,9 @@ export class StagedObjects implements PartSink {
   }
 
   openPart(part: PartName): PartTarget {
-    const relative = `${pathSegment(part.datasource)}/${part.fileName}`;
-    const final = resultPartKey(this.jobId, pathSegment(part.datasource), part.fileName);
+    // Both segments path-safe: a datasource name the API never accepts would be percent-encoded, not trusted.
+    const relative = partPath(part);
+    const final = resultPartKey(this.jobId, relative);
     const staged = this.staging === undefined ? final : `${this.staging.partsFolder}/${relative}`;
     assertSafeObjectKey(final);
     assertSafeObjectKey(staged);
