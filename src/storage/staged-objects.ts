@@ -85,6 +85,8 @@ export class StagedObjects implements PartSink {
       }
       await this.store.move(this.main.staged, this.main.final);
       this.main.published = true;
+      // The folder is empty now; a directory store would keep it.
+      if (this.parts.length > 0) await this.store.deleteFolder(this.staging.partsFolder).catch(() => undefined);
     } catch (error) {
       // Never partial: no part outlives a publish that did not make it to the manifest.
       await Promise.all(moved.map((key) => this.store.delete(key).catch(() => undefined)));
