@@ -36,14 +36,6 @@ export const CREATE_JOB_EXAMPLES = {
       metadata: { source: 'reporter', correlationId: 'walkthrough-filtered' },
     },
   },
-  csvGzip: {
-    summary: 'One gzip-compressed CSV part per table, listed by a manifest',
-    value: {
-      dataRequest: { mappedFields: WALKTHROUGH_MAPPED_FIELDS },
-      output: { format: 'csv', compression: 'gzip' },
-      metadata: { source: 'reporter', correlationId: 'walkthrough-csv' },
-    },
-  },
 };
 
 /** Range and ceiling checks live in the data-request validator, which names each offending limit. */
