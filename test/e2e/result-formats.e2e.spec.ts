@@ -6,6 +6,7 @@ import { PassThrough } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runShowResult } from '../../src/cli/show-result.js';
+import { zstdAvailable } from '../../src/engine/formats/output-format.js';
 import { startEmbeddedFetcher, TEST_MASTER_KEY, waitForJob, type EmbeddedFetcher, type JobView } from '../helpers/fetcher-app.js';
 import { createTempDatabase, internalPostgresEnv, type TempDatabase } from '../helpers/pg-database.js';
 import { listenLocally, rawGet } from '../helpers/raw-http.js';
@@ -82,7 +83,7 @@ describe('result formats: output on POST /v1/fetcher, downloads and the CLI', ()
     expect(response.body.fields).toEqual({ [field]: message });
   });
 
-  it.runIf(!process.version.match(/^v2[2-9]|^v[3-9]/))('refuses zstd on this runtime with what to use instead', async () => {
+  it.runIf(!zstdAvailable())('refuses zstd on this runtime with what to use instead', async () => {
     const response = await fetcher.http.post('/v1/fetcher').send(body('zstd', { format: 'csv', compression: 'zstd' }));
     expect([response.status, response.body.code]).toEqual([400, 'FET-0001']);
     expect(response.body.fields['output.compression']).toMatch(/zstd needs Node\.js 22\.15 or newer.*use gzip or none/);
