@@ -8,6 +8,7 @@ import { loadConfigWithExistingKey, loadConfigWithoutKeys } from './cli-config.j
 import { CliError, EXIT, writeAll, type CliIo } from './cli-io.js';
 import { runCommand } from './command-runner.js';
 import { ResultApiClient, type JobView } from './result-api-client.js';
+import { saveResult, type SavedJob } from './result-folder.js';
 import { givenKeys, keyringCandidates, openWithAny, type KeyCandidate } from './result-key-candidates.js';
 
 const HELP_AFTER = `
@@ -24,7 +25,11 @@ downloaded and opened here (GCM, HMAC, SHA-256 all checked locally); without one
 verified is downloaded and checked against the job's SHA-256 and the ETag (the HMAC needs a key). A server
 without that route (404): the store is read directly, with the service's storage settings and a key.
 
-The plaintext JSON goes to stdout; the verdict goes to stderr. Exit code 1 on a mismatch or any error
+A per-table result (csv, parquet) is one part per table and a manifest: without --out the manifest goes
+to stdout; --out <dir> downloads and verifies every part into <dir>/<datasource>/<file> (a one-object
+result: <dir>/<jobId>.<ext>), keeping nothing when any part fails.
+
+The plaintext goes to stdout; the verdict goes to stderr. Exit code 1 on a mismatch or any error
 (a usage error included). Environment: the service's own (.env is read when present), plus FETCHER_URL
 (default http://127.0.0.1:$PORT) and FETCHER_TOKEN (sent as a bearer token when the API requires one).`;
 
@@ -38,6 +43,7 @@ export function resultCommand(): Command {
     .option('--hmac-key <key>', 'the derived HMAC key, instead of the master keys')
     .option('--encryption-key <key>', 'the derived encryption key, instead of the master keys')
     .option('--key-version <version>', 'with --file or --derive-keys: only this master-key version')
+    .option('--out <dir>', "with a job id: write the result into this folder, a per-table result's every part verified")
     .option('--derive-keys', 'print the two derived result keys of a key version, to hand to a consumer')
     .showHelpAfterError()
     .addHelpText('after', HELP_AFTER);
@@ -73,14 +79,21 @@ async function showResult(args: Args, io: ShowResultIo): Promise<number> {
 
   const given = givenKeys(args, io.env);
   let result: CheckedResult;
+  let saved: SavedJob | undefined;
   if (args.file !== undefined) {
     const candidates = given ? [given] : keyringCandidates(loadConfigWithExistingKey(io.env), args.keyVersion);
     const { opened, used } = openWithAny(await readLocalFile(args.file), candidates, '');
     result = { opened, used: `opened with ${used}`, expected: { hmac: args.hmac } };
   } else {
-    result = await showJob(args.jobId as string, given, io.env);
+    ({ result, saved } = await showJob(args.jobId as string, given, io.env));
   }
 
+  if (args.out !== undefined && saved !== undefined) {
+    say(result.used);
+    const verdict = report(result, say);
+    return verdict === 0 ? await saveResult(args.out, saved, say) : verdict;
+  }
+  if (saved?.job.result?.parts?.length) say(`a per-table result: its manifest follows; --out <dir> downloads its parts`);
   await writeAll(io.stdout, result.opened.plaintext);
   // Exact bytes when piped (so the file hashes to the HMAC); a newline only for a terminal.
   if ((io.stdout as { isTTY?: boolean }).isTTY) await writeAll(io.stdout, Buffer.from('\n'));
@@ -104,7 +117,11 @@ interface CheckedResult {
  * without one, the plaintext the server verified, checked against the job's SHA-256 and the ETag.
  * An older server without the route: the store, read directly as before the route existed.
  */
-async function showJob(jobId: string, given: KeyCandidate | undefined, env: NodeJS.ProcessEnv): Promise<CheckedResult> {
+async function showJob(
+  jobId: string,
+  given: KeyCandidate | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<{ result: CheckedResult; saved: SavedJob }> {
   const config = loadConfigWithoutKeys(env);
   const api = new ResultApiClient((env.FETCHER_URL ?? `http://127.0.0.1:${config.http.port}`).replace(/\/+$/, ''), env.FETCHER_TOKEN);
   const job = await api.completedJob(jobId);
@@ -117,19 +134,23 @@ async function showJob(jobId: string, given: KeyCandidate | undefined, env: Node
     const stored = download?.body ?? (await readFromStore(config, job.resultPath as string));
     const { opened, used } = openWithAny(stored, keys.candidates, sealedWith);
     const via = download ? `downloaded from ${api.baseUrl}` : `read from the store (${api.baseUrl} has no result route)`;
-    return { opened, used: `${via}, opened with ${used}`, expected };
+    return {
+      result: { opened, used: `${via}, opened with ${used}`, expected },
+      saved: { jobId, job, api, keys: keys.candidates, plaintext: opened.plaintext },
+    };
   }
   const hint = ` (a key of the job's version here would let this command open the sealed object itself: ${keys.missing.message})`;
   const download = await api.download(jobId, false, hint);
   // The store needs the keys this command does not have: say so, as before the route existed.
   if (!download) throw keys.missing;
   const plaintext = download.body;
-  return {
+  const result = {
     opened: { plaintext, sha256: createHash('sha256').update(plaintext).digest('hex') },
     used: `downloaded from ${api.baseUrl}, verified by the server`,
     expected: { ...expected, etag: download.etag ?? '' },
     hmacUnchecked: keys.missing.message,
   };
+  return { result, saved: { jobId, job, api, plaintext } };
 }
 
 /** The keyring entry of the job's version, or why there is none (then only the server can open it). */
@@ -209,6 +230,7 @@ interface Flags {
   readonly encryptionKey?: string;
   readonly keyVersion?: string;
   readonly deriveKeys?: boolean;
+  readonly out?: string;
 }
 
 interface Args extends Flags {
@@ -217,9 +239,9 @@ interface Args extends Flags {
 
 /** What commander cannot say about these flags: which go together. */
 function checkArgs(jobId: string | undefined, flags: Flags, usage: string): Args {
-  const { file, hmac, hmacKey, encryptionKey, keyVersion, deriveKeys } = flags;
+  const { file, hmac, hmacKey, encryptionKey, keyVersion, deriveKeys, out } = flags;
   if (deriveKeys) {
-    if (jobId !== undefined || file !== undefined || hmac !== undefined || hmacKey !== undefined || encryptionKey !== undefined) {
+    if (jobId !== undefined || file !== undefined || hmac !== undefined || hmacKey !== undefined || encryptionKey !== undefined || out) {
       throw new CliError('--derive-keys takes only --key-version');
     }
     return { keyVersion, deriveKeys };
@@ -229,8 +251,9 @@ function checkArgs(jobId: string | undefined, flags: Flags, usage: string): Args
   if (hmac !== undefined && file === undefined) throw new CliError(`--hmac goes with --file; a job's own HMAC is checked automatically`);
   if (keyVersion !== undefined && jobId !== undefined)
     throw new CliError(`--key-version goes with --file or --derive-keys; a job says which version sealed it`);
+  if (out !== undefined && jobId === undefined) throw new CliError('--out goes with a job id');
   if (jobId !== undefined && !/^[A-Za-z0-9_-]{1,128}$/.test(jobId)) throw new CliError(`not a job id: ${JSON.stringify(jobId)}`);
-  return { jobId, file, hmac, hmacKey, encryptionKey, keyVersion };
+  return { jobId, file, hmac, hmacKey, encryptionKey, keyVersion, out };
 }
 
 async function readLocalFile(path: string): Promise<Buffer> {

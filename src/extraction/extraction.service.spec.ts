@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
 import { hostname } from 'node:os';
 import { Logger } from '@nestjs/common';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -73,16 +74,26 @@ const PG_MAIN = {
 /** The attempt's staged result: an upload kept in memory, `published` once the commit moved it to the job's path. */
 function fakeStaged() {
   const upload = new MemoryUpload();
+  /** A per-table result's parts, by path. */
+  const parts = new Map<string, MemoryUpload>();
   const state = { published: false, aborted: false };
   const staged: StagedResult = {
     path: `external-data/${JOB_ID}.json`,
     keyVersion: '1',
     keys: KEYS,
     upload,
+    parts: {
+      openPart: (part) => {
+        const path = `external-data/${JOB_ID}/${part.datasource}/${part.fileName}`;
+        parts.set(path, new MemoryUpload());
+        return { path, upload: parts.get(path) as MemoryUpload };
+      },
+      openManifest: () => upload,
+    },
     publish: async () => void (state.published = true),
     abort: async () => void (state.aborted = true),
   };
-  return { staged, upload, state, plaintext: () => openResultWithKeys(upload.body, KEYS).plaintext.toString() };
+  return { staged, upload, parts, state, plaintext: () => openResultWithKeys(upload.body, KEYS).plaintext.toString() };
 }
 
 describe('ExtractionService', () => {
@@ -184,6 +195,69 @@ describe('ExtractionService', () => {
     });
     expect(result.state).toMatchObject({ published: true, aborted: false });
     expect(jobs.fail).not.toHaveBeenCalled();
+  });
+
+  it('gives a job of the default output exactly the original job.completed payload', async () => {
+    expect(await run()).toBe('completed');
+    const [, , stored, event] = jobs.complete.mock.calls[0];
+    expect(event.payload).not.toHaveProperty('output');
+    expect(event.payload.result).toEqual({
+      path: stored.resultPath,
+      sizeBytes: stored.resultSizeBytes,
+      rowCount: 3,
+      format: 'json',
+      hmac: stored.resultHmac,
+      integrity: { algorithm: 'HMAC-SHA256', signature: stored.resultHmac },
+      protection: { encrypted: true, mode: 'adapter-managed', appliedBy: 'adapter' },
+    });
+    expect(result.parts.size).toBe(0);
+  });
+
+  it('writes a csv job’s parts to the staged part sink, records them, and its event carries the output and the parts', async () => {
+    job.output = { format: 'csv', compression: 'gzip' };
+    expect(await run()).toBe('completed');
+
+    const path = `external-data/${JOB_ID}/pg_main/accounts.csv.gz`;
+    expect([...result.parts.keys()]).toEqual([path]);
+    const file = openResultWithKeys((result.parts.get(path) as MemoryUpload).body, KEYS).plaintext;
+    expect(gunzipSync(file).toString()).toBe('id\n1\n2\n3\n');
+    const [, , stored, event] = jobs.complete.mock.calls[0];
+    const part = {
+      datasource: 'pg_main',
+      table: 'accounts',
+      path,
+      format: 'csv',
+      compression: 'gzip',
+      sizeBytes: file.length,
+      rowCount: 3,
+    };
+    expect(stored.resultParts).toEqual([
+      {
+        ...part,
+        sha256: createHash('sha256').update(file).digest('hex'),
+        hmac: createHmac('sha256', KEYS.hmacKey).update(file).digest('hex'),
+      },
+    ]);
+    // The one object at resultPath is the manifest, and the job's digests are its own.
+    const manifest = result.plaintext();
+    expect(JSON.parse(manifest)).toEqual({ version: 1, format: 'csv', compression: 'gzip', parts: stored.resultParts });
+    expect(stored).toMatchObject({
+      resultPath: `external-data/${JOB_ID}.json`,
+      resultSha256: createHash('sha256').update(manifest).digest('hex'),
+      resultSizeBytes: Buffer.byteLength(manifest),
+    });
+    expect(event.payload.output).toEqual({ format: 'csv', compression: 'gzip' });
+    expect(event.payload.result).toMatchObject({ path: stored.resultPath, format: 'csv', parts: stored.resultParts });
+    expect(result.state).toMatchObject({ published: true, aborted: false });
+  });
+
+  it('writes an ndjson job as one object, with no parts (the connectors frame its rows: this fake session does not)', async () => {
+    job.output = { format: 'ndjson', compression: 'none' };
+    expect(await run()).toBe('completed');
+    const [, , stored, event] = jobs.complete.mock.calls[0];
+    expect(stored).not.toHaveProperty('resultParts');
+    expect(event.payload).toMatchObject({ output: { format: 'ndjson', compression: 'none' }, result: { format: 'ndjson' } });
+    expect(result.parts.size).toBe(0);
   });
 
   it('closes the sessions the plan opened, whatever the outcome', async () => {

@@ -9,7 +9,9 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import type { JobErrorInfo, JobRecord } from '../job/job.entity.js';
 import { JobRepository, type JobClaim } from '../job/job.repository.js';
 import { jobLogFields } from '../job/job-log-fields.js';
+import { outputOf } from '../job/job-output.js';
 import { completedEvent, failedEvent } from '../job/terminal-events.js';
+import { isPerTable } from '../engine/formats/output-format.js';
 import { ResultStorageService, type StagedResult } from '../storage/result-storage.service.js';
 import { MetricsService } from '../system/metrics.service.js';
 import { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
@@ -68,11 +70,12 @@ export class ExtractionService {
       // The connections recorded at submission, by id and checked against the job's product again.
       const datasources = await this.resolver.resolveRecorded(await this.jobs.datasourcesOf(jobId), job.productName);
       staged = this.storage.stageResult(jobId, claim);
+      const output = outputOf(job);
       const extracted = await this.engine.extract(
         {
           datasources: Object.fromEntries(datasources),
           dataRequest: { mappedFields: job.mappedFields, filters: job.filters ?? undefined, limits: job.limits ?? undefined },
-          output: { seal: staged.keys },
+          output: { seal: staged.keys, format: output.format, compression: output.compression },
           signal,
           checkpoint: () => this.memory.check(jobId, log),
           onProgress: (event) => {
@@ -82,7 +85,8 @@ export class ExtractionService {
             this.countThroughput(event);
           },
         },
-        staged.upload,
+        // A per-table result: one upload per table and the manifest, which takes the one object's place.
+        isPerTable(output) ? staged.parts : staged.upload,
       );
       // Last check before the commit: a worker whose lease ran out does not even try.
       if (!(await lease.confirm())) signal.throwIfAborted();
@@ -95,6 +99,8 @@ export class ExtractionService {
         resultSizeBytes: extracted.sizeBytes,
         resultRowCount: extracted.rowCount,
         resultRowCounts: extracted.rowCounts,
+        // What the manifest lists, without the bytes a sink-less extraction would carry.
+        ...(extracted.parts ? { resultParts: extracted.parts.map(({ bytes: _bytes, ...part }) => part) } : {}),
       };
       const event = completedEvent(job, result, completedAt.getTime() - started, completedAt);
       const publishing = staged;

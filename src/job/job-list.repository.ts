@@ -33,6 +33,8 @@ const SUMMARY_COLUMNS: ReadonlyArray<keyof JobSummarySource> = [
   'resultSha256',
   'resultSizeBytes',
   'resultRowCount',
+  'output',
+  'resultParts',
   'error',
   'progress',
   'resultDeleteRequestedAt',

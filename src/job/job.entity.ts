@@ -3,6 +3,8 @@ import { bigintAsNumber, columnTypes, type DatabaseKind } from '../persistence/d
 import type { ErrorDetail } from '../engine/errors/fetcher-error.js';
 import type { JobStatus } from './job-status.js';
 import type { DataRequestLimits, Filters, MappedFields } from '../engine/request/data-request.js';
+import type { ResultOutput } from '../engine/formats/output-format.js';
+import type { ResultPart } from '../engine/formats/result-parts.js';
 
 export interface JobErrorInfo {
   code: string;
@@ -22,6 +24,8 @@ export interface JobRecord {
   mappedFields: MappedFields;
   filters: Filters | null;
   limits: DataRequestLimits | null;
+  /** What the result is written as; null (or absent) for the default (json, none), as on every job of before formats. */
+  output?: ResultOutput | null;
   createdAt: Date;
   updatedAt: Date;
   startedAt: Date | null;
@@ -37,6 +41,8 @@ export interface JobRecord {
   resultRowCounts: Record<string, Record<string, number>> | null;
   /** Version of the master key the result was sealed with (its HMAC and encryption keys derive from it). */
   resultKeyVersion: string | null;
+  /** A per-table result's parts (csv, parquet), in result order; resultPath then names their manifest. */
+  resultParts?: ResultPart[] | null;
   error: JobErrorInfo | null;
   /** Written by the worker with its lease renewals; on a completed job, the final per-table counts. */
   progress: JobProgress | null;
@@ -102,6 +108,7 @@ export function jobEntities(kind: DatabaseKind): EntitySchema[] {
       mappedFields: { type: types.json, name: 'mapped_fields' },
       filters: { type: types.json, nullable: true },
       limits: { type: types.json, nullable: true },
+      output: { type: types.json, nullable: true },
       createdAt: { type: types.timestamp, name: 'created_at' },
       updatedAt: { type: types.timestamp, name: 'updated_at' },
       startedAt: nullableTimestamp('started_at'),
@@ -116,6 +123,7 @@ export function jobEntities(kind: DatabaseKind): EntitySchema[] {
       resultRowCount: { type: 'bigint', name: 'result_row_count', nullable: true, transformer: bigintAsNumber },
       resultRowCounts: { type: types.json, name: 'result_row_counts', nullable: true },
       resultKeyVersion: { type: 'varchar', length: 32, name: 'result_key_version', nullable: true },
+      resultParts: { type: types.json, name: 'result_parts', nullable: true },
       error: { type: types.json, nullable: true },
       progress: { type: types.json, nullable: true },
       resultDeleteRequestedAt: nullableTimestamp('result_delete_requested_at'),

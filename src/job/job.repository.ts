@@ -17,6 +17,7 @@ import {
   type JobTransitionRecord,
 } from './job.entity.js';
 import { JobStatus } from './job-status.js';
+import type { ResultPart } from '../engine/formats/result-parts.js';
 
 export interface CompletedResult {
   readonly resultPath: string;
@@ -27,6 +28,8 @@ export interface CompletedResult {
   readonly resultSizeBytes: number;
   readonly resultRowCount: number;
   readonly resultRowCounts: Record<string, Record<string, number>>;
+  /** A per-table result's parts, in result order; resultPath and the digests above are then the manifest's. */
+  readonly resultParts?: ResultPart[];
 }
 
 /** job.completed / job.failed, written to the outbox with the terminal status. */

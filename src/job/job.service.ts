@@ -16,6 +16,7 @@ import type { CreateJobDto } from './dto/create-job.dto.js';
 import { JobAcceptedDto, JobResponseDto } from './dto/job-response.dto.js';
 import type { JobRecord } from './job.entity.js';
 import { JobError } from './job.error.js';
+import { storedOutput } from './job-output.js';
 import { JobRepository } from './job.repository.js';
 import { jobLogFields } from './job-log-fields.js';
 import { JobStatus } from './job-status.js';
@@ -72,6 +73,7 @@ export class JobService {
       mappedFields: request.dataRequest.mappedFields,
       filters: request.dataRequest.filters ?? null,
       limits: request.dataRequest.limits ? { ...request.dataRequest.limits } : null,
+      output: storedOutput(request.output),
       createdAt: now,
       updatedAt: now,
       startedAt: null,
@@ -86,6 +88,7 @@ export class JobService {
       resultRowCount: null,
       resultRowCounts: null,
       resultKeyVersion: null,
+      resultParts: null,
       error: null,
       progress: null,
       resultDeleteRequestedAt: null,

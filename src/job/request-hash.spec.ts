@@ -28,3 +28,25 @@ describe('requestHash', () => {
     );
   });
 });
+
+describe('requestHash and output', () => {
+  // The digest of `base` before jobs had an output: a job of the default output must keep answering it.
+  const BEFORE_OUTPUT = '42c54ba444e6b1ef90d70402bcdf23c26e73b15480597021ec939d31c74ed3ad';
+
+  it('is unchanged for the default output, given or not, whole or in part', () => {
+    expect(requestHash(base)).toBe(BEFORE_OUTPUT);
+    expect(requestHash({ ...base, output: null })).toBe(BEFORE_OUTPUT);
+    expect(requestHash({ ...base, output: {} })).toBe(BEFORE_OUTPUT);
+    expect(requestHash({ ...base, output: { format: 'json' } })).toBe(BEFORE_OUTPUT);
+    expect(requestHash({ ...base, output: { format: 'json', compression: 'none' } })).toBe(BEFORE_OUTPUT);
+  });
+
+  it('changes with any other output, its absent members taking their defaults', () => {
+    const csv = requestHash({ ...base, output: { format: 'csv' } });
+    expect(csv).not.toBe(BEFORE_OUTPUT);
+    expect(requestHash({ ...base, output: { format: 'csv', compression: 'none' } })).toBe(csv);
+    expect(requestHash({ ...base, output: { format: 'csv', compression: 'gzip' } })).not.toBe(csv);
+    expect(requestHash({ ...base, output: { compression: 'gzip' } })).not.toBe(BEFORE_OUTPUT);
+    expect(requestHash({ ...base, output: { format: 'ndjson' } })).not.toBe(BEFORE_OUTPUT);
+  });
+});

@@ -1,8 +1,16 @@
 import type { JobErrorInfo, JobRecord } from './job.entity.js';
+import { isDefaultOutput, outputOf } from './job-output.js';
 import type { CompletedResult, TerminalEvent } from './job.repository.js';
 
-/** `job.completed` with the original's payload (docs/job-lifecycle.md, "Terminal events"); the id is stable across re-sends. */
+/**
+ * `job.completed` with the original's payload (docs/job-lifecycle.md, "Terminal events"); the id is
+ * stable across re-sends. A job of the default output gets exactly the original's payload; another
+ * output adds `output` and `result.format` says it, and a per-table result lists `result.parts`
+ * (`path` and the digests are then the manifest's).
+ */
 export function completedEvent(job: JobRecord, result: CompletedResult, executionTimeMs: number, completedAt: Date): TerminalEvent {
+  const output = outputOf(job);
+  const standard = isDefaultOutput(output);
   return {
     id: `fetcher.job.completed.${job.id}`,
     eventType: 'job.completed',
@@ -14,11 +22,13 @@ export function completedEvent(job: JobRecord, result: CompletedResult, executio
         path: result.resultPath,
         sizeBytes: result.resultSizeBytes,
         rowCount: result.resultRowCount,
-        format: 'json',
+        format: output.format,
         hmac: result.resultHmac,
         integrity: { algorithm: 'HMAC-SHA256', signature: result.resultHmac },
         protection: { encrypted: true, mode: 'adapter-managed', appliedBy: 'adapter' },
+        ...(result.resultParts ? { parts: result.resultParts } : {}),
       },
+      ...(standard ? {} : { output }),
       executionTimeMs,
       completedAt: completedAt.toISOString(),
     },

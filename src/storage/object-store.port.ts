@@ -25,6 +25,8 @@ export interface ObjectStore {
   move(from: string, to: string): Promise<void>;
   /** Removes the object; a missing one is not an error. */
   delete(key: string): Promise<void>;
+  /** Removes every object under the folder `key` (`<key>/…`); none is not an error. */
+  deleteFolder(key: string): Promise<void>;
   read(key: string): Promise<Buffer>;
   /**
    * Opens the object for a streaming read, so a large result never has to fit in memory. A missing
@@ -49,3 +51,10 @@ export const resultObjectKey = (jobId: string): string => `external-data/${jobId
  */
 export const attemptObjectKey = (jobId: string, attempt: number, workerTag: string): string =>
   `external-data/.attempts/${jobId}/${attempt}-${workerTag}.json`;
+
+/** A per-table result's part: `external-data/<jobId>/<datasource>/<fileName>`, beside its manifest `external-data/<jobId>.json`. */
+export const resultPartKey = (jobId: string, partPath: string): string => `external-data/${jobId}/${partPath}`;
+
+/** Where one attempt writes its parts before the commit: a folder beside the attempt's own object (its manifest). */
+export const attemptPartsFolder = (jobId: string, attempt: number, workerTag: string): string =>
+  `external-data/.attempts/${jobId}/${attempt}-${workerTag}`;

@@ -3,7 +3,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { deriveKey, deriveResultKeys, KeyPurpose, type ResultKeys } from '../engine/crypto/key-derivation.js';
 import { FetCode } from '../engine/errors/fet-code.js';
-import { attemptObjectKey, OBJECT_STORE, resultObjectKey, type ObjectReadStream, type ObjectStore } from './object-store.port.js';
+import {
+  attemptObjectKey,
+  attemptPartsFolder,
+  OBJECT_STORE,
+  resultObjectKey,
+  type ObjectReadStream,
+  type ObjectStore,
+} from './object-store.port.js';
 import { openResult, type OpenedResult } from '../engine/result/result-opener.js';
 import { ResultSealer } from '../engine/result/result-sealer.js';
 import {
@@ -13,8 +20,9 @@ import {
   type ExpectedPlaintext,
 } from '../engine/result/result-stream-opener.js';
 import type { SealingKeys } from '../engine/result/result-encoding.js';
+import type { PartSink } from '../engine/formats/result-parts.js';
 import type { ResultUpload } from '../engine/result/result-upload.js';
-import { LazyUpload } from './lazy-upload.js';
+import { StagedObjects } from './staged-objects.js';
 import { StorageError } from './storage.error.js';
 
 export interface StoredResult {
@@ -55,10 +63,16 @@ export interface StagedResult {
   /** APP_ENC_KEY_VERSION of the master key `keys` were derived from. */
   readonly keyVersion: string;
   readonly keys: SealingKeys;
+  /** A one-object result's upload (json, ndjson); also the manifest's of a per-table result. */
   readonly upload: ResultUpload;
-  /** Staged: moves the completed attempt object to `path`. Unstaged: nothing to do. */
+  /**
+   * A per-table result's sink (csv, parquet): each part at `external-data/<jobId>/<datasource>/<fileName>`
+   * (staged under the attempt's folder), and the manifest, which is `upload`, at `path`.
+   */
+  readonly parts: PartSink;
+  /** Staged: moves every completed part, then the attempt object, to their keys. Unstaged: nothing to do. */
   publish(): Promise<void>;
-  /** Discards the upload, and a completed but unpublished attempt object. Never throws. */
+  /** Discards every upload, and every completed but unpublished object (parts included). Never throws. */
   abort(): Promise<void>;
 }
 
@@ -104,23 +118,17 @@ export class ResultStorageService {
     if (!JOB_ID.test(jobId))
       throw new StorageError(FetCode.StorageFailed, `invalid job id for a result path: ${JSON.stringify(jobId.slice(0, 200))}`);
     const path = resultObjectKey(jobId);
-    const staging = attempt === undefined ? undefined : this.attemptKey(jobId, attempt);
-    const upload = new LazyUpload(() => this.store.beginUpload(staging ?? path));
-    let published = false;
+    const staging =
+      attempt === undefined ? undefined : { object: this.attemptKey(jobId, attempt), partsFolder: this.partsFolder(jobId, attempt) };
+    const objects = new StagedObjects(this.store, jobId, path, staging);
     return {
       path,
       keyVersion: this.config.encryption.keyVersion,
       keys: { hmacKey: this.hmacKey, encryptionKey: this.encryptionKey },
-      upload,
-      publish: async () => {
-        if (staging === undefined) return;
-        await this.store.move(staging, path);
-        published = true;
-      },
-      abort: async () => {
-        await upload.abort();
-        if (staging !== undefined && upload.completed && !published) await this.store.delete(staging).catch(() => undefined);
-      },
+      upload: objects.upload,
+      parts: { openPart: (part) => objects.openPart(part), openManifest: () => objects.openManifest() },
+      publish: () => objects.publish(),
+      abort: () => objects.abort(),
     };
   }
 
@@ -153,10 +161,15 @@ export class ResultStorageService {
   async discardAttempt(jobId: string, attempt: ResultAttempt): Promise<void> {
     if (!JOB_ID.test(jobId)) return;
     await this.store.delete(this.attemptKey(jobId, attempt)).catch(() => undefined);
+    await this.store.deleteFolder(this.partsFolder(jobId, attempt)).catch(() => undefined);
   }
 
   private attemptKey(jobId: string, attempt: ResultAttempt): string {
-    return attemptObjectKey(jobId, attempt.attempt, attempt.workerId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 120));
+    return attemptObjectKey(jobId, attempt.attempt, workerTag(attempt));
+  }
+
+  private partsFolder(jobId: string, attempt: ResultAttempt): string {
+    return attemptPartsFolder(jobId, attempt.attempt, workerTag(attempt));
   }
 
   /** The stored object exactly as a consumer downloads it (base64 text). */
@@ -203,3 +216,5 @@ export class ResultStorageService {
     return { plaintext, storedBytes: stored.sizeBytes };
   }
 }
+
+const workerTag = (attempt: ResultAttempt): string => attempt.workerId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 120);

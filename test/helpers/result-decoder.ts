@@ -6,7 +6,7 @@ import { createDecipheriv, createHmac, hkdfSync } from 'node:crypto';
  * base64(nonce ‖ AES-256-GCM ciphertext ‖ tag), HMAC-SHA256 over the plaintext, both keys by
  * HKDF-SHA256 (no salt) of the master key.
  */
-export function decodeStoredResult(stored: Buffer | string, masterKeyBase64: string): { plaintext: string; hmac: string } {
+export function decodeStoredResult(stored: Buffer | string, masterKeyBase64: string): { plaintext: string; bytes: Buffer; hmac: string } {
   const master = Buffer.from(masterKeyBase64, 'base64');
   const key = (info: string) => Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), info, 32));
   const text = typeof stored === 'string' ? stored : stored.toString('ascii');
@@ -16,5 +16,6 @@ export function decodeStoredResult(stored: Buffer | string, masterKeyBase64: str
   decipher.setAuthTag(raw.subarray(raw.length - 16));
   const plaintext = Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]);
   const hmac = createHmac('sha256', key('fetcher-external-hmac-v1')).update(plaintext).digest('hex');
-  return { plaintext: plaintext.toString('utf8'), hmac };
+  // `bytes` for a compressed or binary plaintext (a gzip part, parquet), which is no UTF-8 text.
+  return { plaintext: plaintext.toString('utf8'), bytes: plaintext, hmac };
 }

@@ -189,4 +189,30 @@ describe.each(['sqlite', 'postgres'] as const)('JobRepository on %s', (kind) => 
     expect(seenWhilePublishing).toEqual([JobStatus.Processing, JobStatus.Processing, JobStatus.Processing]);
     expect((await jobs.findById(job.id))?.status).toBe(JobStatus.Completed);
   });
+
+  it('stores an output and a per-table result’s parts, and reads them back as written', async () => {
+    const job = { ...pendingJob(), output: { format: 'csv', compression: 'gzip' } as const };
+    await jobs.insertPending(job);
+    await jobs.claim(job.id, 'w1', 60_000);
+    const parts = ['accounting.invoices', 'accounts'].map((table, index) => ({
+      datasource: 'pg',
+      table,
+      path: `external-data/${job.id}/pg/${table}.csv.gz`,
+      format: 'csv' as const,
+      compression: 'gzip' as const,
+      sizeBytes: 100 + index,
+      rowCount: 2 + index,
+      sha256: String(index).repeat(64),
+      hmac: 'f'.repeat(64),
+    }));
+    const event = { id: `fetcher.job.completed.${job.id}`, eventType: 'job.completed', payload: { jobId: job.id } };
+    expect(await jobs.complete(job.id, { workerId: 'w1', attempt: 1 }, { ...result, resultParts: parts }, event)).toBe(true);
+    const stored = (await jobs.findById(job.id)) as JobRecord;
+    expect(stored.output).toEqual({ format: 'csv', compression: 'gzip' });
+    expect(stored.resultParts).toEqual(parts);
+    // A job of the default output stores none, and a one-object result no parts.
+    const plain = pendingJob();
+    await jobs.insertPending(plain);
+    expect(await jobs.findById(plain.id)).toMatchObject({ output: null, resultParts: null });
+  });
 });

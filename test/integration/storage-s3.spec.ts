@@ -268,4 +268,45 @@ describe('result storage on S3 (s3rver)', () => {
     expect(readError.message).not.toContain(secrets.secretKey);
     await downStore.close();
   });
+
+  it('stages a per-table result’s parts under the attempt, publishes them with the manifest, and discards a dead attempt’s folder', async () => {
+    const jobId = `0190f3c2-0000-7000-8000-${randomBytes(6).toString('hex')}`;
+    const names = async (prefix: string): Promise<string[]> => {
+      const found: string[] = [];
+      for await (const item of raw.listObjectsV2(BUCKET, `${PREFIX}${prefix}`, true)) found.push((item as { name: string }).name);
+      return found.sort();
+    };
+    const csv = { format: 'csv', compression: 'none' } as const;
+    const write = async (upload: { write(chunk: Buffer): Promise<void>; complete(): Promise<void> }, text: string) => {
+      await upload.write(Buffer.from(text));
+      await upload.complete();
+    };
+
+    const staged = service.stageResult(jobId, { attempt: 1, workerId: 'w:1' });
+    for (const table of ['orders', 'public.items'])
+      await write(staged.parts.openPart({ datasource: 'pg', table, ...csv, fileName: `${table}.csv` }).upload, table);
+    await write(staged.parts.openManifest(), '{"version":1}');
+    expect(await names(`external-data/${jobId}`)).toEqual([]);
+    expect(await names(`external-data/.attempts/${jobId}/`)).toEqual([
+      `${PREFIX}external-data/.attempts/${jobId}/1-w_1.json`,
+      `${PREFIX}external-data/.attempts/${jobId}/1-w_1/pg/orders.csv`,
+      `${PREFIX}external-data/.attempts/${jobId}/1-w_1/pg/public.items.csv`,
+    ]);
+    await staged.publish();
+    expect(await names(`external-data/${jobId}`)).toEqual([
+      `${PREFIX}external-data/${jobId}.json`,
+      `${PREFIX}external-data/${jobId}/pg/orders.csv`,
+      `${PREFIX}external-data/${jobId}/pg/public.items.csv`,
+    ]);
+    expect(await names(`external-data/.attempts/${jobId}/`)).toEqual([]);
+
+    // A worker that died after writing parts: the recovery's discard empties its folder.
+    const dead = service.stageResult(jobId, { attempt: 2, workerId: 'w:2' });
+    await write(dead.parts.openPart({ datasource: 'pg', table: 'orders', ...csv, fileName: 'orders.csv' }).upload, 'x');
+    await write(dead.upload, '{}');
+    expect(await names(`external-data/.attempts/${jobId}/`)).toHaveLength(2);
+    await service.discardAttempt(jobId, { attempt: 2, workerId: 'w:2' });
+    expect(await names(`external-data/.attempts/${jobId}/`)).toEqual([]);
+    expect(await names(`external-data/${jobId}`)).toHaveLength(3);
+  });
 });

@@ -1,7 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '../../common/http/api-docs.js';
 import { Type } from 'class-transformer';
-import { IsDefined, IsObject, IsOptional, ValidateNested } from 'class-validator';
+import { IsDefined, IsObject, IsOptional, ValidateBy, ValidateNested } from 'class-validator';
 import { RawJson } from '../../common/http/raw-json.decorator.js';
+import {
+  OUTPUT_COMPRESSIONS,
+  OUTPUT_FORMATS,
+  outputProblems,
+  type OutputCompression,
+  type OutputFormat,
+  type ResultOutput,
+} from '../../engine/formats/output-format.js';
 import type { DataRequestLimits, Filters, MappedFields } from '../../engine/request/data-request.js';
 
 /**
@@ -71,6 +79,40 @@ export class DataRequestDto {
   limits?: LimitsDto;
 }
 
+/**
+ * One member of `output`, checked by outputProblems itself, so the API and the engine refuse the same
+ * values with the same words. The message starts with the member's name, which the validation
+ * factory turns into its path (`output.format`).
+ */
+function OutputMember(member: keyof ResultOutput): PropertyDecorator {
+  const problem = (value: unknown) => outputProblems({ [member]: value })?.[`output.${member}`];
+  return ValidateBy({
+    name: 'outputMember',
+    validator: {
+      validate: (value: unknown) => problem(value) === undefined,
+      defaultMessage: (args) => `${member} ${problem(args?.value) ?? 'is invalid'}`,
+    },
+  });
+}
+
+export class OutputDto implements Partial<ResultOutput> {
+  @ApiPropertyOptional({
+    enum: OUTPUT_FORMATS,
+    default: 'json',
+    description: 'json and ndjson: one object, as resultPath; csv and parquet: one part per table (result.parts), listed by a manifest.',
+  })
+  @OutputMember('format')
+  format?: OutputFormat;
+
+  @ApiPropertyOptional({
+    enum: OUTPUT_COMPRESSIONS,
+    default: 'none',
+    description: 'Applied before sealing; the digests are of the compressed bytes. zstd needs Node.js 22.15 or newer on the server.',
+  })
+  @OutputMember('compression')
+  compression?: OutputCompression;
+}
+
 export class CreateJobDto {
   @ApiProperty({ type: DataRequestDto })
   @IsDefined()
@@ -78,6 +120,16 @@ export class CreateJobDto {
   @ValidateNested()
   @Type(() => DataRequestDto)
   dataRequest!: DataRequestDto;
+
+  @ApiPropertyOptional({
+    type: OutputDto,
+    description: 'What the result is written as; absent (or null): {"format":"json","compression":"none"}, the one JSON document.',
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => OutputDto)
+  output?: OutputDto | null;
 
   @ApiProperty({
     example: { source: 'reporter', correlationId: 'walkthrough' },

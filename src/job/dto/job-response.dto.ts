@@ -1,6 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '../../common/http/api-docs.js';
 import { ErrorDetailDto } from '../../common/http/error-envelope.dto.js';
+import { OUTPUT_COMPRESSIONS, OUTPUT_FORMATS, type OutputCompression, type OutputFormat } from '../../engine/formats/output-format.js';
+import type { ResultPart } from '../../engine/formats/result-parts.js';
 import type { JobRecord } from '../job.entity.js';
+import { outputOf } from '../job-output.js';
 import { JobStatus } from '../job-status.js';
 
 export const JOB_CREATED_MESSAGE = 'Job created and queued for processing';
@@ -27,12 +30,39 @@ export class JobAcceptedDto {
   }
 }
 
+export class JobOutputDto {
+  @ApiProperty({ enum: OUTPUT_FORMATS, example: 'json' }) format!: OutputFormat;
+  @ApiProperty({ enum: OUTPUT_COMPRESSIONS, example: 'none' }) compression!: OutputCompression;
+}
+
+const PART_EXAMPLE_SHA256 = '2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae';
+
+/** One table's part of a per-table result (csv, parquet), as GET …/result/{datasource}/{table} downloads it. */
+export class ResultPartDto implements ResultPart {
+  @ApiProperty({ example: 'pg_source' }) datasource!: string;
+  @ApiProperty({ example: 'accounting.invoices', description: 'The result key (URL-encode it in the part route).' }) table!: string;
+  @ApiProperty({ example: 'external-data/0190f3c2-0000-7000-8000-000000000000/pg_source/accounting.invoices.csv.gz' }) path!: string;
+  @ApiProperty({ enum: OUTPUT_FORMATS, example: 'csv' }) format!: OutputFormat;
+  @ApiProperty({ enum: OUTPUT_COMPRESSIONS, example: 'gzip' }) compression!: OutputCompression;
+  @ApiProperty({ example: 1234, description: 'Bytes of the part file as downloaded (after compression, before encryption).' })
+  sizeBytes!: number;
+  @ApiProperty({ example: 2 }) rowCount!: number;
+  @ApiProperty({ example: PART_EXAMPLE_SHA256, description: 'SHA-256 (hex) of the part file as downloaded.' }) sha256!: string;
+  @ApiPropertyOptional({ description: 'HMAC-SHA256 (hex) of the part file as downloaded (the result HMAC key).' }) hmac?: string;
+}
+
 export class JobResultSummaryDto {
-  @ApiProperty({ example: 5123, description: 'Plaintext JSON bytes.' }) sizeBytes!: number;
+  @ApiProperty({
+    example: 5123,
+    description: 'Plaintext bytes of the object at resultPath: the result (compressed when asked), or a per-table result’s manifest.',
+  })
+  sizeBytes!: number;
   @ApiProperty({ example: 42 }) rowCount!: number;
   @ApiProperty({ description: 'SHA-256 (hex) of the plaintext.' }) sha256!: string;
   @ApiProperty({ example: { pg_source: { accounts: 3, 'accounting.invoices': 2 } } })
   rowCounts!: Record<string, Record<string, number>>;
+  @ApiPropertyOptional({ type: [ResultPartDto], description: 'Per-table results (csv, parquet): one part per table, in result order.' })
+  parts?: ResultPartDto[];
 }
 
 export class JobErrorDto {
@@ -64,6 +94,8 @@ export class JobResponseDto {
   @ApiProperty({ example: { source: 'reporter' } }) metadata!: Record<string, unknown>;
   @ApiProperty() mappedFields!: Record<string, Record<string, string[]>>;
   @ApiPropertyOptional() filters?: Record<string, unknown>;
+  @ApiProperty({ type: JobOutputDto, description: 'What the result is written as; {"format":"json","compression":"none"} unless asked.' })
+  output!: JobOutputDto;
   @ApiProperty({ description: 'SHA-256 of the canonical request, used for deduplication.' }) requestHash!: string;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiPropertyOptional({ format: 'date-time' }) startedAt?: string;
@@ -91,6 +123,7 @@ export class JobResponseDto {
       status: job.status,
       metadata: job.metadata,
       mappedFields: job.mappedFields,
+      output: outputOf(job),
       requestHash: job.requestHash,
       createdAt: job.createdAt.toISOString(),
     };
@@ -107,6 +140,7 @@ export class JobResponseDto {
         sha256: job.resultSha256,
         rowCounts: job.resultRowCounts ?? {},
       };
+      if (job.resultParts) dto.result.parts = job.resultParts;
     }
     if (job.error) dto.error = job.error;
     if (job.progress) dto.progress = job.progress;

@@ -1,7 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '../../common/http/api-docs.js';
 import { PageOf } from '../../common/http/page.dto.js';
 import type { JobRecord } from '../job.entity.js';
+import { isDefaultOutput, outputOf } from '../job-output.js';
 import { JobStatus } from '../job-status.js';
+import { JobOutputDto, ResultPartDto } from './job-response.dto.js';
 
 /** The columns a summary is made of; the list reads only these. */
 export type JobSummarySource = Pick<
@@ -16,6 +18,8 @@ export type JobSummarySource = Pick<
   | 'resultSha256'
   | 'resultSizeBytes'
   | 'resultRowCount'
+  | 'output'
+  | 'resultParts'
   | 'error'
   | 'progress'
   | 'resultDeleteRequestedAt'
@@ -36,6 +40,8 @@ export class JobSummaryResultDto {
     description: 'SHA-256 (hex) of the plaintext.',
   })
   sha256!: string;
+  @ApiPropertyOptional({ type: [ResultPartDto], description: 'Per-table results (csv, parquet): one part per table, in result order.' })
+  parts?: ResultPartDto[];
 }
 
 export class JobSummaryErrorDto {
@@ -59,6 +65,7 @@ export class JobSummaryDto {
   @ApiPropertyOptional({ format: 'date-time' }) startedAt?: string;
   @ApiPropertyOptional({ format: 'date-time' }) completedAt?: string;
   @ApiProperty({ type: JobRequestCountsDto, description: 'Size of mappedFields.' }) counts!: JobRequestCountsDto;
+  @ApiPropertyOptional({ type: JobOutputDto, description: 'Only when not the default (json, none).' }) output?: JobOutputDto;
   @ApiPropertyOptional({ type: JobSummaryResultDto, description: 'Completed jobs.' }) result?: JobSummaryResultDto;
   @ApiPropertyOptional({ type: JobSummaryErrorDto, description: 'Failed jobs; the details are on GET /v1/fetcher/{id}.' })
   error?: JobSummaryErrorDto;
@@ -77,8 +84,11 @@ export class JobSummaryDto {
     if (job.productName) dto.source = job.productName;
     if (job.startedAt) dto.startedAt = job.startedAt.toISOString();
     if (job.completedAt) dto.completedAt = job.completedAt.toISOString();
+    const output = outputOf(job);
+    if (!isDefaultOutput(output)) dto.output = output;
     if (job.status === JobStatus.Completed && job.resultSha256) {
       dto.result = { sizeBytes: job.resultSizeBytes ?? 0, rowCount: job.resultRowCount ?? 0, sha256: job.resultSha256 };
+      if (job.resultParts) dto.result.parts = job.resultParts;
     }
     if (job.status === JobStatus.Failed && job.error) dto.error = { code: job.error.code, message: job.error.message };
     if (job.resultDeleteRequestedAt || job.resultDeletedAt) dto.resultDeleted = true;

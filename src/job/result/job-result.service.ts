@@ -10,8 +10,10 @@ import { notFound } from '../../datasource/datasource.error.js';
 import { ResultVerificationError, type ExpectedPlaintext, type ResultStreamOpener } from '../../engine/result/result-stream-opener.js';
 import { ResultStorageService } from '../../storage/result-storage.service.js';
 import { StorageError } from '../../storage/storage.error.js';
+import { httpTypeOf, isPerTable, type ResultOutput } from '../../engine/formats/output-format.js';
 import type { JobRecord } from '../job.entity.js';
 import { JobError } from '../job.error.js';
+import { outputOf } from '../job-output.js';
 import { jobLogFields, type JobLogFields } from '../job-log-fields.js';
 import { JobRepository } from '../job.repository.js';
 import { JobStatus } from '../job-status.js';
@@ -25,7 +27,9 @@ import type { ResultDownloadQuery } from './result-download.query.js';
 export const RAW_RESULT_CONTENT_TYPE = 'application/octet-stream';
 export const RESULT_HEADERS = { sha256: 'X-Result-Sha256', hmac: 'X-Result-Hmac', keyVersion: 'X-Result-Key-Version' } as const;
 /** Headers of a successful answer, dropped again when the answer turns into an error envelope. */
-const SUCCESS_ONLY_HEADERS = ['Content-Length', 'Content-Type', 'ETag', ...Object.values(RESULT_HEADERS)];
+const SUCCESS_ONLY_HEADERS = ['Content-Length', 'Content-Type', 'Content-Encoding', 'ETag', ...Object.values(RESULT_HEADERS)];
+/** A per-table result's object at resultPath: its manifest, one JSON document. */
+const MANIFEST_TYPE: ResultOutput = { format: 'json', compression: 'none' };
 
 /** A download, ready to be returned by the controller once `headers` are set on the response. */
 export interface ResultDownload {
@@ -33,12 +37,24 @@ export interface ResultDownload {
   readonly headers: Readonly<Record<string, string>>;
 }
 
+/** One stored object of a result (the result, a manifest or a part) and what its job recorded of it. */
 interface DownloadableResult extends ExpectedPlaintext {
   readonly path: string;
   readonly keyVersion: string;
+  /** What the verified bytes are, for Content-Type and Content-Encoding. */
+  readonly type: ResultOutput;
 }
 
-/** GET /v1/fetcher/{id}/result: a completed job's result, verified on the way out, or as stored. */
+/** A part of a per-table result, as its route names it. */
+export interface PartAddress {
+  readonly datasource: string;
+  readonly table: string;
+}
+
+/**
+ * GET /v1/fetcher/{id}/result: a completed job's result (a per-table result's manifest), and
+ * GET …/result/{datasource}/{table}: one of its parts; each verified on the way out, or as stored.
+ */
 @Injectable()
 export class JobResultService {
   private readonly logger = new Logger(JobResultService.name);
@@ -55,11 +71,53 @@ export class JobResultService {
    * another product's), not completed, deleted, object missing (502), store down (503).
    */
   async open(id: string, query: ResultDownloadQuery, principal: Principal): Promise<ResultDownload> {
-    const job = await this.jobs.findById(id);
-    // Exactly as JobService.get: another product's job does not exist for a product principal.
-    if (!job || !actsFor(principal, job.productName)) throw notFound('job');
+    const job = await this.completedJob(id, principal);
+    return this.download(jobLogFields(job), this.downloadable(job), query);
+  }
+
+  /** One part of a per-table result, exactly as `open` sends the result; 404 for a part the result does not list. */
+  async openPart(id: string, address: PartAddress, query: ResultDownloadQuery, principal: Principal): Promise<ResultDownload> {
+    const job = await this.completedJob(id, principal);
     const result = this.downloadable(job);
-    const log = jobLogFields(job);
+    const parts = job.resultParts ?? [];
+    if (!isPerTable(outputOf(job)) || parts.length === 0) {
+      throw new JobError(
+        FetCode.NotFound,
+        `the result of job ${id} is one ${outputOf(job).format} object and has no parts: GET …/result downloads it`,
+      );
+    }
+    const ofDatasource = parts.filter((part) => part.datasource === address.datasource);
+    if (ofDatasource.length === 0) {
+      throw new JobError(FetCode.NotFound, `the result of job ${id} has no datasource ${JSON.stringify(address.datasource)}`, {
+        details: [{ type: 'part_not_found', datasource: address.datasource, message: 'no part of the result is of this datasource' }],
+      });
+    }
+    const part = ofDatasource.find((candidate) => candidate.table === address.table);
+    if (part === undefined) {
+      throw new JobError(
+        FetCode.NotFound,
+        `the result of job ${id} has no table ${JSON.stringify(address.table)} of datasource ${JSON.stringify(address.datasource)}`,
+        { details: [{ type: 'part_not_found', ...address, message: 'no part of the result is of this table' }] },
+      );
+    }
+    if (part.hmac === undefined) throw new JobError(FetCode.Internal, `job ${id} is completed but its part ${part.path} has no HMAC`);
+    const { path, hmac, sha256, sizeBytes } = part;
+    return this.download(jobLogFields(job), { path, hmac, sha256, sizeBytes, keyVersion: result.keyVersion, type: part }, query);
+  }
+
+  /** Exactly as JobService.get: another product's job does not exist for a product principal. */
+  private async completedJob(id: string, principal: Principal): Promise<JobRecord> {
+    const job = await this.jobs.findById(id);
+    if (!job || !actsFor(principal, job.productName)) throw notFound('job');
+    return job;
+  }
+
+  /**
+   * Everything that can fail before the first byte fails here, as a FET error: object missing (502),
+   * store down (503). Raw: the stored object as it is; otherwise its verified plaintext, labelled as
+   * what it is (a compressed one with its Content-Encoding, sent as stored: nothing here encodes it).
+   */
+  private async download(log: JobLogFields, result: DownloadableResult, query: ResultDownloadQuery): Promise<ResultDownload> {
     const headers = {
       [RESULT_HEADERS.sha256]: result.sha256,
       [RESULT_HEADERS.hmac]: result.hmac,
@@ -72,9 +130,14 @@ export class JobResultService {
       return { headers, file: this.streamed(log, stored.stream, RAW_RESULT_CONTENT_TYPE, stored.sizeBytes) };
     }
     const opened = await this.reading(log, () => this.results.openStream(result.path, result, result.keyVersion));
+    const { contentType, contentEncoding } = httpTypeOf(result.type);
     return {
-      headers: { ...headers, ETag: `"${result.sha256}"` },
-      file: this.streamed(log, opened.plaintext, 'application/json', result.sizeBytes, opened.plaintext),
+      headers: {
+        ...headers,
+        ETag: `"${result.sha256}"`,
+        ...(contentEncoding === undefined ? {} : { 'Content-Encoding': contentEncoding }),
+      },
+      file: this.streamed(log, opened.plaintext, contentType, result.sizeBytes, opened.plaintext),
     };
   }
 
@@ -98,7 +161,9 @@ export class JobResultService {
     }
     // A result recorded before key versions were is opened with the current key.
     const keyVersion = job.resultKeyVersion ?? this.config.encryption.keyVersion;
-    return { path: resultPath, hmac: resultHmac, sha256: resultSha256, sizeBytes: resultSizeBytes, keyVersion };
+    const output = outputOf(job);
+    const type = isPerTable(output) ? MANIFEST_TYPE : output;
+    return { path: resultPath, hmac: resultHmac, sha256: resultSha256, sizeBytes: resultSizeBytes, keyVersion, type };
   }
 
   /** The store's answer for a completed job: a missing object is the store's fault (502), not a 404. */

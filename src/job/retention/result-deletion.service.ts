@@ -14,8 +14,9 @@ import { ResultRetentionRepository } from './result-retention.repository.js';
 /**
  * Deletes completed results, for their product (DELETE …/result) and for the retention sweep, in
  * two recorded steps: the intent first (the result is gone for consumers from then on), then the
- * object, then the record that it is gone. A process that dies between the steps leaves the intent,
- * and the next sweep deletes the object and records it. Deleting again is harmless.
+ * object (a per-table result's every part and its manifest), then the record that it is gone. A
+ * process that dies between the steps leaves the intent, and the next sweep deletes the object and
+ * records it. Deleting again is harmless.
  */
 @Injectable()
 export class ResultDeletionService {
@@ -51,6 +52,8 @@ export class ResultDeletionService {
     if (!(await this.retention.requestResultDeletion(job.id, new Date()))) {
       throw new JobError(FetCode.JobNotCompleted, `job ${job.id} is not completed: it has no result to delete`);
     }
+    // Every part, then the object that lists them: a deletion cut short is found again through the job's parts.
+    for (const part of job.resultParts ?? []) await this.store.delete(part.path);
     if (job.resultPath) await this.store.delete(job.resultPath);
     await this.retention.recordResultDeleted(job.id, new Date());
   }

@@ -98,6 +98,14 @@ export class LocalObjectStore implements ObjectStore {
     }
   }
 
+  async deleteFolder(key: string): Promise<void> {
+    try {
+      await rm(this.pathOf(key), { recursive: true, force: true });
+    } catch (error) {
+      throw fsFailure(`cannot delete ${key}/`, error);
+    }
+  }
+
   async ping(): Promise<void> {
     try {
       await mkdir(this.root, { recursive: true });

@@ -12,7 +12,7 @@ import { S3Upload, type S3UploadClient } from './s3-upload.js';
 
 /** The part of the minio client the store uses; tests substitute a fake. */
 export type S3Client = S3UploadClient &
-  Pick<Client, 'bucketExists' | 'makeBucket' | 'getObject' | 'statObject' | 'copyObject' | 'removeObject'>;
+  Pick<Client, 'bucketExists' | 'makeBucket' | 'getObject' | 'statObject' | 'copyObject' | 'removeObject' | 'listObjectsV2'>;
 
 /** S3 refuses smaller parts except the last one. */
 export const S3_MIN_PART_BYTES = 5 * 1024 * 1024;
@@ -152,6 +152,26 @@ export class S3ObjectStore implements ObjectStore {
     } catch (error) {
       if (isS3NotFound(error)) return;
       throw this.failure('delete', objectName, error);
+    }
+  }
+
+  /** Lists the folder, then removes its objects one by one (a folder is one job's parts: a few hundred at most). */
+  async deleteFolder(key: string): Promise<void> {
+    const prefix = `${this.objectName(key)}/`;
+    const names: string[] = [];
+    try {
+      for await (const item of this.client.listObjectsV2(this.config.bucket, prefix, true)) {
+        if (typeof (item as { name?: unknown }).name === 'string') names.push((item as { name: string }).name);
+      }
+    } catch (error) {
+      throw this.failure('list', prefix, error);
+    }
+    for (const name of names) {
+      try {
+        await this.client.removeObject(this.config.bucket, name);
+      } catch (error) {
+        if (!isS3NotFound(error)) throw this.failure('delete', name, error);
+      }
     }
   }
 
