@@ -50,9 +50,11 @@ export class JsonDocumentLayout extends DocumentLayout {
     return this.write('{', undefined);
   }
 
-  beginDatasource(configName: string, engine: EngineType, index: number): Promise<void> {
+  async beginDatasource(configName: string, engine: EngineType, index: number): Promise<void> {
+    // The comma between two datasources belongs to the document, not to either of them.
+    if (index > 0) await this.write(',', undefined);
     this.engine = engine;
-    return this.write(`${index > 0 ? ',' : ''}${JSON.stringify(configName)}:{`);
+    await this.write(`${JSON.stringify(configName)}:{`);
   }
 
   beginTable(table: TableDescription, index: number): Promise<void> {
