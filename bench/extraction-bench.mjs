@@ -23,11 +23,11 @@ import { fileURLToPath } from 'node:url';
 import { formatTop, newestProfile, topFunctions } from './lib/cpuprofile.mjs';
 import { cliRepetition, liveCliRuns } from './lib/cli-run.mjs';
 import { ENGINES } from './lib/engines.mjs';
-import { killAllFetchers, startFetcher } from './lib/fetcher-process.mjs';
+import { killAllFetchers, postJson, startFetcher } from './lib/fetcher-process.mjs';
 import { gitInfo, machineInfo } from './lib/machine.mjs';
 import { parseArgs } from './lib/options.mjs';
 import { formatRep, formatSummary, mib, MiB, summarize } from './lib/report.mjs';
-import { objectFile, resultKeys, verifyStoredResult } from './lib/verify-result.mjs';
+import { outputBody, resultBytes, verifyJobResult } from './lib/verify-result.mjs';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
 const log = (line = '') => process.stdout.write(`${line}\n`);
@@ -62,22 +62,6 @@ const database = `fetcher_bench_${Date.now()}`;
 const created = []; // engines whose database exists
 const tempDirs = new Set();
 const failures = [];
-
-async function postJson(url, body, headers = {}) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
-  const text = await response.text();
-  let json;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    // Not JSON: the caller reports the text.
-  }
-  return { status: response.status, json, text };
-}
 
 /** One Fetcher repetition: fresh process, connection, POST → completed. Returns the raw figures. */
 async function runFetcher(engine, scenario, rep, output) {
@@ -122,43 +106,6 @@ async function runFetcher(engine, scenario, rep, output) {
     await fetcher.stop();
   }
   return { job, seconds, peak, fetcher, dataDir };
-}
-
-/** `csv+gzip` → { format: 'csv', compression: 'gzip' }. */
-function outputBody(output) {
-  const [format, compression = 'none'] = output.split('+');
-  return { format, compression };
-}
-
-/** Plaintext bytes of the result: the document, or every part (the manifest aside). */
-const resultBytes = (job) => (job.result?.parts ? job.result.parts.reduce((sum, part) => sum + part.sizeBytes, 0) : job.result?.sizeBytes);
-
-async function verify(job, run, expectedRows) {
-  const { keys, resultsDir } = await resultKeys(run.fetcher.env, job.resultKeyVersion);
-  const file = objectFile(resultsDir, job.resultPath);
-  const parts = job.result.parts;
-  const document = await verifyStoredResult(file, keys, {
-    sizeBytes: job.result.sizeBytes,
-    sha256: job.result.sha256,
-    hmac: job.resultHmac,
-    ...(parts ? {} : { rows: expectedRows }),
-  });
-  if (!parts) return document;
-  // A per-table result: the manifest above, then every part against what the job lists for it.
-  const problems = [...document.problems];
-  let seconds = document.seconds;
-  for (const part of parts) {
-    const checked = await verifyStoredResult(objectFile(resultsDir, part.path), keys, {
-      sizeBytes: part.sizeBytes,
-      sha256: part.sha256,
-      hmac: part.hmac,
-    });
-    seconds += checked.seconds;
-    problems.push(...checked.problems.map((problem) => `${part.path}: ${problem}`));
-  }
-  const rows = parts.reduce((sum, part) => sum + part.rowCount, 0);
-  if (rows !== expectedRows) problems.push(`rows: the parts list ${rows}, expected ${expectedRows}`);
-  return { ok: problems.length === 0, problems, rows, seconds };
 }
 
 function printProfile(pid, rep) {
@@ -244,7 +191,7 @@ async function runOutput(engine, scenario, output) {
       else raw.cliRatio = raw.cli.rowsPerSecond / raw.client.rowsPerSecond;
     }
     try {
-      raw.verify = await verify(job, run, scenario.rows);
+      raw.verify = await verifyJobResult(job, run.fetcher.env, scenario.rows);
       checkInterrupted();
     } catch (error) {
       if (interrupted) throw error;

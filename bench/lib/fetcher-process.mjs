@@ -133,3 +133,20 @@ export async function killAllFetchers() {
     ),
   );
 }
+
+/** POSTs `body` as JSON; { status, json (when the answer parses), text }. */
+export async function postJson(url, body, headers = {}) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  let json;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // Not JSON: the caller reports the text.
+  }
+  return { status: response.status, json, text };
+}

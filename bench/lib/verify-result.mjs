@@ -134,3 +134,42 @@ export async function verifyStoredResult(file, keys, expected = {}) {
 export function objectFile(resultsDir, resultPath) {
   return join(resultsDir, resultPath);
 }
+
+/** `csv+gzip` → { format: 'csv', compression: 'gzip' }. */
+export function outputBody(output) {
+  const [format, compression = 'none'] = output.split('+');
+  return { format, compression };
+}
+
+/** Plaintext bytes of the result: the document, or every part (the manifest aside). */
+export const resultBytes = (job) =>
+  job.result?.parts ? job.result.parts.reduce((sum, part) => sum + part.sizeBytes, 0) : job.result?.sizeBytes;
+
+/** Verifies the stored result of `job` (its manifest and every part, for a per-table one) as the job describes it. */
+export async function verifyJobResult(job, env, expectedRows) {
+  const { keys, resultsDir } = await resultKeys(env, job.resultKeyVersion);
+  const file = objectFile(resultsDir, job.resultPath);
+  const parts = job.result.parts;
+  const document = await verifyStoredResult(file, keys, {
+    sizeBytes: job.result.sizeBytes,
+    sha256: job.result.sha256,
+    hmac: job.resultHmac,
+    ...(parts ? {} : { rows: expectedRows }),
+  });
+  if (!parts) return document;
+  // A per-table result: the manifest above, then every part against what the job lists for it.
+  const problems = [...document.problems];
+  let seconds = document.seconds;
+  for (const part of parts) {
+    const checked = await verifyStoredResult(objectFile(resultsDir, part.path), keys, {
+      sizeBytes: part.sizeBytes,
+      sha256: part.sha256,
+      hmac: part.hmac,
+    });
+    seconds += checked.seconds;
+    problems.push(...checked.problems.map((problem) => `${part.path}: ${problem}`));
+  }
+  const rows = parts.reduce((sum, part) => sum + part.rowCount, 0);
+  if (rows !== expectedRows) problems.push(`rows: the parts list ${rows}, expected ${expectedRows}`);
+  return { ok: problems.length === 0, problems, rows, seconds };
+}
