@@ -11,6 +11,7 @@ import { ValueMismatch } from './value-mismatch.js';
  */
 export type ValueConverter = (row: JsonRow, index: number) => unknown;
 
+const NO_BYTES = Buffer.alloc(0);
 const INTEGER = /^-?\d+$/;
 const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;
 const UUID_TEXT = /^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/i;
@@ -209,6 +210,8 @@ export function columnConverter(type: ParquetColumnType): ValueConverter {
         }
       }
     }
+    // Its ranges point into the batch, which is the connector's to reuse.
+    elements.bytes = NO_BYTES;
     return values;
   };
 }
