@@ -171,11 +171,15 @@ describe('Parquet encoder, PostgreSQL', () => {
 
   it('fails on a NaN in a constrained numeric, naming the table, the column and the value', async () => {
     const price = [pgColumn('id', 'integer', PgOid.int4), pgColumn('price', 'numeric(10,2)', PgOid.numeric)];
+    const message =
+      'Parquet: table "sales.orders" of "src", column "price" (DECIMAL(10,2)): the value "NaN" is NaN, which DECIMAL cannot hold';
     await expect(
       encodeRows('POSTGRESQL', price, ['{"id":1,"price":"1.00"}', '{"id":2,"price":"NaN"}'], { table: 'sales.orders' }),
-    ).rejects.toThrow(
-      'Parquet: table "sales.orders" of "src", column "price" (DECIMAL(10,2)): the value "NaN" is NaN, which DECIMAL cannot hold',
-    );
+    ).rejects.toMatchObject({
+      code: 'FET-1060',
+      message,
+      details: [{ type: 'value_not_representable', datasource: 'src', table: 'sales.orders', field: 'price', message }],
+    });
     const dates = [pgColumn('valid_to', 'date', PgOid.date)];
     await expect(encodeRows('POSTGRESQL', dates, ['{"valid_to":"infinity"}'])).rejects.toThrow(
       'column "valid_to" (DATE): the value "infinity" is infinity, which a Parquet date or timestamp cannot hold',
