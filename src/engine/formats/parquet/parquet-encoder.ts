@@ -1,9 +1,10 @@
-import { ParquetWriter } from 'hyparquet-writer';
+import { type ColumnSource, ParquetWriter } from 'hyparquet-writer';
 import { JsonKind, JsonRow, scanRows } from '../json-row-scanner.js';
 import type { ByteOutput, TableDescription, TableEncoder, TableEncoderFactory } from '../table-encoder.js';
 import { parquetColumnOf } from './parquet-column-types.js';
 import { describeParquetType, type ParquetColumnType } from './parquet-leaf.js';
 import { OutputWriter } from './parquet-output.js';
+import { PendingGroup } from './parquet-pending-group.js';
 import { footerSchema, parquetSchema } from './parquet-schema.js';
 import { columnConverter, type ValueConverter } from './parquet-values.js';
 import { ParquetValueError, ValueMismatch } from './value-mismatch.js';
@@ -33,21 +34,18 @@ interface Column {
 }
 
 /**
- * Writes one table as a Parquet file, a row group at a time: rows are converted into column arrays
- * as their batches arrive, and once those hold `rowGroupBytes` of input (or `rowGroupRows` rows) they
- * are encoded and written to the output, every write awaited. Nothing of a batch is kept past
- * `writeRows`: values are converted into strings, numbers, bigints and new bytes.
+ * Writes one table as a Parquet file, a row group at a time: rows are copied into the pending group
+ * as their batches arrive, and once it holds `rowGroupBytes` of rendered rows (or `rowGroupRows`
+ * rows) it is converted a column at a time, encoded and written to the output, every write awaited.
+ * Nothing of a batch is kept past `writeRows`: the group holds a copy.
  */
 export class ParquetTableEncoder implements TableEncoder {
   private readonly columns: readonly Column[];
   private readonly writer: ParquetWriter;
   private readonly row = new JsonRow();
-  private readonly values: unknown[];
   /** Bytes of `{"<first key>":` and `}` plus the comma after a row, which the value ranges leave out. */
   private readonly rowFrame: number;
-  private pending: unknown[][];
-  private bytes = 0;
-  private rows = 0;
+  private pending: PendingGroup;
   private groups = 0;
   private peak = 0;
   private failure: unknown = null;
@@ -66,19 +64,18 @@ export class ParquetTableEncoder implements TableEncoder {
       return { name: column.name, type, convert: columnConverter(type) };
     });
     this.writer = new ParquetWriter({ writer: new OutputWriter(out), schema: parquetSchema(this.columns), createdBy: 'Fetcher' });
-    this.values = new Array(this.columns.length);
-    this.pending = this.columns.map(() => []);
+    this.pending = new PendingGroup(this.columns.length);
     this.rowFrame = Buffer.byteLength(JSON.stringify(this.columns[0].name)) + 4;
   }
 
   /** Input bytes of the rows held for the next row group: what bounds this encoder's memory. */
   get pendingBytes(): number {
-    return this.bytes;
+    return this.pending.bytes;
   }
 
   /** Rows held for the next row group. */
   get pendingRows(): number {
-    return this.rows;
+    return this.pending.rows;
   }
 
   /**
@@ -104,16 +101,16 @@ export class ParquetTableEncoder implements TableEncoder {
     if (this.finished) throw new Error(`Parquet: ${where(this.table)} was already finished`);
     try {
       const full = this.gather(json, rowCount);
-      for (const group of full) await this.writeGroup(group.columns, group.rows);
+      for (const group of full) await this.writeGroup(group);
     } catch (error) {
       this.failure = error;
       throw error;
     }
   }
 
-  /** Converts a batch's rows into the pending columns; returns the row groups it filled, to be written in order. */
-  private gather(json: Buffer, rowCount: number): { readonly columns: unknown[][]; readonly rows: number }[] {
-    const full: { readonly columns: unknown[][]; readonly rows: number }[] = [];
+  /** Copies a batch's rows into the pending group; returns the row groups it filled, to be written in order. */
+  private gather(json: Buffer, rowCount: number): PendingGroup[] {
+    const full: PendingGroup[] = [];
     let filled = 0;
     let scanned: number;
     try {
@@ -121,9 +118,10 @@ export class ParquetTableEncoder implements TableEncoder {
         json,
         (row) => {
           this.add(row);
-          this.peak = Math.max(this.peak, filled + this.bytes);
-          if (this.bytes >= this.limits.rowGroupBytes || this.rows >= this.limits.rowGroupRows) {
-            filled += this.bytes;
+          const { bytes, rows } = this.pending;
+          this.peak = Math.max(this.peak, filled + bytes);
+          if (bytes >= this.limits.rowGroupBytes || rows >= this.limits.rowGroupRows) {
+            filled += bytes;
             full.push(this.take());
           }
         },
@@ -142,10 +140,7 @@ export class ParquetTableEncoder implements TableEncoder {
     if (this.finished) throw new Error(`Parquet: ${where(this.table)} was already finished`);
     this.finished = true;
     try {
-      if (this.rows > 0) {
-        const group = this.take();
-        await this.writeGroup(group.columns, group.rows);
-      }
+      if (this.pending.rows > 0) await this.writeGroup(this.take());
       this.writer.schema = footerSchema(this.writer.schema);
       await this.writer.finish();
     } catch (error) {
@@ -158,47 +153,70 @@ export class ParquetTableEncoder implements TableEncoder {
     if (this.failure !== null) throw this.failure;
   }
 
-  /** Converts a whole row before keeping any of it, so a value that fails leaves the columns even. */
   private add(row: JsonRow): void {
-    const { columns, values } = this;
-    if (row.count !== columns.length) {
-      throw new Error(`Parquet: ${where(this.table)}: a row has ${row.count} values for ${columns.length} columns`);
+    if (row.count !== this.columns.length) {
+      throw new Error(`Parquet: ${where(this.table)}: a row has ${row.count} values for ${this.columns.length} columns`);
     }
-    let i = 0;
-    try {
-      for (; i < columns.length; i++) values[i] = row.kind(i) === JsonKind.Null ? null : columns[i].convert(row, i);
-    } catch (error) {
-      if (error instanceof ValueMismatch) throw this.mismatch(row, i, error);
-      throw error;
-    }
-    for (let c = 0; c < columns.length; c++) this.pending[c].push(values[c]);
-    this.bytes += row.end(row.count - 1) - row.start(0) + this.rowFrame;
-    this.rows++;
+    this.pending.add(row, this.rowFrame);
   }
 
-  private take(): { readonly columns: unknown[][]; readonly rows: number } {
-    const group = { columns: this.pending, rows: this.rows };
-    this.pending = this.columns.map(() => []);
-    this.bytes = 0;
-    this.rows = 0;
+  private take(): PendingGroup {
+    const group = this.pending;
+    this.pending = new PendingGroup(this.columns.length);
     return group;
   }
 
-  private async writeGroup(columns: unknown[][], rows: number): Promise<void> {
-    const columnData = this.columns.map((column, i) => ({
+  /**
+   * Encodes one row group. Each column's values are handed over as an object whose slice()
+   * converts them: hyparquet-writer takes a column's data with slice() just before it encodes that
+   * column, so only one column's converted values exist at a time.
+   */
+  private async writeGroup(group: PendingGroup): Promise<void> {
+    const columnData = this.columns.map((column, c) => ({
       name: column.name,
-      data: columns[i],
+      data: { length: group.rows, slice: () => this.convert(group, c) } as unknown as ColumnSource['data'],
       // Min/max of JSON documents are kept whole (a cut document is no bound), which could make
       // a footer as large as the data; they serve no reader's pruning either.
       ...(column.type.leaf.type === 'json' ? { statistics: false } : {}),
     }));
-    await this.writer.write({ columnData, rowGroupSize: rows });
+    await this.writer.write({ columnData, rowGroupSize: group.rows });
+    this.detachStatistics();
     this.groups++;
   }
 
-  private mismatch(row: JsonRow, index: number, error: ValueMismatch): ParquetValueError {
-    const column = this.columns[index];
-    const raw = row.raw(index);
+  private convert(group: PendingGroup, c: number): unknown[] {
+    const { convert } = this.columns[c];
+    const values = group.column(c);
+    const converted = new Array<unknown>(values.count);
+    for (let r = 0; r < values.count; r++) {
+      try {
+        converted[r] = values.kind(r) === JsonKind.Null ? null : convert(values, r);
+      } catch (error) {
+        if (error instanceof ValueMismatch) throw this.mismatch(values, r, c, error);
+        throw error;
+      }
+    }
+    return converted;
+  }
+
+  /**
+   * The footer is written at the end from each column chunk's statistics, whose min and max may be
+   * views of a group's buffer (strings are handed over as views): copies let the buffer go.
+   */
+  private detachStatistics(): void {
+    for (const chunk of this.writer.row_groups.at(-1)?.columns ?? []) {
+      const statistics = chunk.meta_data?.statistics as Record<string, unknown> | undefined;
+      if (statistics === undefined) continue;
+      for (const key of ['min_value', 'max_value', 'min', 'max']) {
+        const value = statistics[key];
+        if (value instanceof Uint8Array) statistics[key] = Uint8Array.from(value);
+      }
+    }
+  }
+
+  private mismatch(values: JsonRow, row: number, c: number, error: ValueMismatch): ParquetValueError {
+    const column = this.columns[c];
+    const raw = values.raw(row);
     const shown = raw.length > SHOWN_VALUE ? `${raw.slice(0, SHOWN_VALUE)}…` : raw;
     return new ParquetValueError(
       this.table.datasource,

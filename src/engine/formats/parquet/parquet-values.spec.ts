@@ -28,6 +28,9 @@ function convert(type: ParquetColumnType, json: string): unknown {
   return result;
 }
 
+/** The text of converted bytes (strings, JSON and list elements are handed to the writer as UTF-8). */
+const utf8 = (value: unknown): string => Buffer.from(value as Uint8Array).toString('utf8');
+
 /** The message of the ValueMismatch the conversion throws. */
 function refusal(type: ParquetColumnType, json: string): string {
   try {
@@ -171,13 +174,14 @@ describe('dates and timestamps', () => {
 
 describe('strings, bytes and UUIDs', () => {
   it('STRING decodes escapes and keeps astral characters; TEXT and JSON take any value', () => {
-    expect(convert(STRING, '"a\\"b\\\\c\\n😀"')).toBe('a"b\\c\n😀');
-    expect(convert(STRING, '""')).toBe('');
-    expect(convert(STRING, '"\\ud83d\\ude00"')).toBe('😀');
-    expect(convert(TEXT, '"x"')).toBe('x');
-    expect(convert(TEXT, '{"a":1}')).toBe('{"a":1}');
-    expect(convert(JSON_TEXT, '"x"')).toBe('"x"');
-    expect(convert(JSON_TEXT, '{"big":12345678901234567890}')).toBe('{"big":12345678901234567890}');
+    expect(utf8(convert(STRING, '"a\\"b\\\\c\\n😀"'))).toBe('a"b\\c\n😀');
+    expect(utf8(convert(STRING, '""'))).toBe('');
+    expect(utf8(convert(STRING, '"\\ud83d\\ude00"'))).toBe('😀');
+    expect(utf8(convert(STRING, '"Ünïcødé 😀"'))).toBe('Ünïcødé 😀');
+    expect(utf8(convert(TEXT, '"x"'))).toBe('x');
+    expect(utf8(convert(TEXT, '{"a":1}'))).toBe('{"a":1}');
+    expect(utf8(convert(JSON_TEXT, '"x"'))).toBe('"x"');
+    expect(utf8(convert(JSON_TEXT, '{"big":12345678901234567890}'))).toBe('{"big":12345678901234567890}');
   });
 
   it('STRING refuses a non-string and a lone surrogate, which UTF-8 has no bytes for', () => {
@@ -193,9 +197,13 @@ describe('strings, bytes and UUIDs', () => {
     expect(refusal(scalar({ type: 'binary' }), '"AQ"')).toBe('is not standard base64');
   });
 
-  it('UUID takes canonical text', () => {
-    expect(convert(UUID, '"A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11"')).toBe('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11');
+  it('UUID takes canonical text, in either case, as its 16 bytes', () => {
+    const bytes = Buffer.from('a0eebc999c0b4ef8bb6d6bb9bd380a11', 'hex');
+    expect(Buffer.from(convert(UUID, '"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"') as Uint8Array)).toEqual(bytes);
+    expect(Buffer.from(convert(UUID, '"A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11"') as Uint8Array)).toEqual(bytes);
     expect(refusal(UUID, '"a0eebc999c0b4ef8bb6d6bb9bd380a11"')).toBe('is not a canonical UUID');
+    expect(refusal(UUID, '"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a1g"')).toBe('is not a canonical UUID');
+    expect(refusal(UUID, '"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a1"')).toBe('is not a canonical UUID');
   });
 });
 
@@ -206,8 +214,8 @@ describe('lists', () => {
     expect(convert(list(INT64), '[1,null,9223372036854775807]')).toEqual([1n, null, 9223372036854775807n]);
     expect(convert(list(INT64), '[]')).toEqual([]);
     expect(convert(list(decimalOf(10, 2)), '["1.50",null,"-0.05"]')).toEqual([150n, null, -5n]);
-    expect(convert(list(STRING), '["a,b","]\\"",""]')).toEqual(['a,b', ']"', '']);
-    expect(convert(list(JSON_TEXT), '[{"a":[1,2]},[3],"s",12345678901234567890]')).toEqual([
+    expect((convert(list(STRING), '["a,b","]\\"",""]') as unknown[]).map(utf8)).toEqual(['a,b', ']"', '']);
+    expect((convert(list(JSON_TEXT), '[{"a":[1,2]},[3],"s",12345678901234567890]') as unknown[]).map(utf8)).toEqual([
       '{"a":[1,2]}',
       '[3]',
       '"s"',

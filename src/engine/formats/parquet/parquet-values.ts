@@ -5,16 +5,16 @@ import { dateDays, timestampValue } from './parquet-temporal.js';
 import { ValueMismatch } from './value-mismatch.js';
 
 /**
- * Turns one non-null value of a scanned row into what hyparquet-writer takes for the column's
- * Parquet type, or throws ValueMismatch: a value is converted exactly or not at all. What is kept
- * is a copy (a string, number, bigint or new bytes), never a view of the batch, which is reused.
+ * Turns one non-null value into what hyparquet-writer takes for the column's Parquet type, or throws
+ * ValueMismatch: a value is converted exactly or not at all. Values are read from a row group's own
+ * copy of the rendered rows (PendingGroup), so bytes may be views of it: the group lives until its
+ * row group is written.
  */
 export type ValueConverter = (row: JsonRow, index: number) => unknown;
 
 const NO_BYTES = Buffer.alloc(0);
 const INTEGER = /^-?\d+$/;
 const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;
-const UUID_TEXT = /^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/i;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
@@ -112,27 +112,56 @@ const boolean: ValueConverter = (row, index) => {
   throw new ValueMismatch('is not a boolean');
 };
 
-function stringOf(row: JsonRow, index: number): string {
+/**
+ * A string's UTF-8 bytes: a view of the group's buffer when the JSON has no escape (the bytes
+ * between the quotes are the text), else the decoded text encoded anew.
+ */
+function stringBytes(row: JsonRow, index: number): Uint8Array {
+  if (!row.escaped(index)) return row.bytes.subarray(row.start(index) + 1, row.end(index) - 1);
   const text = row.text(index);
   // Only an escape (\ud800) can spell a lone surrogate; UTF-8, which Parquet strings are, has none.
-  if (row.escaped(index) && LONE_SURROGATE.test(text)) throw new ValueMismatch('has a lone UTF-16 surrogate, which UTF-8 cannot encode');
-  return text;
+  if (LONE_SURROGATE.test(text)) throw new ValueMismatch('has a lone UTF-16 surrogate, which UTF-8 cannot encode');
+  return Buffer.from(text, 'utf8');
 }
 
 const string: ValueConverter = (row, index) => {
   requireKind(row, index, JsonKind.String, 'a string');
-  return stringOf(row, index);
+  return stringBytes(row, index);
 };
 
-const text: ValueConverter = (row, index) => (row.kind(index) === JsonKind.String ? stringOf(row, index) : row.raw(index));
+/** The value's JSON text as rendered: a view of the group's buffer. */
+const json: ValueConverter = (row, index) => row.bytes.subarray(row.start(index), row.end(index));
 
-const json: ValueConverter = (row, index) => row.raw(index);
+const text: ValueConverter = (row, index) => (row.kind(index) === JsonKind.String ? stringBytes(row, index) : json(row, index));
 
+/** A hex digit's value, or -1. */
+function nibble(byte: number): number {
+  if (byte >= 0x30 && byte <= 0x39) return byte - 0x30;
+  const lower = byte | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x57 : -1;
+}
+
+/** Where the dashes of a canonical UUID are, from its first digit. */
+const UUID_DASHES = [8, 13, 18, 23];
+
+/** The 16 bytes of a canonical UUID (`8-4-4-4-12` hex digits, either case), read from the JSON bytes. */
 const uuid: ValueConverter = (row, index) => {
   requireKind(row, index, JsonKind.String, 'a UUID string');
-  const value = row.text(index);
-  if (!UUID_TEXT.test(value)) throw new ValueMismatch('is not a canonical UUID');
-  return value.toLowerCase();
+  const bytes = row.bytes;
+  const first = row.start(index) + 1;
+  if (row.end(index) - first !== 37 || UUID_DASHES.some((at) => bytes[first + at] !== 0x2d))
+    throw new ValueMismatch('is not a canonical UUID');
+  const value = new Uint8Array(16);
+  let at = first;
+  for (let i = 0; i < 16; i++) {
+    if (bytes[at] === 0x2d) at++;
+    const high = nibble(bytes[at]);
+    const low = nibble(bytes[at + 1]);
+    if (high < 0 || low < 0) throw new ValueMismatch('is not a canonical UUID');
+    value[i] = (high << 4) | low;
+    at += 2;
+  }
+  return value;
 };
 
 const binary: ValueConverter = (row, index) => {
