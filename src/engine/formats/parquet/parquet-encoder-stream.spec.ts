@@ -74,6 +74,27 @@ describe('Parquet encoder, streaming', () => {
     });
   });
 
+  it('keeps each row group’s statistics its own, though strings are handed to the writer as views of the group’s bytes', async () => {
+    const codes = [pgColumn('id', 'bigint', PgOid.int8), pgColumn('code', 'text', PgOid.text)];
+    // Short codes (statistics keep them whole), shuffled so each group has its own min and max.
+    const rows = Array.from({ length: 400 }, (_, i) => `{"id":${i},"code":"c${String((i * 7919) % 1000).padStart(3, '0')}"}`);
+    const { bytes, encoder } = await encodeRows('POSTGRESQL', codes, rows, { rowGroupBytes: 600, rowsPerBatch: 9 });
+    expect(encoder.rowGroupsWritten).toBeGreaterThan(10);
+    await withParquetFile(bytes, async (file) => {
+      const stats = await file.query(
+        `SELECT stats_min_value, stats_max_value FROM parquet_metadata('${file.path}') WHERE path_in_schema = 'code' ORDER BY row_group_id`,
+      );
+      const sizes = await file.query(`SELECT DISTINCT row_group_id, row_group_num_rows FROM parquet_metadata('${file.path}') ORDER BY 1`);
+      let first = 0;
+      const expected = sizes.map(([, count]) => {
+        const group = rows.slice(first, first + Number(count)).map((row) => (JSON.parse(row) as { code: string }).code);
+        first += Number(count);
+        return [group.reduce((a, b) => (a < b ? a : b)), group.reduce((a, b) => (a > b ? a : b))];
+      });
+      expect(stats).toEqual(expected);
+    });
+  });
+
   it('awaits each write of the output before the next, and writeRows before it returns', async () => {
     const releases: (() => void)[] = [];
     let writing = false;

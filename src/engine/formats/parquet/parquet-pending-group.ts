@@ -2,6 +2,8 @@ import { JsonRow } from '../json-row-scanner.js';
 
 /** A group's buffer starts this small (a table of a few rows costs little) and doubles as rows come. */
 const INITIAL_BYTES = 64 * 1024;
+/** Room past the limit for the row that crosses it. */
+const SLACK_BYTES = 64 * 1024;
 
 /**
  * The rows of one row group while they wait to be written: their rendered bytes, copied into a
@@ -20,9 +22,13 @@ export class PendingGroup {
   /** Rendered bytes of those rows, keys and punctuation included: what the row-group bound counts. */
   bytes = 0;
 
-  constructor(width: number) {
+  /** `limit`: the bytes at which the group is written, so its buffer need not grow much past them. */
+  constructor(
+    width: number,
+    private readonly limit: number,
+  ) {
     this.columns = Array.from({ length: width }, () => new JsonRow());
-    this.buffer = Buffer.allocUnsafe(INITIAL_BYTES);
+    this.buffer = Buffer.allocUnsafe(Math.min(INITIAL_BYTES, limit + SLACK_BYTES));
   }
 
   /** Copies a scanned row (from its first value to the end of its last) and notes where each value is. */
@@ -39,6 +45,29 @@ export class PendingGroup {
     this.bytes += length + frame;
   }
 
+  /**
+   * Empties this group, which was just written, and takes over the rows of `next` (the few that
+   * followed it in the same batch): its buffer, already grown to a row group's size, then serves
+   * the whole table instead of a new one growing by doubling for every row group. Nothing refers
+   * to the buffer once its row group is written (statistics are copied).
+   */
+  refill(next: PendingGroup): void {
+    this.used = 0;
+    this.rows = 0;
+    this.bytes = 0;
+    for (const values of this.columns) values.count = 0;
+    this.reserve(next.used);
+    next.buffer.copy(this.buffer, 0, 0, next.used);
+    for (let c = 0; c < this.columns.length; c++) {
+      const from = next.columns[c];
+      const into = this.columns[c];
+      for (let r = 0; r < from.count; r++) into.push(from.kind(r), from.start(r), from.end(r), from.escaped(r));
+    }
+    this.used = next.used;
+    this.rows = next.rows;
+    this.bytes = next.bytes;
+  }
+
   /** The values of column `c`, by row, as byte ranges of the group's buffer. */
   column(c: number): JsonRow {
     const values = this.columns[c];
@@ -48,7 +77,8 @@ export class PendingGroup {
 
   private reserve(length: number): void {
     if (this.used + length <= this.buffer.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.used + length));
+    // Doubling, but not far past the limit: a group stops taking rows once it holds that much.
+    const grown = Buffer.allocUnsafe(Math.max(this.used + length, Math.min(this.buffer.length * 2, this.limit + SLACK_BYTES)));
     this.buffer.copy(grown, 0, 0, this.used);
     this.buffer = grown;
   }
