@@ -1,20 +1,13 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
 import { freePort, startFetcherProcess, type FetcherProcess } from '../helpers/fetcher-process.js';
+import { peakRss } from '../helpers/process-memory.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 
 const MiB = 1024 * 1024;
-
-/** Peak resident set of a process so far (VmHWM), in bytes. */
-function peakRss(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((entry) => entry.startsWith('VmHWM:'));
-  return Number(/(\d+)/.exec(line ?? '')?.[1] ?? 0) * 1024;
-}
 
 function filesUnder(dir: string): string[] {
   let found: string[] = [];

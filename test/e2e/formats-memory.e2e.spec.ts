@@ -1,22 +1,15 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
 import { freePort, startFetcherProcess, type FetcherProcess } from '../helpers/fetcher-process.js';
+import { peakRss } from '../helpers/process-memory.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 
 const MiB = 1024 * 1024;
 /** Rows of the mixed table: about 256 MiB as the JSON document (measured by the json job below). */
 const ROWS = 900_000;
-
-/** Peak resident set of a process so far (VmHWM), in bytes. */
-function peakRss(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((entry) => entry.startsWith('VmHWM:'));
-  return Number(/(\d+)/.exec(line ?? '')?.[1] ?? 0) * 1024;
-}
 
 /** Memory is bounded by bytes in every format: a ~256 MiB table through a fresh worker process, once per format. */
 describe('a ~256 MiB table to Parquet and to gzip CSV', () => {

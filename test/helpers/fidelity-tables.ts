@@ -80,3 +80,42 @@ export const MARIADB_FIDELITY_SQL = String.raw`
     VALUES (3, -2.5e-7, 3.40282e38, '0000-00-00', '0000-00-00 00:00:00', '0000-00-00 00:00:00');
   SET SESSION sql_mode = DEFAULT, time_zone = DEFAULT;
 `;
+
+/** The columns of MariaDB's `fidelity`, in table order. */
+export const MARIADB_FIDELITY_COLUMNS = [
+  'id',
+  'ti',
+  'tiu',
+  'si',
+  'mi',
+  'i',
+  'iu',
+  'bi',
+  'bu',
+  'yr',
+  'flag',
+  'flag2',
+  'num',
+  'price',
+  'd',
+  'f',
+  'dt',
+  'dtm',
+  'dtm0',
+  'ts',
+  't',
+  'j',
+  'bin',
+  'vb',
+  'fixed',
+  'b1',
+  'b8',
+  'b64',
+  'e',
+  'st',
+  'txt',
+  'vc',
+  'ch',
+  'u',
+  'g',
+];

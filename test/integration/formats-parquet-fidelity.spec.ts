@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine/engine.js';
 import { textOfEveryColumn, withParquetFile } from '../../src/engine/formats/parquet/testing/duckdb-parquet.js';
-import { FIDELITY_TEXT, MARIADB_FIDELITY_SQL, PG_FIDELITY_SQL } from '../helpers/fidelity-tables.js';
+import { FIDELITY_TEXT, MARIADB_FIDELITY_COLUMNS, MARIADB_FIDELITY_SQL, PG_FIDELITY_SQL } from '../helpers/fidelity-tables.js';
 import { createTempMariaDatabase, type TempMariaDatabase } from '../helpers/mariadb-database.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 
@@ -182,27 +182,7 @@ describe('Parquet from MariaDB: the fidelity table', () => {
     await db?.drop();
   });
 
-  const COLUMNS = [
-    'id',
-    'ti',
-    'tiu',
-    'si',
-    'mi',
-    'i',
-    'iu',
-    'bi',
-    'bu',
-    'yr',
-    'flag',
-    'flag2',
-    'num',
-    'price',
-    'd',
-    'f',
-    'dt',
-    'dtm',
-    'dtm0',
-  ].concat(['ts', 't', 'j', 'bin', 'vb', 'fixed', 'b1', 'b8', 'b64', 'e', 'st', 'txt', 'vc', 'ch', 'u', 'g']);
+  const COLUMNS = MARIADB_FIDELITY_COLUMNS;
 
   it('declares every column’s type from the catalog and keeps every value exactly', async () => {
     const url = `mysql://${db.user}@${db.host}:${db.port}/${db.name}`;

@@ -2,7 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ColumnInfo, ConnectorSession, RowBatch, RowFrame, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
 import { allBatches, expectNdjsonLike, ndjsonFrame } from '../../src/engine/connectors/testing/row-frames.js';
 import { MySqlConnector } from '../../src/engine/connectors/mysql/mysql.connector.js';
-import { FIDELITY_TEXT as TEXT, MARIADB_FIDELITY_SQL as FIDELITY_SQL } from '../helpers/fidelity-tables.js';
+import {
+  FIDELITY_TEXT as TEXT,
+  MARIADB_FIDELITY_COLUMNS as COLUMNS,
+  MARIADB_FIDELITY_SQL as FIDELITY_SQL,
+} from '../helpers/fidelity-tables.js';
 import { createTempMariaDatabase, resolvedMySqlDatasource, type TempMariaDatabase, withMariaAdmin } from '../helpers/mariadb-database.js';
 
 async function collect(batches: AsyncIterable<RowBatch>): Promise<{ json: string; rowCount: number; batches: number }> {
@@ -17,44 +21,6 @@ async function collect(batches: AsyncIterable<RowBatch>): Promise<{ json: string
 
 /** The expected JSON text of one row, from [key, JSON text] pairs. */
 const row = (pairs: [string, string][]): string => '{' + pairs.map(([k, v]) => JSON.stringify(k) + ':' + v).join(',') + '}';
-
-const COLUMNS = [
-  'id',
-  'ti',
-  'tiu',
-  'si',
-  'mi',
-  'i',
-  'iu',
-  'bi',
-  'bu',
-  'yr',
-  'flag',
-  'flag2',
-  'num',
-  'price',
-  'd',
-  'f',
-  'dt',
-  'dtm',
-  'dtm0',
-  'ts',
-  't',
-  'j',
-  'bin',
-  'vb',
-  'fixed',
-  'b1',
-  'b8',
-  'b64',
-  'e',
-  'st',
-  'txt',
-  'vc',
-  'ch',
-  'u',
-  'g',
-];
 
 /** A row where every column not given is NULL. */
 const sparse = (given: Record<string, string>): string => row(COLUMNS.map((c) => [c, given[c] ?? 'null']));

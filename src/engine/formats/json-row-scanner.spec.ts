@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JsonKind, MalformedRowsError, scanRows } from './json-row-scanner.js';
+import { JsonKind, JsonRow, MalformedRowsError, scanArrayElements, scanRows } from './json-row-scanner.js';
 
 const batch = (rows: readonly object[]) => Buffer.from(rows.map((row) => JSON.stringify(row)).join(','), 'utf8');
 
@@ -65,5 +65,32 @@ describe('scanRows', () => {
 
   it.each(['{"a":1', '{"a":1}{"b":2}', '[1]', '{"a":"open}', '{"a":}', '{a:1}'])('refuses %s as malformed', (text) => {
     expect(() => scanRows(Buffer.from(text), () => undefined)).toThrow(MalformedRowsError);
+  });
+});
+
+describe('scanArrayElements', () => {
+  it("splits one array's top level into values by position, keeping nested values and big integers whole", () => {
+    const json = Buffer.from('{"a":[12345678901234567890,"x,]",null,[1,[2]],{"k":"}"},true,-0.5],"b":[]}');
+    scanRows(json, (row) => {
+      const elements = new JsonRow();
+      scanArrayElements(row, 0, elements);
+      const values = Array.from({ length: elements.count }, (_, i) => [elements.kind(i), elements.text(i)]);
+      expect(values).toEqual([
+        [JsonKind.Number, '12345678901234567890'],
+        [JsonKind.String, 'x,]'],
+        [JsonKind.Null, 'null'],
+        [JsonKind.Array, '[1,[2]]'],
+        [JsonKind.Object, '{"k":"}"}'],
+        [JsonKind.True, 'true'],
+        [JsonKind.Number, '-0.5'],
+      ]);
+      scanArrayElements(row, 1, elements);
+      expect(elements.count).toBe(0);
+    });
+  });
+
+  it.each(['{"a":[1,]}', '{"a":[1,,2]}'])('refuses %s as malformed', (text) => {
+    const row = new JsonRow();
+    expect(() => scanRows(Buffer.from(text), (scanned) => scanArrayElements(scanned, 0, row))).toThrow(MalformedRowsError);
   });
 });

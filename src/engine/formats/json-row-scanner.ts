@@ -129,6 +129,27 @@ export function scanRows(json: Buffer, visit: (row: JsonRow) => void, row: JsonR
   return rows;
 }
 
+/**
+ * Lays the elements of the array at `index` of `row` into `into`, as byte ranges of the same batch,
+ * so a list's elements go through the very conversions of a row's values. Only the top level of the
+ * one value is split: an element that is a 64-bit integer or a JSON document keeps its exact text.
+ */
+export function scanArrayElements(row: JsonRow, index: number, into: JsonRow): void {
+  const json = row.bytes;
+  const end = row.end(index) - 1;
+  let pos = row.start(index) + 1;
+  into.bytes = json;
+  into.count = 0;
+  while (pos < end) {
+    pos = value(json, pos, into);
+    if (pos < end) {
+      if (json[pos] !== COMMA) throw malformed(pos, "',' between array elements");
+      pos++;
+      if (pos === end) throw malformed(pos, 'an array element');
+    }
+  }
+}
+
 /** Reads one value at `pos` into `row`; returns the position after it. */
 function value(json: Buffer, pos: number, row: JsonRow): number {
   const first = json[pos];

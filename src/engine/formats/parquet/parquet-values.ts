@@ -1,5 +1,4 @@
-import { JsonKind, JsonRow } from '../json-row-scanner.js';
-import { arrayElements } from './json-array-elements.js';
+import { JsonKind, JsonRow, scanArrayElements } from '../json-row-scanner.js';
 import type { ParquetColumnType, ParquetLeaf } from './parquet-leaf.js';
 import { dateDays, timestampValue } from './parquet-temporal.js';
 import { ValueMismatch } from './value-mismatch.js';
@@ -222,7 +221,7 @@ export function columnConverter(type: ParquetColumnType): ValueConverter {
   const elements = new JsonRow();
   return (row, index) => {
     if (row.kind(index) !== JsonKind.Array) throw new ValueMismatch('is not an array');
-    arrayElements(row, index, elements);
+    scanArrayElements(row, index, elements);
     const values = new Array<unknown>(elements.count);
     for (let i = 0; i < elements.count; i++) {
       const kind = elements.kind(i);
