@@ -21,11 +21,12 @@ export interface ParquetEncoderOptions {
 }
 
 /**
- * 4 MiB of rendered rows a row group (~1.3 MB of Parquet for a typical mixed row). Peak RSS grows
+ * 2 MiB of rendered rows a row group (~0.7 MB of Parquet for a typical mixed row). Peak RSS grows
  * with it, mostly the writer's garbage per row group: a 900,000-row, ~256 MiB PostgreSQL table
- * through the engine peaked at ~125 MiB with 2 MiB, ~165 MiB with 4 and ~190 MiB with 8 (CSV: ~85).
+ * through the engine peaked at ~125 MiB with 2 MiB, ~165 MiB with 4 and ~190 MiB with 8 (CSV: ~85),
+ * and a whole worker process at 186 MiB with 4: too close to the 200 MiB a worker is held to.
  */
-export const DEFAULT_ROW_GROUP_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_ROW_GROUP_BYTES = 2 * 1024 * 1024;
 export const DEFAULT_ROW_GROUP_ROWS = 262_144;
 const NO_BYTES = Buffer.alloc(0);
 /** Characters of a value quoted in an error message. */
