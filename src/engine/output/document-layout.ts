@@ -1,5 +1,6 @@
 import type { RowBatch, RowFrame } from '../connectors/shared/engine-connector.js';
 import type { EngineType } from '../connectors/shared/engine-facts.js';
+import { ndjsonRowFrame } from '../connectors/shared/row-frame.js';
 import type { TableDescription } from '../formats/table-encoder.js';
 import type { ResultLayout } from './result-layout.js';
 
@@ -86,7 +87,7 @@ export class JsonDocumentLayout extends DocumentLayout {
  */
 export class NdjsonDocumentLayout extends DocumentLayout {
   rowFrame(datasource: string, table: string): RowFrame {
-    return { open: `{"datasource":${JSON.stringify(datasource)},"table":${JSON.stringify(table)},"row":`, close: '}', separator: '\n' };
+    return ndjsonRowFrame(datasource, table);
   }
 
   async begin(): Promise<void> {}

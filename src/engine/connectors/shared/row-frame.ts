@@ -15,6 +15,11 @@ export interface RowFrameBytes {
   readonly bytes: number;
 }
 
+/** NDJSON's frame for one table's rows: a line `{"datasource":…,"table":…,"row":{…}}` each. */
+export function ndjsonRowFrame(datasource: string, table: string): RowFrame {
+  return { open: `{"datasource":${JSON.stringify(datasource)},"table":${JSON.stringify(table)},"row":`, close: '}', separator: '\n' };
+}
+
 /** Whether `frame` is the JSON document's frame (by value: a format may build its own equal one). */
 export function isJsonRowFrame(frame: RowFrame): boolean {
   return frame.open === '' && frame.close === '' && frame.separator === ',';

@@ -1,10 +1,9 @@
 import { expect } from 'vitest';
-import type { RowBatch, RowFrame } from '../shared/engine-connector.js';
+import { JSON_ROW_FRAME, type RowBatch, type RowFrame } from '../shared/engine-connector.js';
+import { ndjsonRowFrame } from '../shared/row-frame.js';
 
-/** NDJSON's frame for the rows of `table` of `datasource`: one `{"datasource":…,"table":…,"row":{…}}` a line. */
-export function ndjsonFrame(datasource: string, table: string): RowFrame {
-  return { open: `{"datasource":${JSON.stringify(datasource)},"table":${JSON.stringify(table)},"row":`, close: '}', separator: '\n' };
-}
+/** The frame the NDJSON layout gives the connectors, as the specs name it. */
+export const ndjsonFrame = ndjsonRowFrame;
 
 const text = (batch: RowBatch): string => batch.json.toString('utf8');
 
@@ -31,6 +30,24 @@ export function expectNdjsonLike(framed: readonly RowBatch[], json: readonly Row
   }
   expect(rows.join(',')).toBe(json.map(text).join(','));
   expect(framed.reduce((n, b) => n + b.rowCount, 0)).toBe(json.reduce((n, b) => n + b.rowCount, 0));
+}
+
+/** A generic row renderer (createRowBatchRenderer through an engine's encoders) with a frame, of all columns or of none. */
+export type FramedRenderer<R> = (frame: RowFrame | undefined, zeroColumns: boolean) => (rows: readonly R[]) => RowBatch[];
+
+/**
+ * The frame contract of a generic renderer: the JSON frame given renders exactly what no frame
+ * renders; an NDJSON frame renders `rows` over more than `minBatches` chunks as expectNdjsonLike
+ * holds them to the JSON rendering, and so does a projection of no column.
+ */
+export function expectRendererFrames<R>(render: FramedRenderer<R>, rows: readonly R[], emptyRows: readonly R[], minBatches: number): void {
+  const joined = (batches: readonly RowBatch[]) => batches.map(text).join(',');
+  const json = render(undefined, false)(rows);
+  expect(joined(render(JSON_ROW_FRAME, false)(rows))).toBe(joined(json));
+  const framed = render(ndjsonFrame('d', 't'), false)(rows);
+  expect(framed.length).toBeGreaterThan(minBatches);
+  expectNdjsonLike(framed, json, 'd', 't');
+  expectNdjsonLike(render(ndjsonFrame('d', 't'), true)(emptyRows), render(undefined, true)(emptyRows), 'd', 't');
 }
 
 /** Every batch of a read, kept as handed on (none is released, so no buffer is written again). */
