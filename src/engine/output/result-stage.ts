@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import { EngineOptionsError } from '../errors/engine-errors.js';
 import type { ExtractSink } from '../extract-request.js';
 import { isPerTable, type ResultOutput } from '../formats/output-format.js';
@@ -7,7 +8,7 @@ import type { SealingKeys } from '../result/result-encoding.js';
 import { ResultSealer, ResultWriter } from '../result/result-sealer.js';
 import type { ResultUpload } from '../result/result-upload.js';
 import { CompressedOutput } from './compressed-output.js';
-import { JsonDocumentLayout, NdjsonDocumentLayout, type BytesListener } from './document-layout.js';
+import { JsonDocumentLayout, NdjsonDocumentLayout, type BytesListener, type DocumentOutput } from './document-layout.js';
 import { PartsLayout } from './parts-layout.js';
 import type { ResultLayout } from './result-layout.js';
 import { isPartSink, isResultUpload, MemoryTarget, writableUpload } from './result-targets.js';
@@ -66,12 +67,17 @@ export async function abortSink(sink: ExtractSink | undefined): Promise<void> {
 function documentStage(options: StageOptions, openWriter: (upload: ResultUpload, maxBytes: number) => ResultWriter): ResultStage {
   const { output, sink } = options;
   const memory = sink === undefined ? new MemoryTarget() : undefined;
-  const upload = memory ?? (isResultUpload(sink as ExtractSink) ? (sink as ResultUpload) : writableUpload(sink as never));
+  const upload = memory ?? (isResultUpload(sink as ExtractSink) ? (sink as ResultUpload) : writableUpload(sink as Writable));
   const writer = openWriter(upload, options.maxBytes);
   const compressed = output.compression === 'none' ? undefined : new CompressedOutput(output.compression, writer);
   const next = compressed ?? writer;
-  const out = { write: (chunk: string | Buffer) => next.write(chunk), countedBytes: 0 };
-  Object.defineProperty(out, 'countedBytes', { get: () => writer.sizeBytes });
+  const out: DocumentOutput = {
+    write: (chunk) => next.write(chunk),
+    // The limit counts what is stored: the sealer's plaintext, after compression.
+    get countedBytes() {
+      return writer.sizeBytes;
+    },
+  };
   const layout = output.format === 'ndjson' ? new NdjsonDocumentLayout(out, options.onBytes) : new JsonDocumentLayout(out, options.onBytes);
   return {
     layout,
