@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -98,6 +99,53 @@ describe('the packed package, installed in an empty folder', () => {
     );
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toBe(EXPECTED);
+  });
+
+  it('writes every format from the package: csv+gzip parts in memory from the library, a Parquet folder from the command', () => {
+    writeFileSync(
+      join(consumer, 'formats.mjs'),
+      `import { gunzipSync } from 'node:zlib';
+       import { createEngine } from 'fetcher/engine';
+       const result = await createEngine().extract({
+         datasources: { pg_source: process.env.PG_URL },
+         dataRequest: { mappedFields: { pg_source: { accounts: ['*'] } } },
+         output: { format: 'csv', compression: 'gzip' },
+       });
+       console.log(JSON.stringify({ manifest: JSON.parse(result.bytes.toString()), csv: result.parts.map((part) => gunzipSync(part.bytes).toString()) }));`,
+    );
+    const library = node('formats.mjs', { PG_URL: pg.url });
+    expect(library.status, library.stderr).toBe(0);
+    const { manifest, csv } = JSON.parse(library.stdout) as { manifest: { parts: { path: string }[] }; csv: string[] };
+    expect(manifest.parts.map((part) => part.path)).toEqual(['pg_source/accounts.csv.gz']);
+    expect(csv).toEqual(['id,email,balance\n1,one@example.com,1.50\n2,two@example.com,-2.25\n']);
+
+    writeFileSync(join(consumer, 'request.json'), JSON.stringify({ mappedFields: { pg_source: { accounts: ['*'] } } }));
+    const command = spawnSync(
+      'npx',
+      [
+        '--no-install',
+        'fetcher',
+        'extract',
+        '--request',
+        'request.json',
+        '--datasource',
+        'pg_source=env:PG_URL',
+        '--format',
+        'parquet',
+        '--out',
+        'parquet-out',
+        '--quiet',
+      ],
+      { cwd: consumer, encoding: 'utf8', env: { ...process.env, PG_URL: pg.url } },
+    );
+    expect(command.status, command.stderr).toBe(0);
+    const file = readFileSync(join(consumer, 'parquet-out/pg_source/accounts.parquet'));
+    // A Parquet file opens and ends with its magic; the manifest's digest is the file's.
+    expect([file.subarray(0, 4).toString(), file.subarray(-4).toString()]).toEqual(['PAR1', 'PAR1']);
+    const listed = JSON.parse(readFileSync(join(consumer, 'parquet-out/manifest.json'), 'utf8')) as {
+      parts: { sha256: string; rowCount: number }[];
+    };
+    expect(listed.parts).toEqual([expect.objectContaining({ rowCount: 2, sha256: createHash('sha256').update(file).digest('hex') })]);
   });
 
   it('gives `npx --no-install fetcher schema`, which holds a catalog to its --max-bytes (FET-1044, exit 1)', () => {
