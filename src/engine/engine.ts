@@ -27,6 +27,9 @@ import {
   type TestGate,
 } from './probes/connection-probe.js';
 import { effectiveLimits, validateDataRequest } from './request/data-request.validator.js';
+import type { IncrementalRequest } from './request/incremental-request.js';
+import { incrementalOutcome } from './incremental/incremental-outcome.js';
+import { markProblems } from './incremental/stream-marks.js';
 import type { DataRequestLimits, ExtractionCeilings, Filters, MappedFields } from './request/data-request.js';
 import type { SealingKeys } from './result/result-encoding.js';
 import { DatasourceSessions } from './sessions/datasource-sessions.js';
@@ -97,6 +100,8 @@ export class Engine {
     try {
       const output = outputOf(request.output);
       validateDataRequest(request.dataRequest, this.limits);
+      const incremental = request.dataRequest.incremental as IncrementalRequest | undefined;
+      checkMarks(request.marks, incremental);
       const mappedFields = request.dataRequest.mappedFields as MappedFields;
       const limits = effectiveLimits(this.limits, request.dataRequest.limits as DataRequestLimits | undefined);
       const timeout = AbortSignal.timeout(limits.timeoutMs);
@@ -120,6 +125,7 @@ export class Engine {
         discoveryTimeoutMs: this.options.discoveryTimeoutMs,
         discoveryMaxBytes: this.options.discoveryMaxBytes,
         signal,
+        ...(incremental ? { incremental, marks: request.marks } : {}),
       });
       progress?.planned(plan);
       const stats = await executePlan(plan, result.layout, signal, { checkpoint: request.checkpoint, progress, tracer: this.tracer });
@@ -129,7 +135,15 @@ export class Engine {
         span.setAttribute(ATTR.resultBytes, finished.sizeBytes);
         return finished;
       });
-      return { format: output.format, compression: output.compression, rowCount: stats.rowCount, rowCounts: stats.rowCounts, ...written };
+      const ranges = incremental ? { incremental: incrementalOutcome(incremental, plan, stats) } : {};
+      return {
+        format: output.format,
+        compression: output.compression,
+        rowCount: stats.rowCount,
+        rowCounts: stats.rowCounts,
+        ...written,
+        ...ranges,
+      };
     } catch (error) {
       // Refused before a stage existed (the request, the output, a datasource): the sink is aborted all the same.
       await (stage === undefined ? abortSink(sink) : stage.result.abort());
@@ -237,6 +251,14 @@ function outputOf(output: OutputOptions | undefined): ResultOutput {
       { fields: problems },
     );
   return resolveOutput(requested);
+}
+
+/** Marks handed in must be well formed, and only come with an incremental request. */
+function checkMarks(marks: unknown, incremental: IncrementalRequest | undefined): void {
+  if (marks === undefined) return;
+  const problems = incremental === undefined ? { marks: 'marks come only with dataRequest.incremental' } : markProblems(marks, 'marks');
+  const entries = Object.entries(problems);
+  if (entries.length > 0) throw new EngineOptionsError(entries.map(([field, problem]) => `${field}: ${problem}`).join('; '), { fields: problems });
 }
 
 function sealingKeys(seal: NonNullable<OutputOptions['seal']>): SealingKeys {

@@ -5,6 +5,7 @@ import type { SealingKeys } from './result/result-encoding.js';
 import type { ResultUpload } from './result/result-upload.js';
 import type { OutputCompression, OutputFormat } from './formats/output-format.js';
 import type { PartSink, ResultPart } from './formats/result-parts.js';
+import type { IncrementalOutcome, StreamMarks } from './request/incremental-request.js';
 
 /** A connection URL (`postgres://…`, docs/engine.md lists the forms) or a descriptor object. */
 export type DatasourceInput = string | DatasourceDescriptor;
@@ -15,6 +16,13 @@ export interface ExtractRequest {
   /** Exactly the service's `dataRequest`: mappedFields, filters, limits (docs/api.md, "The data request"). */
   readonly dataRequest: DataRequestInput;
   readonly output?: OutputOptions;
+  /**
+   * With `dataRequest.incremental`: the stream's committed marks, which each range starts above
+   * (`marks[configName][tableKey]`); absent, every cursor table starts at its `initial` or at the
+   * beginning. The new marks come back in `ExtractResult.incremental`: store them only once the
+   * result is safely kept (docs/incremental.md).
+   */
+  readonly marks?: StreamMarks;
   /** Aborting stops the extraction: every session is closed, nothing is kept, the call rejects with FET-1105. */
   readonly signal?: AbortSignal;
   /** Told as the extraction goes; called synchronously, so keep it cheap. */
@@ -63,6 +71,8 @@ export interface ExtractResult {
   readonly storedBytes: number;
   /** Per-table formats: the parts in result order (what the manifest lists); without a sink each with its bytes. */
   readonly parts?: readonly (ResultPart & { readonly bytes?: Buffer })[];
+  /** With `dataRequest.incremental`: each range read and the marks that follow. */
+  readonly incremental?: IncrementalOutcome;
 }
 
 export type TableStatus = 'pending' | 'reading' | 'done';

@@ -49,6 +49,8 @@ export enum FetCode {
   JobNotCompleted = 'FET-1108',
   ResultDeleted = 'FET-1109',
   JobAlreadyFinished = 'FET-1110',
+  StreamBusy = 'FET-1111',
+  StreamMarksMoved = 'FET-1112',
 }
 
 export interface FetCodeInfo {
@@ -102,4 +104,6 @@ export const FET_CATALOGUE: Readonly<Record<FetCode, FetCodeInfo>> = {
   [FetCode.JobNotCompleted]: { status: 409, title: 'Job Not Completed' },
   [FetCode.ResultDeleted]: { status: 410, title: 'Result Deleted' },
   [FetCode.JobAlreadyFinished]: { status: 409, title: 'Job Already Finished' },
+  [FetCode.StreamBusy]: { status: 409, title: 'Stream Busy' },
+  [FetCode.StreamMarksMoved]: { status: 409, title: 'Stream Marks Moved' },
 };

@@ -44,6 +44,8 @@ export interface ChunkWriter {
 export interface ExtractionStats {
   readonly rowCount: number;
   readonly rowCounts: Record<string, Record<string, number>>;
+  /** Per datasource and table key, the upper bound of each incremental read (null: nothing above its lower bound). */
+  readonly upperBounds: Record<string, Record<string, string | null>>;
 }
 
 /**
@@ -72,6 +74,7 @@ export async function executePlan(
   const slots = new Semaphore(Math.max(1, plan.limits.maxParallelDatasources));
   const channels = plan.datasources.map(() => new ChunkChannel(CHANNEL_CAPACITY));
   const rowCounts: Record<string, Record<string, number>> = {};
+  const upperBounds: Record<string, Record<string, string | null>> = {};
   let failure: { error: unknown } | undefined;
   const failAll = (error: unknown) => {
     failure ??= { error };
@@ -83,7 +86,9 @@ export async function executePlan(
     await slots.acquire();
     try {
       if (run.signal.aborted) throw run.signal.reason;
-      rowCounts[datasource.configName] = await readDatasource(datasource, layout, channels[index], run.signal, budget, options);
+      const bounds: Record<string, string | null> = {};
+      rowCounts[datasource.configName] = await readDatasource(datasource, layout, channels[index], run.signal, budget, options, bounds);
+      if (Object.keys(bounds).length > 0) upperBounds[datasource.configName] = bounds;
       channels[index].close();
     } catch (error) {
       failAll(error);
@@ -110,7 +115,7 @@ export async function executePlan(
   if (failure) throw failure.error;
 
   const rowCount = Object.values(rowCounts).reduce((sum, tables) => sum + Object.values(tables).reduce((a, b) => a + b, 0), 0);
-  return { rowCount, rowCounts };
+  return { rowCount, rowCounts, upperBounds };
 }
 
 /** The writer's side of one datasource: what its reader queued, handed to the layout in order. */
@@ -149,6 +154,7 @@ async function readDatasource(
   signal: AbortSignal,
   budget: ReadBudget,
   { checkpoint, progress, tracer = NO_TRACING }: ExecutionOptions,
+  upperBounds: Record<string, string | null>,
 ): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   for (const request of plan.tables) {
@@ -162,9 +168,11 @@ async function readDatasource(
       [ATTR.engine]: plan.datasource.type,
     });
     const rowFrame = layout.rowFrame(plan.configName, key);
+    const bounded = request.range ? { onRangeBound: (upper: string | null) => (upperBounds[key] = upper) } : {};
     try {
-      for await (const batch of plan.session.readRows({ ...request, budget, ...(rowFrame ? { rowFrame } : {}) }, signal)) {
+      for await (const batch of plan.session.readRows({ ...request, budget, ...(rowFrame ? { rowFrame } : {}), ...bounded }, signal)) {
         checkpoint?.();
+        if (request.range && !Object.hasOwn(upperBounds, key)) throw unboundedRange(plan.configName, key);
         if (batch.rowCount === 0) continue;
         await channel.push({ kind: 'rows', batch });
         rows += batch.rowCount;
@@ -175,11 +183,17 @@ async function readDatasource(
     } finally {
       span.end({ [ATTR.rows]: rows });
     }
+    if (request.range && !Object.hasOwn(upperBounds, key)) throw unboundedRange(plan.configName, key);
     progress?.tableDone(plan.configName, key);
     counts[key] = rows;
     await channel.push({ kind: 'end', rows });
   }
   return counts;
+}
+
+/** A connector that read a range without saying its bound: its rows cannot be trusted to be the range's. */
+function unboundedRange(configName: string, table: string): ExtractionError {
+  return new ExtractionError(FetCode.Internal, `datasource '${configName}' read '${table}' without bounding its incremental range`);
 }
 
 function readFailure(configName: string, table: string, error: unknown, signal: AbortSignal): unknown {

@@ -10,6 +10,8 @@ import type { DatasourceSessions } from '../sessions/datasource-sessions.js';
 import { ATTR, SPAN } from '../tracing/span-names.js';
 import { NO_TRACING, type EngineTracer } from '../tracing/engine-tracer.js';
 import { collectRequested, matchRequested, type DatasourceMatch, type SchemaRequest } from './requested-schema.js';
+import { applyCursors } from './planned-cursors.js';
+import type { IncrementalRequest, StreamMarks } from '../request/incremental-request.js';
 
 export interface PlanInput {
   /** A request that passed validateDataRequest. */
@@ -24,6 +26,9 @@ export interface PlanInput {
   /** Bytes of catalog each datasource's discovery may read; FET-1044 past them. */
   readonly discoveryMaxBytes: number;
   readonly signal: AbortSignal;
+  /** An incremental request (validated), and the stream's committed marks its ranges start above. */
+  readonly incremental?: IncrementalRequest;
+  readonly marks?: StreamMarks;
 }
 
 type PlanFailure = {
@@ -57,11 +62,12 @@ export class ExtractionPlanner {
     const { request, datasources, limits, connectTimeoutMs, signal } = input;
     const requested = collectRequested(request, datasources, this.sessions);
     const opened = new Map<string, ConnectorSession>();
-    const matches = await matchRequested(requested, limits.maxParallelDatasources, async (datasource, schemas) => {
+    const discovered = await matchRequested(requested, limits.maxParallelDatasources, async (datasource, schemas) => {
       const session = await this.sessions.open(datasource, { connectTimeoutMs, signal });
       opened.set(datasource.configName, session);
       return discoverWithin(session, datasource.configName, schemas, input.discoveryMaxBytes, input.discoveryTimeoutMs, signal);
     });
+    const matches = input.incremental ? applyCursors(discovered, input.incremental, input.marks, this.sessions) : discovered;
 
     const closeAll = () => Promise.allSettled([...opened.values()].map((session) => session.close()));
     if (signal.aborted) {

@@ -31,6 +31,8 @@ export interface DataRequestInput {
   readonly mappedFields?: unknown;
   readonly filters?: unknown;
   readonly limits?: unknown;
+  /** An incremental stream (docs/incremental.md); absent: every table is read in full. */
+  readonly incremental?: unknown;
 }
 
 /** The engine's ceilings of one job; `dataRequest.limits` may only lower them. */

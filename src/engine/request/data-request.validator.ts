@@ -9,6 +9,7 @@ import {
   type MappedFields,
 } from './data-request.js';
 import { DataRequestError, type RequestProblem } from './data-request.error.js';
+import { validateIncremental } from './incremental.validator.js';
 
 const EXACTLY_ONE: ReadonlySet<FilterOperator> = new Set(['gt', 'gte', 'lt', 'lte', 'like']);
 const LIMIT_NAMES = [
@@ -113,6 +114,7 @@ export function validateDataRequest(request: DataRequestInput, ceilings: Extract
     }
   }
   validateFilters(request.filters, mapped, limits.maxFieldsPerTable, add);
+  validateIncremental(request.incremental, request.mappedFields, request.filters, add);
 
   if (problems.length === 0) return;
   const onlyCounts = problems.every((problem) => problem.type === 'limit_exceeded');

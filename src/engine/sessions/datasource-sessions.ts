@@ -3,6 +3,8 @@ import type { ConnectorSession, OpenSessionOptions, ResolvedDatasource } from '.
 import { DatasourceConnectError } from '../errors/datasource-errors.js';
 import { EgressGuard } from '../egress/egress-guard.js';
 import type { EgressTarget } from '../egress/egress-policy.js';
+import type { ColumnInfo } from '../connectors/shared/engine-connector.js';
+import type { CursorKind } from '../incremental/cursor-range.js';
 
 /**
  * The one way into a datasource: finds its engine connector and runs the SSRF guard right before
@@ -27,6 +29,12 @@ export class DatasourceSessions {
   canonicalName(datasource: ResolvedDatasource): (name: string) => string {
     const connector = this.connectors.find(datasource.type);
     return connector?.canonicalName ? (name) => connector.canonicalName!(name) : (name) => name;
+  }
+
+  /** The engine's cursor kinds (docs/incremental.md), or undefined when it has no incremental reads. */
+  cursorKinds(datasource: ResolvedDatasource): ((column: ColumnInfo) => CursorKind | null) | undefined {
+    const connector = this.connectors.find(datasource.type);
+    return connector?.cursorKind ? (column) => connector.cursorKind!(column) : undefined;
   }
 
   /**

@@ -3,6 +3,7 @@ import type { FilterCondition } from '../../request/data-request.js';
 import type { EgressPolicy } from '../../egress/egress-policy.js';
 import type { CatalogBudget } from './catalog-budget.js';
 import type { ReadBudget } from './read-budget.js';
+import type { CursorKind, CursorRange, RangeBoundListener } from '../../incremental/cursor-range.js';
 
 /**
  * Where a datasource is and how to log in: what a stored connection and an internal datasource
@@ -67,6 +68,13 @@ export interface TableReadRequest {
   readonly budget?: ReadBudget;
   /** How the batch's rows are wrapped and joined; absent: JSON_ROW_FRAME (the result document's array members). */
   readonly rowFrame?: RowFrame;
+  /**
+   * An incremental read (docs/incremental.md): only the rows of this range, its upper bound taken
+   * in the snapshot the rows are read from and reported to `onRangeBound` before the first batch.
+   * The range is ANDed with `filters` (which never constrain the cursor with gt, gte or lte).
+   */
+  readonly range?: CursorRange;
+  readonly onRangeBound?: RangeBoundListener;
 }
 
 /**
@@ -145,6 +153,11 @@ export interface EngineConnector {
    * discovered schema (Oracle: upper case). Absent: names are matched exactly.
    */
   canonicalName?(name: string): string;
+  /**
+   * The cursor kind of a column, or null when it cannot be a cursor (text, floating point, …).
+   * Absent: the engine has no incremental reads.
+   */
+  cursorKind?(column: ColumnInfo): CursorKind | null;
   /** Opens a real connection (and checks it answers). Throws DatasourceConnectError on failure. */
   open(datasource: ResolvedDatasource, options: OpenSessionOptions): Promise<ConnectorSession>;
 }
