@@ -258,7 +258,8 @@ function checkMarks(marks: unknown, incremental: IncrementalRequest | undefined)
   if (marks === undefined) return;
   const problems = incremental === undefined ? { marks: 'marks come only with dataRequest.incremental' } : markProblems(marks, 'marks');
   const entries = Object.entries(problems);
-  if (entries.length > 0) throw new EngineOptionsError(entries.map(([field, problem]) => `${field}: ${problem}`).join('; '), { fields: problems });
+  if (entries.length > 0)
+    throw new EngineOptionsError(entries.map(([field, problem]) => `${field}: ${problem}`).join('; '), { fields: problems });
 }
 
 function sealingKeys(seal: NonNullable<OutputOptions['seal']>): SealingKeys {

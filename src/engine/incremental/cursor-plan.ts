@@ -67,7 +67,11 @@ export function planCursors(
     if (incremental.lagSeconds !== undefined && !TIME_CURSOR_KINDS.has(kind)) {
       problems.push({
         path: 'dataRequest.incremental.lagSeconds',
-        detail: { type: 'lag_not_allowed', ...at, message: `lagSeconds applies to date and timestamp cursors; '${cursor.column}' is ${kind}` },
+        detail: {
+          type: 'lag_not_allowed',
+          ...at,
+          message: `lagSeconds applies to date and timestamp cursors; '${cursor.column}' is ${kind}`,
+        },
       });
       return request;
     }

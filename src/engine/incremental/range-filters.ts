@@ -15,9 +15,10 @@ export function rangeRead(request: TableReadRequest, upper: string, bind: MarkBi
   const range = request.range as CursorRange;
   const column = range.column.name;
   const existing: FilterCondition = request.filters?.[column] ?? {};
-  const lower: FilterCondition =
-    range.after !== undefined ? { gt: [bind(range.after, range.kind)] } : range.from !== undefined ? { gte: [bind(range.from, range.kind)] } : {};
+  let lower: FilterCondition = {};
+  if (range.after !== undefined) lower = { gt: [bind(range.after, range.kind)] };
+  else if (range.from !== undefined) lower = { gte: [bind(range.from, range.kind)] };
   const condition: FilterCondition = { ...existing, ...lower, lte: [bind(upper, range.kind)] };
   const { range: _range, onRangeBound: _listener, ...rest } = request;
-  return { ...rest, filters: { ...(request.filters ?? {}), [column]: condition } };
+  return { ...rest, filters: { ...request.filters, [column]: condition } };
 }

@@ -40,7 +40,7 @@ function markProblem(mark: unknown): string | undefined {
 export function mergeMarks(base: StreamMarks, next: StreamMarks): StreamMarks {
   const merged: Record<string, Record<string, CursorMark>> = {};
   for (const [configName, tables] of Object.entries(base)) merged[configName] = { ...tables };
-  for (const [configName, tables] of Object.entries(next)) merged[configName] = { ...(merged[configName] ?? {}), ...tables };
+  for (const [configName, tables] of Object.entries(next)) merged[configName] = { ...merged[configName], ...tables };
   return merged;
 }
 

@@ -28,7 +28,8 @@ export function validateIncremental(input: unknown, mappedFields: unknown, filte
 
   const { stream } = input;
   if (typeof stream !== 'string' || stream.trim() === '') bad(`${base}.stream`, 'stream must be a non-empty string');
-  else if (stream.length > MAX_STREAM_NAME_LENGTH) bad(`${base}.stream`, `stream must be at most ${MAX_STREAM_NAME_LENGTH} characters, got ${stream.length}`);
+  else if (stream.length > MAX_STREAM_NAME_LENGTH)
+    bad(`${base}.stream`, `stream must be at most ${MAX_STREAM_NAME_LENGTH} characters, got ${stream.length}`);
   else if (CONTROL.test(stream)) bad(`${base}.stream`, 'stream must not contain control characters');
   else if (stream !== stream.trim()) bad(`${base}.stream`, 'stream must not begin or end with whitespace');
 
@@ -83,7 +84,8 @@ function checkInitial(
     for (const [table, value] of Object.entries(tables)) {
       const at = { datasource: configName, table };
       const path = `${base}.${configName}.${table}`;
-      if (!isPlainObject(cursorTables) || !Object.hasOwn(cursorTables, table)) bad(path, `table '${configName}.${table}' has no cursor`, at);
+      if (!isPlainObject(cursorTables) || !Object.hasOwn(cursorTables, table))
+        bad(path, `table '${configName}.${table}' has no cursor`, at);
       else if (!(typeof value === 'string' && value.trim() !== '') && !(typeof value === 'number' && Number.isFinite(value)))
         bad(path, 'a starting value is a non-empty string or a finite number', at);
     }

@@ -1,9 +1,8 @@
 import { ConnectorRegistry } from '../connectors/shared/connector-registry.js';
-import type { ConnectorSession, OpenSessionOptions, ResolvedDatasource } from '../connectors/shared/engine-connector.js';
+import type { ColumnInfo, ConnectorSession, OpenSessionOptions, ResolvedDatasource } from '../connectors/shared/engine-connector.js';
 import { DatasourceConnectError } from '../errors/datasource-errors.js';
 import { EgressGuard } from '../egress/egress-guard.js';
 import type { EgressTarget } from '../egress/egress-policy.js';
-import type { ColumnInfo } from '../connectors/shared/engine-connector.js';
 import type { CursorKind } from '../incremental/cursor-range.js';
 
 /**
