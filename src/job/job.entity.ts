@@ -5,11 +5,26 @@ import type { JobStatus } from './job-status.js';
 import type { DataRequestLimits, Filters, MappedFields } from '../engine/request/data-request.js';
 import type { ResultOutput } from '../engine/formats/output-format.js';
 import type { ResultPart } from '../engine/formats/result-parts.js';
+import type { IncrementalOutcome, IncrementalRequest, StreamMarks } from '../engine/request/incremental-request.js';
 
 export interface JobErrorInfo {
   code: string;
   message: string;
   details?: ErrorDetail[];
+}
+
+/**
+ * `dataRequest.incremental` as the job recorded it (docs/incremental.md): the request, the marks it
+ * starts from and, once completed, what each range covered.
+ */
+export interface JobIncremental extends IncrementalRequest {
+  /**
+   * The stream's committed marks of this job's cursor tables, read at submission: every attempt
+   * starts above them, and the completion commits only while the stream still holds them.
+   */
+  readonly from: StreamMarks;
+  /** Once completed: each cursor table's range, `tables[configName][tableKey]`. */
+  readonly tables?: IncrementalOutcome['tables'];
 }
 
 export interface JobRecord {
@@ -50,6 +65,9 @@ export interface JobRecord {
   resultDeleteRequestedAt: Date | null;
   /** The object was deleted from the store. */
   resultDeletedAt: Date | null;
+  /** An incremental job's stream (`incremental.stream`); at most one job of a stream is active at a time. */
+  streamName?: string | null;
+  incremental?: JobIncremental | null;
 }
 
 export type TableProgressStatus = 'pending' | 'reading' | 'done';
@@ -128,6 +146,8 @@ export function jobEntities(kind: DatabaseKind): EntitySchema[] {
       progress: { type: types.json, nullable: true },
       resultDeleteRequestedAt: nullableTimestamp('result_delete_requested_at'),
       resultDeletedAt: nullableTimestamp('result_deleted_at'),
+      streamName: { type: 'varchar', length: 128, name: 'stream_name', nullable: true },
+      incremental: { type: types.json, nullable: true },
     },
   });
   const jobDatasource = new EntitySchema<JobDatasourceRecord>({

@@ -1,23 +1,28 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, LessThan, MoreThanOrEqual, type EntityManager, type QueryDeepPartialEntity, type Repository } from 'typeorm';
+import { DataSource, In, LessThan, MoreThanOrEqual, type EntityManager, type QueryDeepPartialEntity, type Repository } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { OutboxRepository, type NewOutboxEvent } from '../events/outbox.repository.js';
 import { sqlParameters } from '../persistence/sql-parameters.js';
 import { inTransaction } from '../persistence/transactions.js';
-import { isUniqueViolation } from '../persistence/unique-violation.js';
+import { isUniqueViolation, violatesIndex, type UniqueIndex } from '../persistence/unique-violation.js';
+import { streamBusy } from '../stream/stream.error.js';
 import {
   JOB_DATASOURCE_ENTITY,
   JOB_ENTITY,
   JOB_TRANSITION_ENTITY,
   type JobDatasourceRecord,
   type JobErrorInfo,
+  type JobIncremental,
   type JobProgress,
   type JobRecord,
   type JobTransitionRecord,
 } from './job.entity.js';
 import { JobStatus } from './job-status.js';
 import type { ResultPart } from '../engine/formats/result-parts.js';
+
+/** At most one pending or processing job per (product, stream): the migration's partial unique index. */
+const ACTIVE_STREAM_INDEX: UniqueIndex = { name: 'uniq_jobs_active_stream', table: 'jobs', columns: ['product_name', 'stream_name'] };
 
 export interface CompletedResult {
   readonly resultPath: string;
@@ -30,7 +35,15 @@ export interface CompletedResult {
   readonly resultRowCounts: Record<string, Record<string, number>>;
   /** A per-table result's parts, in result order; resultPath and the digests above are then the manifest's. */
   readonly resultParts?: ResultPart[];
+  /** An incremental job's request and starting marks with, now, the ranges it read. */
+  readonly incremental?: JobIncremental;
 }
+
+/**
+ * Work of a completion inside its transaction, once the claim is confirmed on the locked row and
+ * before the result is published: committing a stream's marks. If it throws, nothing commits.
+ */
+export type CompletionStep = (manager: EntityManager) => Promise<void>;
 
 /** job.completed / job.failed, written to the outbox with the terminal status. */
 export type TerminalEvent = NewOutboxEvent;
@@ -138,7 +151,9 @@ export class JobRepository {
   /**
    * Inserts a pending job and the datasources it reads, each with the id of the connection its name
    * resolved to (`connectionIds`, by config name). Returns false when another job holds the same
-   * dedup key (the unique index decides, so concurrent twins cannot both win).
+   * dedup key (the unique index decides, so concurrent twins cannot both win). Throws 409 FET-1111
+   * when another job of its stream is pending or processing (another unique index decides); false
+   * also when that job is its twin, or ended before it could be named, so that the caller tries again.
    */
   async insertPending(job: JobRecord, connectionIds: Readonly<Record<string, string>> = {}): Promise<boolean> {
     try {
@@ -154,9 +169,22 @@ export class JobRepository {
       });
       return true;
     } catch (error) {
+      if (job.streamName && violatesIndex(error, ACTIVE_STREAM_INDEX)) {
+        const active = await this.activeJobOfStream(job.productName, job.streamName);
+        // Its own twin holds the stream (SQLite may report either index first): a duplicate, not a busy stream.
+        if (active && active.dedupKey !== job.dedupKey) throw streamBusy(job.streamName, active);
+        return false;
+      }
       if (isUniqueViolation(error)) return false;
       throw error;
     }
+  }
+
+  private activeJobOfStream(productName: string | null, streamName: string): Promise<JobRecord | null> {
+    return this.jobs.findOne({
+      select: { id: true, status: true, dedupKey: true },
+      where: { productName: productName ?? '', streamName, status: In([JobStatus.Pending, JobStatus.Processing]) },
+    });
   }
 
   /**
@@ -242,7 +270,7 @@ export class JobRepository {
    * holds the job. `publish` runs inside that transaction once the claim is confirmed on the locked
    * row, before the row is updated: it makes the attempt's object the job's result, so no other
    * claim can commit or publish in between, and no reader sees the job completed without its
-   * object; if it throws, nothing is committed.
+   * object; if it throws, nothing is committed. `step` runs in the same place, before `publish`.
    */
   complete(
     id: string,
@@ -251,6 +279,7 @@ export class JobRepository {
     event: TerminalEvent,
     publish?: () => Promise<void>,
     progress?: JobProgress,
+    step?: CompletionStep,
   ): Promise<boolean> {
     const finalProgress = progress ? { progress: progress as QueryDeepPartialEntity<JobProgress> } : {};
     return this.change(
@@ -261,7 +290,12 @@ export class JobRepository {
       'completed',
       { ...result, ...finalProgress, leaseExpiresAt: null, completedAt: new Date() },
       event,
-      publish,
+      step || publish
+        ? async (manager) => {
+            await step?.(manager);
+            await publish?.();
+          }
+        : undefined,
     );
   }
 
@@ -291,7 +325,7 @@ export class JobRepository {
     reason: string,
     columns: QueryDeepPartialEntity<JobRecord>,
     event?: TerminalEvent,
-    beforeCommit?: () => Promise<void>,
+    beforeCommit?: (manager: EntityManager) => Promise<void>,
   ): Promise<boolean> {
     return inTransaction(this.dataSource, async (manager) => {
       const now = new Date();
@@ -306,7 +340,7 @@ export class JobRepository {
       if (!current || !guardHolds(guard, current)) return false;
       // Before the row says so: SQLite's one connection shows this transaction's writes to every
       // reader before the commit, so a job read as completed must already have its result object.
-      await beforeCommit?.();
+      await beforeCommit?.(manager);
       const query = manager
         .getRepository<JobRecord>(JOB_ENTITY)
         .createQueryBuilder()

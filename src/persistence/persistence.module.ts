@@ -8,6 +8,7 @@ import { apiKeyEntity } from '../auth/api-key/api-key.entity.js';
 import { connectionEntity } from '../datasource/connection.entity.js';
 import { outboxEntity } from '../events/outbox.entity.js';
 import { jobEntities } from '../job/job.entity.js';
+import { streamEntity } from '../stream/stream.entity.js';
 import type { DatabaseKind } from './database-kind.js';
 import { MIGRATIONS } from './migrations/index.js';
 
@@ -16,7 +17,7 @@ const MIGRATION_LOCK_ID = 461_006;
 
 export function dataSourceOptions(config: AppConfig): DataSourceOptions {
   const kind: DatabaseKind = config.database.kind;
-  const entities = [connectionEntity(kind), apiKeyEntity(kind), ...jobEntities(kind), outboxEntity(kind)];
+  const entities = [connectionEntity(kind), apiKeyEntity(kind), ...jobEntities(kind), outboxEntity(kind), streamEntity(kind)];
   if (config.database.kind === 'postgres') {
     return {
       type: 'postgres',
