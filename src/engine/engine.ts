@@ -88,6 +88,11 @@ export class Engine {
     return this.sessions;
   }
 
+  /** The name rules with each engine's cursor kinds (docs/incremental.md): what a caller checks cursors with as planning does. */
+  get cursorRules(): Pick<DatasourceSessions, 'defaultSchema' | 'canonicalName' | 'cursorKinds'> {
+    return this.sessions;
+  }
+
   /**
    * Extracts `dataRequest` from `datasources` into `sink`, or into memory without one (bounded by
    * the result limit). Resolves once every byte was accepted and the sink completed; on any

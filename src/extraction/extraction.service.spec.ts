@@ -21,6 +21,7 @@ import type { JobRecord } from '../job/job.entity.js';
 import type { JobRepository } from '../job/job.repository.js';
 import { JobStatus } from '../job/job-status.js';
 import type { ResultStorageService, StagedResult } from '../storage/result-storage.service.js';
+import type { StreamRepository } from '../stream/stream.repository.js';
 import { ExtractionService } from './extraction.service.js';
 import type { MemoryGuard } from './memory-guard.js';
 
@@ -154,6 +155,7 @@ describe('ExtractionService', () => {
       { check: () => undefined } as unknown as MemoryGuard,
       clock,
       new SequentialIdGenerator(),
+      {} as StreamRepository,
     );
   });
 

@@ -6,8 +6,8 @@ import { FetcherError } from '../engine/errors/fetcher-error.js';
 import { ATTR, SPAN } from '../engine/tracing/span-names.js';
 import { Tracing } from '../common/tracing/tracing.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import type { JobErrorInfo, JobRecord } from '../job/job.entity.js';
-import { JobRepository, type JobClaim } from '../job/job.repository.js';
+import type { JobErrorInfo, JobIncremental, JobRecord } from '../job/job.entity.js';
+import { JobRepository, type CompletionStep, type JobClaim } from '../job/job.repository.js';
 import { jobLogFields } from '../job/job-log-fields.js';
 import { outputOf } from '../job/job-output.js';
 import { completedEvent, failedEvent } from '../job/terminal-events.js';
@@ -16,7 +16,9 @@ import { ResultStorageService, type StagedResult } from '../storage/result-stora
 import { MetricsService } from '../system/metrics.service.js';
 import { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
 import { Engine } from '../engine/engine.js';
-import type { ProgressEvent } from '../engine/extract-request.js';
+import type { ExtractResult, ProgressEvent } from '../engine/extract-request.js';
+import type { IncrementalRequest } from '../engine/request/incremental-request.js';
+import { StreamRepository } from '../stream/stream.repository.js';
 import { JobLease } from './job-lease.js';
 import { JobProgressTracker } from './job-progress.js';
 import { MemoryGuard } from './memory-guard.js';
@@ -42,6 +44,7 @@ export class ExtractionService {
     private readonly memory: MemoryGuard,
     private readonly clock: Clock,
     ids: IdGenerator,
+    private readonly streams: StreamRepository,
     @Optional() private readonly metrics?: MetricsService,
     @Optional() private readonly tracing: Tracing = Tracing.disabled(),
   ) {
@@ -74,7 +77,14 @@ export class ExtractionService {
       const extracted = await this.engine.extract(
         {
           datasources: Object.fromEntries(datasources),
-          dataRequest: { mappedFields: job.mappedFields, filters: job.filters ?? undefined, limits: job.limits ?? undefined },
+          dataRequest: {
+            mappedFields: job.mappedFields,
+            filters: job.filters ?? undefined,
+            limits: job.limits ?? undefined,
+            ...(job.incremental ? { incremental: requestOf(job.incremental) } : {}),
+          },
+          // Every attempt (a retry after a lost lease, a hand-back) starts from the marks read at submission.
+          ...(job.incremental ? { marks: job.incremental.from } : {}),
           output: { seal: staged.keys, format: output.format, compression: output.compression },
           signal,
           checkpoint: () => this.memory.check(jobId, log),
@@ -101,12 +111,13 @@ export class ExtractionService {
         resultRowCounts: extracted.rowCounts,
         // What the manifest lists, without the bytes a sink-less extraction would carry.
         ...(extracted.parts ? { resultParts: extracted.parts.map(({ bytes: _bytes, ...part }) => part) } : {}),
+        ...(job.incremental && extracted.incremental ? { incremental: { ...job.incremental, tables: extracted.incremental.tables } } : {}),
       };
       const event = completedEvent(job, result, completedAt.getTime() - started, completedAt);
       const publishing = staged;
       // Bound here: the store calls it from inside its transaction, which must not decide its parent span.
       const publish = this.tracing.bind(() => this.tracing.inSpan(SPAN.publish, {}, () => publishing.publish()));
-      if (!(await this.jobs.complete(jobId, claim, result, event, publish, progress?.snapshot()))) {
+      if (!(await this.jobs.complete(jobId, claim, result, event, publish, progress?.snapshot(), this.commitMarks(job, extracted)))) {
         await staged.abort();
         this.logger.warn(`job ${jobId} finished here but is no longer held by this claim; nothing was stored`, log);
         return 'lost';
@@ -145,6 +156,24 @@ export class ExtractionService {
     }
   }
 
+  /**
+   * A stream's new marks, committed in the transaction that completes the job and only while the
+   * stream still holds the marks the job started from (FET-1112 otherwise: the job fails, nothing is
+   * stored). A job that fails, is cancelled or times out never gets here, so it moves no mark.
+   */
+  private commitMarks(job: JobRecord, extracted: ExtractResult): CompletionStep | undefined {
+    const { incremental, streamName, productName } = job;
+    if (!incremental || !extracted.incremental) return undefined;
+    const commit = {
+      productName: productName ?? '',
+      stream: streamName ?? incremental.stream,
+      jobId: job.id,
+      from: incremental.from,
+      outcome: extracted.incremental,
+    };
+    return (manager) => this.streams.commitMarks(manager, commit, this.clock.now());
+  }
+
   /** Rows and result bytes per datasource engine, as the engine reports them. */
   private countThroughput(event: ProgressEvent): void {
     if (event.type === 'rows') this.metrics?.throughput.rows(event.engine, event.rows);
@@ -155,6 +184,12 @@ export class ExtractionService {
     const current = await this.jobs.findById(jobId).catch(() => null);
     return current?.error?.code === FetCode.ExtractionCancelled;
   }
+}
+
+/** `dataRequest.incremental` as it was submitted, without what the job recorded beside it. */
+function requestOf(recorded: JobIncremental): IncrementalRequest {
+  const { from: _from, tables: _tables, ...request } = recorded;
+  return request;
 }
 
 const timedOut = (error: unknown): boolean => error instanceof FetcherError && error.code === FetCode.ExtractionTimeout;

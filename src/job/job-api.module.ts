@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { DatasourceModule } from '../datasource/datasource.module.js';
 import { StorageModule } from '../storage/storage.module.js';
+import { StreamModule } from '../stream/stream.module.js';
+import { IncrementalSubmission } from './incremental-submission.service.js';
 import { JobController } from './job.controller.js';
 import { JobListRepository } from './job-list.repository.js';
 import { JobListService } from './job-list.service.js';
@@ -11,8 +13,8 @@ import { JobResultService } from './result/job-result.service.js';
 
 /** The job HTTP API and producer side (manager role only). */
 @Module({
-  imports: [JobModule, DatasourceModule, StorageModule],
+  imports: [JobModule, DatasourceModule, StorageModule, StreamModule],
   controllers: [JobController, JobResultController],
-  providers: [JobService, JobResultService, JobListService, JobListRepository],
+  providers: [JobService, JobResultService, JobListService, JobListRepository, IncrementalSubmission],
 })
 export class JobApiModule {}

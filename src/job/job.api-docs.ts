@@ -31,6 +31,7 @@ export const JOB_DUPLICATE_EXAMPLE = { ...JOB_ACCEPTED_EXAMPLE, status: 'complet
 const mappedFieldsEmpty = 'mappedFields cannot be empty';
 const fieldsOverLimit = "maximum 50 fields allowed per table, got 51 for 'pg_source.accounts'";
 const timeoutInvalid = 'dataRequest.limits.timeoutMs must be a positive integer';
+const cursorRefused = "'note' (text) cannot be a cursor: use an integer, decimal, date or timestamp column";
 
 export const SUBMIT_ANSWERS: ErrorAnswers = mergeErrorAnswers(JSON_BODY, CREDENTIAL_KEY_MISSING, {
   400: [
@@ -53,6 +54,17 @@ export const SUBMIT_ANSWERS: ErrorAnswers = mergeErrorAnswers(JSON_BODY, CREDENT
         label: 'limit value',
         fields: { 'dataRequest.limits.timeoutMs': timeoutInvalid },
         details: [{ type: 'invalid_limit', message: timeoutInvalid }],
+      },
+    ],
+    [
+      FetCode.InvalidDataRequest,
+      cursorRefused,
+      {
+        label: 'cursor',
+        fields: { 'dataRequest.incremental.cursors.pg_source.accounting.invoices': cursorRefused },
+        details: [
+          { type: 'cursor_type_refused', datasource: 'pg_source', table: 'accounting.invoices', field: 'note', message: cursorRefused },
+        ],
       },
     ],
     [
@@ -105,6 +117,15 @@ export const SUBMIT_ANSWERS: ErrorAnswers = mergeErrorAnswers(JSON_BODY, CREDENT
       FetCode.PasswordRequired,
       "Connection 'pg_source' has no password: it was cleared when the connection's type, host, port, database or SSL settings changed. PATCH a password to use it again.",
       { details: [{ type: 'password_required', datasource: 'pg_source' }] },
+    ],
+    [FetCode.StreamBusy, `stream 'invoices' has job ${EXAMPLE_ID} processing; wait for it or cancel it`, { extra: { jobId: EXAMPLE_ID } }],
+  ],
+  // An incremental job's tables and fields are checked at submission, as validate-schema checks them.
+  422: [
+    [
+      FetCode.SchemaValidationFailed,
+      'Schema validation found 1 inconsistency.',
+      { details: [{ type: 'field_not_found', datasource: 'pg_source', table: 'accounting.invoices', field: 'ammount' }] },
     ],
   ],
   429: [

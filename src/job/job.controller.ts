@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '../common/http/api-docs.js';
+import { ApiBody, ApiExtraModels, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '../common/http/api-docs.js';
 import type { Response } from 'express';
 import { Access, Allow, CurrentPrincipal } from '../auth/access.decorators.js';
 import { ApiAuth, ApiErrors } from '../auth/api-auth.decorator.js';
@@ -7,6 +7,7 @@ import type { Principal } from '../auth/principal.js';
 import { RateLimitedPerPrincipal } from '../auth/principal-rate-limit.guard.js';
 import { ParseIdPipe } from '../common/http/parse-id.pipe.js';
 import { CreateJobDto, CREATE_JOB_EXAMPLES } from './dto/create-job.dto.js';
+import { TableRangeDto } from './dto/job-incremental.dto.js';
 import { JobAcceptedDto, JobResponseDto } from './dto/job-response.dto.js';
 import { JobPageDto } from './dto/job-summary.dto.js';
 import { parseListJobsQuery } from './dto/list-jobs.query.js';
@@ -25,6 +26,7 @@ import { JobStatus } from './job-status.js';
 /** Any principal; a product principal submits for and reads only its own products' jobs. */
 @ApiTags('jobs')
 @ApiAuth()
+@ApiExtraModels(TableRangeDto)
 @Allow(Access.Principal)
 @Controller('v1/fetcher')
 export class JobController {

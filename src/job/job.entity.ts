@@ -5,7 +5,7 @@ import type { JobStatus } from './job-status.js';
 import type { DataRequestLimits, Filters, MappedFields } from '../engine/request/data-request.js';
 import type { ResultOutput } from '../engine/formats/output-format.js';
 import type { ResultPart } from '../engine/formats/result-parts.js';
-import type { IncrementalOutcome, IncrementalRequest, StreamMarks } from '../engine/request/incremental-request.js';
+import type { IncrementalRequest, StreamMarks, TableRange } from '../engine/request/incremental-request.js';
 
 export interface JobErrorInfo {
   code: string;
@@ -23,9 +23,15 @@ export interface JobIncremental extends IncrementalRequest {
    * starts above them, and the completion commits only while the stream still holds them.
    */
   readonly from: StreamMarks;
-  /** Once completed: each cursor table's range, `tables[configName][tableKey]`. */
-  readonly tables?: IncrementalOutcome['tables'];
+  /**
+   * Each cursor table's range, `tables[configName][tableKey]`: as planned at submission (`to` and
+   * `rows` null), then as read once the job completed.
+   */
+  readonly tables?: Readonly<Record<string, Readonly<Record<string, JobTableRange>>>>;
 }
+
+/** A cursor table's range; `rows` (and `to`, when it had no mark) null until the job completed. */
+export type JobTableRange = Omit<TableRange, 'rows'> & { readonly rows: number | null };
 
 export interface JobRecord {
   id: string;

@@ -14,6 +14,7 @@ import type { DatasourceResolver } from '../datasource/datasource-resolver.servi
 import type { CreateJobDto } from './dto/create-job.dto.js';
 import type { JobErrorInfo, JobRecord } from './job.entity.js';
 import type { JobRepository, TerminalEvent } from './job.repository.js';
+import type { IncrementalSubmission } from './incremental-submission.service.js';
 import { JobService } from './job.service.js';
 import { JobStatus } from './job-status.js';
 import type { JobQueue } from './queue/job-queue.port.js';
@@ -155,6 +156,7 @@ describe('JobService', () => {
       retention as unknown as ResultRetentionRepository,
       clock,
       new SequentialIdGenerator(),
+      {} as IncrementalSubmission,
     );
   }
 

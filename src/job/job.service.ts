@@ -12,6 +12,8 @@ import { notFound } from '../datasource/datasource.error.js';
 import type { ServiceDatasource } from '../datasource/service-datasource.js';
 import { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
 import { checkDataRequest } from './data-request-check.js';
+import type { IncrementalRequest, StreamMarks } from '../engine/request/incremental-request.js';
+import { IncrementalSubmission } from './incremental-submission.service.js';
 import type { CreateJobDto } from './dto/create-job.dto.js';
 import { JobAcceptedDto, JobResponseDto } from './dto/job-response.dto.js';
 import type { JobRecord } from './job.entity.js';
@@ -45,6 +47,7 @@ export class JobService {
     private readonly retention: ResultRetentionRepository,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly streams: IncrementalSubmission,
     @Optional() private readonly tracing: Tracing = Tracing.disabled(),
   ) {}
 
@@ -53,14 +56,24 @@ export class JobService {
     // Before dedup: a duplicate of another product's request must not hand its job over.
     if (!actsFor(principal, source)) throw AuthError.forbidden(`metadata.source '${source}' is not a product this credential acts for`);
     checkDataRequest(request.dataRequest, this.config.extraction);
+    const incremental = (request.dataRequest.incremental ?? undefined) as IncrementalRequest | undefined;
+    const configNames = Object.keys(request.dataRequest.mappedFields).sort();
 
-    const hash = requestHash(request);
+    // A stream's job hashes with the marks it starts from, and finding them takes each table's
+    // result key, which its datasource decides: resolved first (docs/job-lifecycle.md, "Creation").
+    let datasources: ServiceDatasource[] | undefined;
+    let from: StreamMarks | undefined;
+    if (incremental) {
+      datasources = await this.resolveAll(configNames, source, principal);
+      from = await this.streams.startingMarks(incremental, source, datasources);
+    }
+    const hash = requestHash(request, from);
     const duplicate = await this.findDuplicate(hash);
     if (duplicate) return { duplicate: true, body: JobAcceptedDto.of(duplicate, true) };
 
-    const configNames = Object.keys(request.dataRequest.mappedFields).sort();
-    const datasources = await this.resolveAll(configNames, source, principal);
+    datasources ??= await this.resolveAll(configNames, source, principal);
     await this.assertReachable(datasources);
+    const ranges = incremental ? await this.streams.checkCursors(request.dataRequest, incremental, from ?? {}, datasources) : undefined;
 
     const now = this.clock.now();
     const job: JobRecord = {
@@ -93,6 +106,7 @@ export class JobService {
       progress: null,
       resultDeleteRequestedAt: null,
       resultDeletedAt: null,
+      ...(incremental ? { streamName: incremental.stream, incremental: { ...incremental, from: from ?? {}, tables: ranges } } : {}),
     };
     // The worker reads these very connections, whatever happens to the names meanwhile.
     const connectionIds = Object.fromEntries(datasources.map((datasource) => [datasource.configName, datasource.id]));

@@ -50,3 +50,29 @@ describe('requestHash and output', () => {
     expect(requestHash({ ...base, output: { format: 'ndjson' } })).not.toBe(BEFORE_OUTPUT);
   });
 });
+
+describe('requestHash and incremental streams', () => {
+  const BEFORE_OUTPUT = '42c54ba444e6b1ef90d70402bcdf23c26e73b15480597021ec939d31c74ed3ad';
+  const incremental = {
+    ...base,
+    dataRequest: { ...base.dataRequest, incremental: { stream: 'nightly', cursors: { pg: { accounts: 'id' } } } },
+  };
+  const mark = (value: string) => ({ pg: { accounts: { column: 'id', type: 'integer' as const, value } } });
+
+  it('leaves a request without incremental as it hashed before streams, byte for byte', () => {
+    expect(requestHash(base)).toBe(BEFORE_OUTPUT);
+    expect(requestHash(base, undefined)).toBe(BEFORE_OUTPUT);
+  });
+
+  it('hashes the committed marks with an incremental request: unmoved marks, the same job; moved ones, another', () => {
+    const first = requestHash(incremental, {});
+    expect(first).not.toBe(BEFORE_OUTPUT);
+    expect(requestHash(structuredClone(incremental), {})).toBe(first);
+    const after = requestHash(incremental, mark('20'));
+    expect(after).not.toBe(first);
+    expect(requestHash(incremental, mark('20'))).toBe(after);
+    expect(requestHash(incremental, mark('21'))).not.toBe(after);
+    // The marks are their own member: the request without them is another hash again.
+    expect(requestHash(incremental)).not.toBe(first);
+  });
+});

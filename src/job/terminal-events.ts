@@ -1,12 +1,14 @@
 import type { JobErrorInfo, JobRecord } from './job.entity.js';
 import { isDefaultOutput, outputOf } from './job-output.js';
 import type { CompletedResult, TerminalEvent } from './job.repository.js';
+import { JobIncrementalDto } from './dto/job-incremental.dto.js';
 
 /**
  * `job.completed` with the original's payload (docs/job-lifecycle.md, "Terminal events"); the id is
  * stable across re-sends. A job of the default output gets exactly the original's payload; another
  * output adds `output` and `result.format` says it, and a per-table result lists `result.parts`
- * (`path` and the digests are then the manifest's).
+ * (`path` and the digests are then the manifest's). A job of a stream adds `incremental`, the
+ * ranges it read, as the job shows them.
  */
 export function completedEvent(job: JobRecord, result: CompletedResult, executionTimeMs: number, completedAt: Date): TerminalEvent {
   const output = outputOf(job);
@@ -29,6 +31,7 @@ export function completedEvent(job: JobRecord, result: CompletedResult, executio
         ...(result.resultParts ? { parts: result.resultParts } : {}),
       },
       ...(standard ? {} : { output }),
+      ...(result.incremental ? { incremental: JobIncrementalDto.from(result.incremental) } : {}),
       executionTimeMs,
       completedAt: completedAt.toISOString(),
     },

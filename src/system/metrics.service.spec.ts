@@ -23,6 +23,7 @@ import { scriptedConnector, scriptedEngine, type ScriptedOpen } from '../engine/
 import { UnroutableEventError, type EventPublisher } from '../events/event-publisher.port.js';
 import { OutboxRelay } from '../events/outbox-relay.service.js';
 import type { ClaimedEvent, OutboxRepository } from '../events/outbox.repository.js';
+import type { StreamRepository } from '../stream/stream.repository.js';
 import { ExtractionService } from '../extraction/extraction.service.js';
 import type { MemoryGuard } from '../extraction/memory-guard.js';
 import type { JobRecord } from '../job/job.entity.js';
@@ -107,6 +108,7 @@ function workerOver(
     { check: () => undefined } as unknown as MemoryGuard,
     clock,
     new SequentialIdGenerator(),
+    {} as StreamRepository,
     metrics,
   );
   return { service, open, plaintext: (index: number) => openResultWithKeys(uploads[index].body, KEYS).plaintext.toString() };

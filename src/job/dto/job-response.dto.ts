@@ -4,6 +4,7 @@ import { OUTPUT_COMPRESSIONS, OUTPUT_FORMATS, type OutputCompression, type Outpu
 import type { ResultPart } from '../../engine/formats/result-parts.js';
 import type { JobRecord } from '../job.entity.js';
 import { outputOf } from '../job-output.js';
+import { JobIncrementalDto } from './job-incremental.dto.js';
 import { JobStatus } from '../job-status.js';
 
 export const JOB_CREATED_MESSAGE = 'Job created and queued for processing';
@@ -116,6 +117,11 @@ export class JobResponseDto {
     description: 'When the result was deleted (DELETE …/result or retention); GET …/result answers 410.',
   })
   resultDeletedAt?: string;
+  @ApiPropertyOptional({
+    type: JobIncrementalDto,
+    description: 'A job of an incremental stream: the ranges it reads, then read (docs/incremental.md).',
+  })
+  incremental?: JobIncrementalDto;
 
   static from(job: JobRecord): JobResponseDto {
     const dto: JobResponseDto = {
@@ -146,6 +152,7 @@ export class JobResponseDto {
     if (job.progress) dto.progress = job.progress;
     const deletedAt = job.resultDeleteRequestedAt ?? job.resultDeletedAt;
     if (deletedAt) dto.resultDeletedAt = deletedAt.toISOString();
+    if (job.incremental) dto.incremental = JobIncrementalDto.from(job.incremental);
     return dto;
   }
 }
