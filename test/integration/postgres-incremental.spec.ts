@@ -179,7 +179,7 @@ describe.each(PG_READ_PATHS)('PostgreSQL incremental range reads (%s path)', (re
     const abort = new AbortController();
     const stopped = read(request('events', 'seq', {}), abort.signal);
     abort.abort(new Error('stop'));
-    await expect(stopped).rejects.toThrow();
+    await expect(stopped).rejects.toThrow('stop');
     expect(await inTransaction()).toBe(0);
     expect((await read(request('events', 'seq', { after: '10' }))).ids).toEqual([3, 4, 6]);
   });
