@@ -68,6 +68,7 @@ describe('fetcher extract --state (incremental marks in a file)', () => {
     expect(readFileSync(state, 'utf8')).toBe(before);
 
     const third = await extract(request('ledger'), '--state', state, '--out', join(dir, 'third.json'));
+    expect(third.code, third.stderr).toBe(0);
     expect(ids(join(dir, 'third.json'), 'ledger')).toEqual([15]);
   });
 
