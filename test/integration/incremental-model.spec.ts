@@ -52,7 +52,8 @@ describe.each(Object.keys(INCREMENTAL_SOURCES))('incremental model (%s)', (engin
     let concurrent = 0;
     const mark = () => (marks ? Number(marks.src.m_events.value) : null);
     const maxCommitted = () => Math.max(0, ...[...current.values()].map((row) => row.cur));
-    // New values are at or above every committed one and above the last finished mark: many equal values, never one a finished run has passed.
+    // New values are at or above every committed one and above the last finished mark: many equal
+    // values, never one a finished run has passed.
     const nextValue = () => {
       const base = Math.max(maxCommitted(), mark() ?? 0);
       const step = pick(4);
@@ -151,7 +152,8 @@ describe.each(Object.keys(INCREMENTAL_SOURCES))('incremental model (%s)', (engin
       const alive = [...versions.values()].filter((row) => row.bornAt < run.step && row.diedAt > run.step);
       const top = Math.max(...alive.map((row) => row.cur), lower ?? -Infinity);
       expect(run.to, `${context}: the mark of run ${run.step} is the largest value it could see`).toBe(top === -Infinity ? null : top);
-      const expected = alive.filter((row) => (lower === null || row.cur > lower) && row.cur <= (run.to ?? -Infinity));
+      const from = lower;
+      const expected = alive.filter((row) => (from === null || row.cur > from) && row.cur <= (run.to ?? -Infinity));
       expect([...run.delivered].sort(), `${context}: rows of run ${run.step}`).toEqual(expected.map((row) => key(row.id, row.ver)).sort());
       lower = run.to;
     }
