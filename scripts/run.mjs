@@ -127,7 +127,10 @@ switch (command) {
     break;
   case 'bench':
     run('bash', ['scripts/ensure-services.sh']);
-    exec(process.execPath, ['bench/extraction-bench.mjs', ...args], { TZ: 'UTC' });
+    // The incremental scenario is its own script: one Fetcher, paired full and incremental jobs.
+    if (args[args.indexOf('--scenario') + 1] === 'incremental' && args.includes('--scenario'))
+      exec(process.execPath, ['bench/incremental-bench.mjs', ...args], { TZ: 'UTC' });
+    else exec(process.execPath, ['bench/extraction-bench.mjs', ...args], { TZ: 'UTC' });
     break;
   default:
     console.error(`unknown command ${command}; use start, test, fetcher, result, rotate-credentials or bench`);

@@ -22,6 +22,8 @@ import {
   type ResultOutput,
 } from '../engine/formats/output-format.js';
 import { readInput } from './read-input.js';
+import { readState, writeState } from './state-file.js';
+import type { IncrementalRequest } from '../engine/request/incremental-request.js';
 import { bytes, egressFlags, egressOptions, milliseconds, type EgressFlags } from './command-flags.js';
 
 const NAME = 'fetcher extract';
@@ -32,6 +34,7 @@ interface ExtractFlags extends EgressFlags {
   readonly out: string;
   readonly format?: string;
   readonly compression?: string;
+  readonly state?: string;
   readonly seal?: boolean;
   readonly masterKeyFile?: string;
   readonly limits?: string;
@@ -84,6 +87,10 @@ export function extractCommand(): Command {
       .option('--connect-timeout <ms>', 'each connect (default 15000)', milliseconds)
       .option('--discovery-timeout <ms>', "each datasource's schema discovery (default 15000)", milliseconds)
       .option('--discovery-max-bytes <n>', "bytes of catalog each datasource's discovery may read (default 4194304)", bytes)
+      .option(
+        '--state <file>',
+        "with dataRequest.incremental: the stream's marks, read before and rewritten only after a run that succeeded",
+      )
       .option('--json', 'print the summary on stdout (with --out <file>)')
       .option('--quiet', 'no progress display'),
   ).addHelpText('after', HELP_AFTER);
@@ -107,6 +114,9 @@ async function extract(flags: ExtractFlags, io: CliIo): Promise<number> {
       discoveryMaxBytes: flags.discoveryMaxBytes,
     });
     validateDataRequest(dataRequest, engine.limits);
+    const stream = (dataRequest.incremental as IncrementalRequest | undefined)?.stream;
+    if (flags.state !== undefined && stream === undefined) throw new UsageError('--state goes with dataRequest.incremental');
+    const marks = flags.state === undefined || stream === undefined ? undefined : await readState(flags.state, stream);
     const datasources = await resolveAll(engine, datasourceUrls(flags.datasource, Object.keys(dataRequest.mappedFields as object), io.env));
     const seal = await sealOf(flags, io.env);
     const format = formatOf(flags);
@@ -117,9 +127,15 @@ async function extract(flags: ExtractFlags, io: CliIo): Promise<number> {
     progress = showsProgress(flags, io) ? await openProgress(io.stderr as NodeJS.WriteStream) : undefined;
     const onProgress = progress ? progress.record.bind(progress) : undefined;
     const sink = output instanceof OutputFolder ? output : (output?.stream ?? writableUpload(io.stdout as Writable, { end: false }));
-    const result = await engine.extract({ datasources, dataRequest, output: { seal, ...format }, signal: io.interrupt, onProgress }, sink);
+    const result = await engine.extract(
+      { datasources, dataRequest, output: { seal, ...format }, signal: io.interrupt, onProgress, ...(marks ? { marks } : {}) },
+      sink,
+    );
     progress?.stop();
     await output?.commit();
+    // Only once the output is in place: a failed run, or one whose output could not be kept, leaves the marks where they were.
+    if (flags.state !== undefined && result.incremental)
+      await writeState(flags.state, result.incremental.stream, marks, result.incremental.marks);
     const summary = `${JSON.stringify(summaryOf(result, performance.now() - started, flags.out))}\n`;
     await writeAll(flags.json ? io.stdout : io.stderr, summary);
     return EXIT.ok;
@@ -229,6 +245,7 @@ function summaryOf(result: ExtractResult, elapsedMs: number, out: string) {
             ...(hmac ? { hmac } : {}),
           })),
         }),
+    ...(result.incremental ? { incremental: { stream: result.incremental.stream, tables: result.incremental.tables } } : {}),
     elapsedMs: Math.round(elapsedMs),
     out: out === '-' ? 'stdout' : out,
   };

@@ -26,6 +26,8 @@ export type {
   MappedFields,
 } from './request/data-request.js';
 export { DEFAULT_CEILINGS, FILTER_OPERATORS } from './request/data-request.js';
+export type { CursorMark, IncrementalOutcome, IncrementalRequest, StreamMarks, TableRange } from './request/incremental-request.js';
+export { CURSOR_KINDS, type CursorKind } from './incremental/cursor-range.js';
 export { ENGINE_FACTS, type EngineType } from './connectors/shared/engine-facts.js';
 export { FetCode, FET_CATALOGUE } from './errors/fet-code.js';
 export { FetcherError, type ErrorDetail } from './errors/fetcher-error.js';

@@ -78,7 +78,7 @@ describe('executePlan', () => {
       new AbortController().signal,
     );
     expect(out.chunks.join('')).toBe('{"a":{"t1":[{"id":0},{"id":1}],"t2":[{"id":0},{"id":1}]},"b":{"empty":[]}}');
-    expect(stats).toEqual({ rowCount: 4, rowCounts: { a: { t1: 2, t2: 2 }, b: { empty: 0 } } });
+    expect(stats).toEqual({ rowCount: 4, rowCounts: { a: { t1: 2, t2: 2 }, b: { empty: 0 } }, upperBounds: {} });
   });
 
   it('hands a batch back to its connector only once the writer is done with it', async () => {

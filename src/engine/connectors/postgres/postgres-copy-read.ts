@@ -54,6 +54,8 @@ export async function* readWithCopy(
   request: TableReadRequest,
   statement: CopyStatement,
   signal: AbortSignal,
+  /** Inside a transaction of the caller's (an incremental read's snapshot): neither begun nor ended here. */
+  inCallersTransaction = false,
 ): AsyncIterable<RowBatch> {
   const table = request.table.key;
   const columns = copyColumns(request.columns, { bytesMayNotBeUtf8: link.bytesMayNotBeUtf8 });
@@ -74,8 +76,8 @@ export async function* readWithCopy(
   let yielded = false;
   try {
     if (statement.settings !== null) {
-      inTransaction = true;
-      await run('BEGIN TRANSACTION READ ONLY');
+      inTransaction = !inCallersTransaction;
+      if (inTransaction) await run('BEGIN TRANSACTION READ ONLY');
       await run(statement.settings.text, statement.settings.values);
     }
     const copy = (reader = new CopyOutStream(statement.copy, new CopyDataFramer(() => budget.remainingBytes(), table)));

@@ -14,6 +14,7 @@ import { DISCOVERY_SQL, type DiscoveryRow, PostgresSnapshotBuilder } from './pos
 import { CopyRefusedError, readWithCopy, type CopySessionLink } from './postgres-copy-read.js';
 import { PostgresRowGauge } from './postgres-row-gauge.js';
 import { buildCopy, buildSelect } from './postgres-sql.js';
+import { readPostgresRange, type RangeSessionLink } from './postgres-range-read.js';
 import { createBatchRenderer, type RawRow } from './postgres-value-encoders.js';
 
 export interface PostgresSessionContext {
@@ -69,6 +70,7 @@ export class PostgresSession extends EngineSession implements ConnectorSession {
   /** Follows the socket between statements; a COPY takes the socket over, so it is detached then. */
   private gauge: PostgresRowGauge | undefined;
   private readonly copyLink: CopySessionLink;
+  private readonly rangeLink: RangeSessionLink;
 
   constructor(
     private readonly client: pg.Client,
@@ -88,6 +90,11 @@ export class PostgresSession extends EngineSession implements ConnectorSession {
       interrupt: (read) => this.interrupt(read),
       sever: (reason) => this.sever(reason),
       failure: (error, table) => this.readFailure(error, table),
+    };
+    this.rangeLink = {
+      query: (text, values, signal, table) => this.runStatement(text, values, signal, table),
+      readInTransaction: (request, signal) => this.readPlain(request, signal, true),
+      rollback: () => this.rollback(),
     };
   }
 
@@ -123,18 +130,57 @@ export class PostgresSession extends EngineSession implements ConnectorSession {
   async *readRows(request: TableReadRequest, signal: AbortSignal): AsyncIterable<RowBatch> {
     signal.throwIfAborted();
     this.assertUsable(request.table.key);
+    if (request.range) yield* readPostgresRange(this.rangeLink, request, signal);
+    else yield* this.readPlain(request, signal, false);
+  }
+
+  /**
+   * COPY unless this connection's server refused it, else a cursor. Inside a transaction of its
+   * own caller's, a savepoint keeps a refused COPY from aborting that transaction (and its snapshot).
+   */
+  private async *readPlain(request: TableReadRequest, signal: AbortSignal, inTransaction: boolean): AsyncIterable<RowBatch> {
+    const table = request.table.key;
     const copy = this.ctx.copy?.enabled === true ? buildCopy(request) : null;
     if (copy !== null) {
+      if (inTransaction) await this.runStatement('SAVEPOINT fetcher_copy', [], signal, table);
       this.detachGauge();
       try {
-        yield* readWithCopy(this.copyLink, request, copy, signal);
+        yield* readWithCopy(this.copyLink, request, copy, signal, inTransaction);
         return;
       } catch (error) {
         if (!(error instanceof CopyRefusedError)) throw error;
         this.ctx.copy?.refused(error);
+        if (inTransaction) await this.runStatement('ROLLBACK TO SAVEPOINT fetcher_copy', [], signal, table);
       }
     }
     yield* this.readWithCursor(request, signal);
+  }
+
+  /** One short statement (a transaction's BEGIN, a bound), cancelled on the server if the signal aborts. */
+  private runStatement(text: string, values: readonly unknown[], signal: AbortSignal, table: string): Promise<RawRow[]> {
+    this.assertUsable(table);
+    return abortableRead(
+      async () => {
+        const config: pg.QueryArrayConfig = { text, values: [...values], rowMode: 'array', types: TEXT_TYPES };
+        return (await this.client.query(config)).rows as RawRow[];
+      },
+      signal,
+      (read) => this.interrupt(read),
+      (error) => this.readFailure(error, table),
+      () => this.sever(new Error('statement could not be cancelled in time; connection closed')),
+    );
+  }
+
+  /** Leaves a transaction that did not commit, so the session can run its next statement; cuts the connection if it cannot. */
+  private async rollback(): Promise<void> {
+    if (this.lost !== undefined) return;
+    const rollback = this.client.query('ROLLBACK').then(
+      () => undefined,
+      () => this.sever(new Error('the transaction could not be rolled back; connection closed')),
+    );
+    await settleOrCut(rollback, CLOSE_TIMEOUT_MS, () =>
+      this.sever(new Error('the transaction could not be rolled back in time; connection closed')),
+    );
   }
 
   private async *readWithCursor(request: TableReadRequest, signal: AbortSignal): AsyncIterable<RowBatch> {

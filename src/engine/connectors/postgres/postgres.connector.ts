@@ -1,6 +1,8 @@
 import { SILENT_LOGGER, type EngineLogger } from '../../support/engine-logger.js';
 import { ConnectorBase } from '../shared/connector-base.js';
-import type { ConnectorSession, OpenSessionOptions, ResolvedDatasource } from '../shared/engine-connector.js';
+import type { ColumnInfo, ConnectorSession, OpenSessionOptions, ResolvedDatasource } from '../shared/engine-connector.js';
+import type { CursorKind } from '../../incremental/cursor-range.js';
+import { postgresCursorKind } from './postgres-range-sql.js';
 import { cancelConnectTimeoutMs, OpenAttempt } from '../shared/open-attempt.js';
 import { clientConfig, connectClient } from './postgres-client.js';
 import { classifyConnectError, toConnectError } from './postgres-connect-error.js';
@@ -29,6 +31,10 @@ export class PostgresConnector extends ConnectorBase {
 
   override defaultSchema(datasource: ResolvedDatasource): string {
     return datasource.schemaName ? datasource.schemaName : 'public';
+  }
+
+  cursorKind(column: ColumnInfo): CursorKind | null {
+    return postgresCursorKind(column);
   }
 
   async open(datasource: ResolvedDatasource, options: OpenSessionOptions): Promise<ConnectorSession> {
