@@ -14,6 +14,7 @@ import { SystemModule } from './system/system.module.js';
 import { EventsModule } from './events/events.module.js';
 import { ShutdownCoordinator } from './bootstrap/shutdown-coordinator.js';
 import { StorageModule } from './storage/storage.module.js';
+import { StreamApiModule } from './stream/stream-api.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { ClockModule } from './common/clock/clock.module.js';
 import { LoggingModule } from './common/logging/logging.module.js';
@@ -27,7 +28,8 @@ import { TracingModule } from './common/tracing/tracing.module.js';
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     const roleModules: Type[] = [];
-    if (runsManager(config.role)) roleModules.push(ConnectionApiModule, JobApiModule, ResultRetentionModule);
+    // The stream routes before the job routes, whose GET v1/fetcher/:id would match v1/fetcher/streams.
+    if (runsManager(config.role)) roleModules.push(ConnectionApiModule, StreamApiModule, JobApiModule, ResultRetentionModule);
     if (runsWorker(config.role)) roleModules.push(ExtractionModule);
     return {
       module: AppModule,

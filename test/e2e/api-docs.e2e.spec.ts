@@ -29,7 +29,7 @@ interface OpenApiDocument {
 }
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
-const METHODS = ['get', 'post', 'patch', 'delete'] as const;
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 /** Every operation of the document, with its path and method. */
 function operations(document: OpenApiDocument): Array<{ path: string; method: (typeof METHODS)[number]; operation: Operation }> {
@@ -45,7 +45,7 @@ const errorExamples = (operation: Operation, status: number): Record<string, Exa
 function callWithInvalidId(fetcher: EmbeddedFetcher, method: (typeof METHODS)[number], path: string, credential?: string) {
   let request = fetcher.http[method](path.replace('{id}', 'not-a-uuid')).set('X-Product-Name', 'reporter');
   if (credential) request = request.set(bearer(credential));
-  return method === 'post' || method === 'patch' ? request.send({}) : request;
+  return method === 'post' || method === 'put' || method === 'patch' ? request.send({}) : request;
 }
 
 /** The first named request-body example: the one Swagger UI pre-fills. */
@@ -306,6 +306,8 @@ describe('the pre-filled request bodies, against the README walkthrough', () => 
     const expected: Record<string, Record<string, Record<string, number>>> = {
       walkthrough: { pg_source: { accounts: 3, 'accounting.invoices': 2 } },
       filtered: { pg_source: { accounts: 2 } },
+      // A stream's first job: every invoice, from the start.
+      incremental: { pg_source: { 'accounting.invoices': 2 } },
     };
     expect(Object.keys(examples)).toEqual(Object.keys(expected));
     for (const [name, { value }] of Object.entries(examples)) {

@@ -49,7 +49,7 @@ const runs = (n: number) => Math.max(1, Math.round(n * SCALE));
 /** Each property takes a few seconds; the margin is for a loaded machine, and for shrinking a failure. */
 const PROPERTY_TIMEOUT = { timeout: 180_000 };
 
-type Method = 'get' | 'post' | 'patch' | 'delete';
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 interface Route {
   readonly method: Method;
   /** Swagger's spelling, `{id}` for the path parameter. */

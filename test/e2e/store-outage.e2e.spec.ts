@@ -5,9 +5,9 @@ import { startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-a
 import { createTempDatabase, TEST_PG, type TempDatabase } from '../helpers/pg-database.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
-type Method = 'get' | 'post' | 'patch' | 'delete';
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 interface Operation {
-  parameters?: Array<{ name: string; in: string; schema?: { example?: string } }>;
+  parameters?: Array<{ name: string; in: string; example?: string; schema?: { example?: string } }>;
   requestBody?: { content: Record<string, { examples?: Record<string, { value: unknown }> }> };
   responses: Record<string, { content?: Record<string, { examples?: Record<string, { value: Record<string, unknown> }> }> }>;
 }
@@ -22,15 +22,24 @@ const STORE_DOWN = {
 
 /**
  * A request each route accepts up to its first read of the store: a fresh UUID for `{id}`, the
- * header's example, the first request-body example of the document (validate-schema takes the
- * job example's mappedFields), so that what answers is the store being down.
+ * example of another path parameter and of `source` (a stream's product), the header's example,
+ * the first request-body example of the document (validate-schema takes the job example's
+ * mappedFields), so that what answers is the store being down.
  */
 function validRequest(fetcher: EmbeddedFetcher, paths: Paths, path: string, method: Method, operation: Operation) {
-  let request = fetcher.http[method](path.replace('{id}', randomUUID()));
+  const example = (parameter: { example?: string; schema?: { example?: string } }) => parameter.example ?? parameter.schema?.example;
+  let target = path.replace('{id}', randomUUID());
   for (const parameter of operation.parameters ?? []) {
-    if (parameter.in === 'header' && parameter.schema?.example) request = request.set(parameter.name, parameter.schema.example);
+    if (parameter.in === 'path' && example(parameter)) target = target.replace(`{${parameter.name}}`, example(parameter) as string);
   }
-  if (method !== 'post' && method !== 'patch') return request;
+  let request = fetcher.http[method](target);
+  for (const parameter of operation.parameters ?? []) {
+    if (parameter.in === 'header' && example(parameter)) request = request.set(parameter.name, example(parameter) as string);
+    if (parameter.in === 'query' && parameter.name === 'source' && path.includes('{name}')) {
+      request = request.query({ source: example(parameter) as string });
+    }
+  }
+  if (method !== 'post' && method !== 'put' && method !== 'patch') return request;
   const examples = (op: Operation | undefined) => Object.values(op?.requestBody?.content['application/json']?.examples ?? {});
   if (path.endsWith('/validate-schema')) {
     const [job] = examples(paths['/v1/fetcher'].post) as Array<{ value: { dataRequest: { mappedFields: unknown } } }>;
@@ -73,7 +82,7 @@ describe('every route while the job store is unreachable', () => {
     Object.entries(paths)
       .filter(([path]) => path.startsWith('/v1/'))
       .flatMap(([path, byMethod]) =>
-        (['get', 'post', 'patch', 'delete'] as const).flatMap((method) => {
+        (['get', 'post', 'put', 'patch', 'delete'] as const).flatMap((method) => {
           const operation = byMethod[method];
           return operation ? [{ path, method, operation }] : [];
         }),

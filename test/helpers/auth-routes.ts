@@ -3,7 +3,7 @@ import type { Response } from 'supertest';
 import type TestAgent from 'supertest/lib/agent.js';
 
 export interface RouteCall {
-  readonly method: 'get' | 'post' | 'patch' | 'delete';
+  readonly method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** Path with every `{param}` replaced by a fresh UUID. */
   readonly path: string;
   /** As documented, e.g. `/v1/fetcher/{id}`, for messages. */
@@ -25,7 +25,7 @@ export async function documentedV1Routes(http: TestAgent): Promise<RouteCall[]> 
   for (const [documented, operations] of Object.entries(paths)) {
     if (!documented.startsWith('/v1/')) continue;
     for (const method of Object.keys(operations)) {
-      if (method === 'get' || method === 'post' || method === 'patch' || method === 'delete') {
+      if (method === 'get' || method === 'post' || method === 'put' || method === 'patch' || method === 'delete') {
         routes.push({ method, documented, path: documented.replace(/\{[^}]+\}/g, () => randomUUID()) });
       }
     }
@@ -38,7 +38,7 @@ export function callRoute(http: TestAgent, route: RouteCall, credential?: string
   let request = http[route.method](route.path);
   for (const [name, value] of Object.entries(headers)) request = request.set(name, value);
   if (credential !== undefined) request = request.set('Authorization', `Bearer ${credential}`);
-  return route.method === 'post' || route.method === 'patch' ? request.send({}) : request;
+  return route.method === 'post' || route.method === 'put' || route.method === 'patch' ? request.send({}) : request;
 }
 
 export const bearer = (credential: string) => ({ Authorization: `Bearer ${credential}` });
@@ -48,6 +48,7 @@ export function withBearer(http: TestAgent, credential: string) {
   return {
     get: (path: string) => http.get(path).set(bearer(credential)),
     post: (path: string, body: object = {}) => http.post(path).set(bearer(credential)).send(body),
+    put: (path: string, body: object) => http.put(path).set(bearer(credential)).send(body),
     patch: (path: string, body: object) => http.patch(path).set(bearer(credential)).send(body),
     delete: (path: string) => http.delete(path).set(bearer(credential)),
   };
