@@ -98,6 +98,39 @@ describe('API docs loaded on first request', () => {
     expect((await fetcher.http.get('/swagger-json')).body).toEqual(document);
   });
 
+  it('describes the maps of streams with additionalProperties, so that a generated client can send and read them', () => {
+    const schemas = document.components.schemas;
+    const mapOf = (ref: string) => ({ type: 'object', additionalProperties: { type: 'object', additionalProperties: { $ref: ref } } });
+    const mark = '#/components/schemas/StreamMarkDto';
+    expect(schemas.PutMarksDto.properties.marks).toMatchObject(mapOf(mark));
+    expect(schemas.StreamDto.properties.tables).toMatchObject(mapOf(mark));
+    expect(schemas.JobIncrementalDto.properties.tables).toMatchObject(mapOf('#/components/schemas/TableRangeDto'));
+    expect(schemas.TableRangeDto.properties.rows).toMatchObject({ nullable: true });
+    expect(schemas.IncrementalDto.properties.cursors).toMatchObject({
+      type: 'object',
+      additionalProperties: { type: 'object', additionalProperties: { type: 'string' } },
+    });
+    expect(schemas.IncrementalDto.properties.initial.additionalProperties.additionalProperties.oneOf).toHaveLength(2);
+    expect(schemas.DataRequestDto.properties.incremental.allOf ?? [schemas.DataRequestDto.properties.incremental]).toEqual([
+      expect.objectContaining({ $ref: '#/components/schemas/IncrementalDto' }),
+    ]);
+    expect(schemas.JobResponseDto.properties.incremental).toBeDefined();
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining(['/v1/fetcher/streams', '/v1/fetcher/streams/{name}', '/v1/fetcher/streams/{name}/marks']),
+    );
+    expect(Object.keys(document.paths['/v1/fetcher/streams/{name}/marks'].put.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '404',
+      '409',
+      '413',
+      '429',
+      '500',
+      '503',
+    ]);
+  });
+
   it('shows for every error answer an example of each code it gives, with the status and title of the catalogue', () => {
     for (const { path, method, operation } of operations(document)) {
       for (const [status, response] of Object.entries(operation.responses)) {
