@@ -194,7 +194,7 @@ export class MySqlSession extends EngineSession implements ConnectorSession {
 
   /** One batch, raced against the signal; an abort stops the statement on the server. */
   private readBatch(stream: RowStream, signal: AbortSignal, table: string): Promise<RenderedRows> {
-    // Aborted between batches: the finally block of readRows stops the statement.
+    // Aborted between batches: the finally block of readTable stops the statement.
     return abortableRead(
       () => stream.next(),
       signal,
