@@ -19,6 +19,8 @@ export interface IncrementalSource {
   side(): Promise<SideConnection>;
   /** The SQL type of a microsecond timestamp without zone. */
   readonly timestampType: string;
+  /** A whole-second value of that type as the result renders it (MariaDB keeps the column's six digits, PostgreSQL none). */
+  renderedTimestamp(isoSeconds: string): string;
   drop(): Promise<void>;
 }
 
@@ -29,6 +31,7 @@ export const INCREMENTAL_SOURCES: Record<string, () => Promise<IncrementalSource
       url: db.url,
       exec: async (sql) => void (await db.query(sql)),
       timestampType: 'timestamp(6)',
+      renderedTimestamp: (isoSeconds) => isoSeconds,
       side: async () => {
         const client = new pg.Client({ ...TEST_PG, database: db.name });
         client.on('error', () => undefined);
@@ -48,6 +51,7 @@ export const INCREMENTAL_SOURCES: Record<string, () => Promise<IncrementalSource
       url: `mysql://${db.user}@${db.host}:${db.port}/${db.name}`,
       exec: async (sql) => void (await db.query(sql)),
       timestampType: 'datetime(6)',
+      renderedTimestamp: (isoSeconds) => `${isoSeconds}.000000`,
       side: async () => {
         const connection = await mysql.createConnection({ ...TEST_MARIADB, database: db.name, multipleStatements: true });
         connection.on('error', () => undefined);

@@ -66,3 +66,20 @@ describe('planCursors', () => {
     expect(plan('at', { lagSeconds: 60 }).tables[1].range).toMatchObject({ kind: 'timestamptz', lagSeconds: 60 });
   });
 });
+
+describe('starting values and marks of the cursor’s kind', () => {
+  it('refuses an initial value the database would cast to something else, naming the initial member', () => {
+    const { problems } = plan('id', { initial: { pg: { 'public.orders': 'abc' } } });
+    expect(problems).toEqual([
+      {
+        path: 'dataRequest.incremental.initial.pg.public.orders',
+        detail: expect.objectContaining({ type: 'invalid_initial', message: expect.stringMatching(/'abc' is not an integer/) }),
+      },
+    ]);
+    expect(plan('id', { initial: { pg: { 'public.orders': 1e21 } } }).problems).toHaveLength(1);
+    expect(plan('at', { initial: { pg: { 'public.orders': '2026-01-01T00:00:00' } } }).problems[0].detail.message).toMatch(
+      /with Z or an offset/,
+    );
+    expect(plan('at', { initial: { pg: { 'public.orders': '2026-01-01T00:00:00.123456+05:30' } } }).problems).toEqual([]);
+  });
+});

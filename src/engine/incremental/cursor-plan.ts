@@ -1,7 +1,7 @@
 import type { ColumnInfo, TableReadRequest } from '../connectors/shared/engine-connector.js';
 import type { ErrorDetail } from '../errors/fetcher-error.js';
 import type { CursorMark, IncrementalRequest } from '../request/incremental-request.js';
-import { TIME_CURSOR_KINDS, type CursorKind, type CursorRange } from './cursor-range.js';
+import { cursorValueProblem, TIME_CURSOR_KINDS, type CursorKind, type CursorRange } from './cursor-range.js';
 
 /** A cursor that cannot be used, with the JSON path of the member that names it. */
 export interface CursorProblem {
@@ -84,6 +84,14 @@ export function planCursors(
       return request;
     }
     const start = Object.hasOwn(initial, cursor.requested) ? String(initial[cursor.requested]) : undefined;
+    const startProblem = start === undefined ? undefined : cursorValueProblem(kind, start);
+    if (startProblem) {
+      problems.push({
+        path: `dataRequest.incremental.initial.${configName}.${cursor.requested}`,
+        detail: { type: 'invalid_initial', ...at, message: `${startProblem} (the ${kind} cursor '${cursor.column}')` },
+      });
+      return request;
+    }
     const range: CursorRange = {
       column,
       kind,

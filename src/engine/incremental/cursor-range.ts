@@ -35,3 +35,24 @@ export interface CursorRange {
  * mark stays where it was.
  */
 export type RangeBoundListener = (upper: string | null) => void;
+
+const DATE = '[-+]?\\d{4,}-\\d{2}-\\d{2}';
+const TIME = '\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?';
+const VALUE_FORMS: Readonly<Record<CursorKind, { readonly pattern: RegExp; readonly form: string }>> = {
+  integer: { pattern: /^[-+]?\d+$/, form: 'an integer, e.g. "1024"' },
+  decimal: { pattern: /^[-+]?(\d+(\.\d*)?|\.\d+)$/, form: 'a decimal, e.g. "12.50"' },
+  date: { pattern: new RegExp(`^${DATE}$`), form: 'a date, YYYY-MM-DD' },
+  timestamp: { pattern: new RegExp(`^${DATE}[T ]${TIME}$`), form: 'a timestamp without zone, YYYY-MM-DDTHH:MM:SS[.f]' },
+  timestamptz: { pattern: new RegExp(`^${DATE}[T ]${TIME}(Z|[+-]\\d{2}(:?\\d{2})?)$`), form: 'a timestamp with Z or an offset' },
+  objectid: { pattern: /^[0-9a-fA-F]{24}$/, form: 'an ObjectId, 24 hexadecimal digits' },
+};
+
+/**
+ * Why `text` cannot be a value of a cursor of `kind` (a starting value, a mark set by hand), or
+ * undefined when it can: a value the database would cast to something else (`"abc"` to 0) would
+ * move the range somewhere nobody asked for.
+ */
+export function cursorValueProblem(kind: CursorKind, text: string): string | undefined {
+  const { pattern, form } = VALUE_FORMS[kind];
+  return pattern.test(text) ? undefined : `'${text.slice(0, 60)}' is not ${form}`;
+}

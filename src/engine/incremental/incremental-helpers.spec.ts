@@ -70,3 +70,28 @@ describe('markProblems and mergeMarks', () => {
     });
   });
 });
+
+describe('mark values of each kind', () => {
+  it('accepts each kind’s form and refuses others', () => {
+    const problem = (type: string, value: string) => markProblems({ pg: { t: { column: 'c', type, value } } }, 'm')['m.pg.t'];
+    const accepted: [string, string][] = [
+      ['integer', '-9223372036854775808'],
+      ['decimal', '99999999999999999999999999.9999999999'],
+      ['date', '2024-02-29'],
+      ['timestamp', '2024-01-15T10:20:30.1234567'],
+      ['timestamptz', '2024-01-15T10:20:30.123456Z'],
+      ['timestamptz', '2024-01-15 10:20:30+05:30'],
+      ['objectid', '65a1f0c2e4b0a1b2c3d4e5f6'],
+    ];
+    for (const [type, value] of accepted) expect(problem(type, value), `${type} ${value}`).toBeUndefined();
+    const refused: [string, string][] = [
+      ['integer', '1.5'],
+      ['decimal', '1e5'],
+      ['date', '2024-02-29T00:00:00'],
+      ['timestamp', '2024-01-15T10:20:30Z'],
+      ['timestamptz', '2024-01-15T10:20:30'],
+      ['objectid', 'zz'],
+    ];
+    for (const [type, value] of refused) expect(problem(type, value), `${type} ${value}`).toMatch(/is not/);
+  });
+});

@@ -1,5 +1,5 @@
 import type { CursorMark, StreamMarks } from '../request/incremental-request.js';
-import { CURSOR_KINDS, type CursorKind } from './cursor-range.js';
+import { CURSOR_KINDS, cursorValueProblem, type CursorKind } from './cursor-range.js';
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -33,7 +33,7 @@ function markProblem(mark: unknown): string | undefined {
   if (typeof mark.type !== 'string' || !(CURSOR_KINDS as readonly string[]).includes(mark.type))
     return `a mark's type is one of ${CURSOR_KINDS.join(', ')}`;
   if (typeof mark.value !== 'string' || mark.value.trim() === '') return "a mark's value is a non-empty string";
-  return undefined;
+  return cursorValueProblem(mark.type as CursorKind, mark.value);
 }
 
 /** Marks of `next` replace those of `base` table by table; the rest of `base` stays. */

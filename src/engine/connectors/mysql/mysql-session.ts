@@ -5,12 +5,13 @@ import { type CatalogBudget, defaultCatalogBudget } from '../shared/catalog-budg
 import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../shared/engine-connector.js';
 import { CLOSE_TIMEOUT_MS, EngineSession } from '../shared/engine-session.js';
 import { DEFAULT_READ_BUDGET, type ValueTooLargeError } from '../shared/read-budget.js';
-import { settleOrCut } from '../shared/settle.js';
+import { settleOrCut, settlesWithin } from '../shared/settle.js';
 import { cancelOrCut } from '../shared/statement-cancel.js';
 import type { RowSizeGuard } from '../shared/wire-frames.js';
 import { destroyConnection, endConnection, killQuery, runQuery } from './mysql-client.js';
 import { COLUMNS_SQL, JSON_CHECKS_SQL, PRIMARY_KEYS_SQL, toSnapshot } from './mysql-discovery.js';
 import { mySqlPacketGuard } from './mysql-packet-gauge.js';
+import { type RangeReadSession, readRange, ROLLBACK_SQL } from './mysql-range-read.js';
 import { RenderedRowCollector, type RenderedRows } from './mysql-rendered-rows.js';
 import { MySqlRowStream } from './mysql-row-stream.js';
 import { buildSelect, renderSql } from './mysql-sql.js';
@@ -47,11 +48,20 @@ export function describeError(error: unknown): string {
  * "Connection lost". A row larger than what the result may still hold fails the read with
  * ValueTooLargeError: refused from its packet header (the connection is cut, before mysql2 has
  * buffered it), and a value over it found in a parsed row stops the statement.
+ *
+ * A ranged read (an incremental one) runs in a read-only transaction of its own
+ * (mysql-range-read.ts), which is always ended before the read is: committed after its last
+ * batch, rolled back otherwise, or the connection is cut.
  */
 export class MySqlSession extends EngineSession implements ConnectorSession {
   /** The statement currently streaming, if any: close() stops it rather than wait for it. */
   private active: RowStream | undefined;
   private readonly guard: RowSizeGuard | undefined;
+  private readonly ranged: RangeReadSession = {
+    run: (sql, signal, table) => this.statement(sql, signal, table),
+    read: (request, signal) => this.readTable(request, signal),
+    rollback: (aborted) => this.rollback(aborted),
+  };
 
   constructor(
     private readonly connection: Connection,
@@ -88,7 +98,11 @@ export class MySqlSession extends EngineSession implements ConnectorSession {
     }
   }
 
-  async *readRows(request: TableReadRequest, signal: AbortSignal): AsyncIterable<RowBatch> {
+  readRows(request: TableReadRequest, signal: AbortSignal): AsyncIterable<RowBatch> {
+    return request.range === undefined ? this.readTable(request, signal) : readRange(this.ranged, request, signal);
+  }
+
+  private async *readTable(request: TableReadRequest, signal: AbortSignal): AsyncIterable<RowBatch> {
     signal.throwIfAborted();
     const table = request.table.key;
     this.assertUsable(table);
@@ -150,9 +164,37 @@ export class MySqlSession extends EngineSession implements ConnectorSession {
     );
   }
 
+  /** One statement of a read that returns a few rows at most, raced against the signal like a batch. */
+  private async statement(sql: string, signal: AbortSignal, table: string): Promise<unknown[][]> {
+    this.assertUsable(table);
+    return abortableRead(
+      () => runQuery(this.connection, sql),
+      signal,
+      (read) => this.kill(read),
+      (error) => this.readFailure(error, table),
+      () => this.sever(new Error('statement could not be stopped in time; connection closed')),
+    );
+  }
+
+  /**
+   * Ends a ranged read's transaction, within the abort budget after an abort and the close budget
+   * otherwise. A ROLLBACK that fails or does not answer in time gets the connection cut, which
+   * ends the transaction on the server too: the session is lost rather than left inside it. A
+   * session already lost or closing has no transaction left to end.
+   */
+  private async rollback(aborted: boolean): Promise<void> {
+    if (this.lost !== undefined || this.closing !== undefined) return;
+    const rolledBack = runQuery(this.connection, ROLLBACK_SQL).then(
+      () => true,
+      () => false,
+    );
+    const settled = await settlesWithin(rolledBack, aborted ? ABORT_BUDGET_MS : CLOSE_TIMEOUT_MS);
+    if (!settled || !(await rolledBack)) this.sever(new Error('the read could not end its transaction; connection closed'));
+  }
+
   /** One batch, raced against the signal; an abort stops the statement on the server. */
   private readBatch(stream: RowStream, signal: AbortSignal, table: string): Promise<RenderedRows> {
-    // Aborted between batches: the finally block of readRows stops the statement.
+    // Aborted between batches: the finally block of readTable stops the statement.
     return abortableRead(
       () => stream.next(),
       signal,

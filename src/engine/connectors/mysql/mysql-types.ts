@@ -1,3 +1,4 @@
+import type { CursorKind } from '../../incremental/cursor-range.js';
 import type { ColumnInfo } from '../shared/engine-connector.js';
 import { engineTypeReader } from '../shared/type-table.js';
 
@@ -137,3 +138,33 @@ export const mysqlColumnType = engineTypeReader<MySqlColumnType>({ kind: 'string
 
 /** Kind of a column, `other` (rendered by the value's own shape) when unknown. */
 export const kindOfColumn = (column: ColumnInfo): MySqlValueKind => mysqlColumnType(column)?.kind ?? 'other';
+
+/** Integer types a range can follow; YEAR (also an integer kind) is excluded below. */
+const CURSOR_INTEGER_TYPES = new Set(['tinyint', 'smallint', 'mediumint', 'int', 'integer', 'bigint']);
+
+/**
+ * The cursor kind of a column (docs/incremental.md), from what discovery chose for its values, so a
+ * mark always reads as the rows render the column. Refused (null): `TINYINT(1)`, rendered as a
+ * boolean (a mark would have to be `true`); YEAR, a calendar value none of the kinds describes
+ * (as an integer it could take no lag); FLOAT and DOUBLE, whose values are not exact; BIT; TIME,
+ * a duration or time of day rather than a point in time; text, ENUM and SET, ordered by collation
+ * or by their list rather than by what they show; JSON, binary and spatial columns.
+ * DATETIME has no zone (`timestamp`); TIMESTAMP is an instant, rendered in UTC with `Z` (`timestamptz`).
+ */
+export function mySqlCursorKind(column: ColumnInfo): CursorKind | null {
+  const type = mysqlColumnType(column);
+  switch (type?.kind) {
+    case 'integer':
+      return CURSOR_INTEGER_TYPES.has(type.dataType) ? 'integer' : null;
+    case 'decimal':
+      return 'decimal';
+    case 'date':
+      return 'date';
+    case 'datetime':
+      return 'timestamp';
+    case 'timestamp':
+      return 'timestamptz';
+    default:
+      return null;
+  }
+}
