@@ -80,6 +80,12 @@ describe('incremental jobs through HTTP', () => {
       /no column 'nope' in 'src\.orders'/,
     ],
     ['lagSeconds on an integer cursor', streamJob('refused', { lagSeconds: 60 }), 'dataRequest.incremental.lagSeconds', /applies to date/],
+    [
+      'a starting value not of its cursor’s form',
+      streamJob('refused', { initial: { src: { orders: 'soon' } } }),
+      'dataRequest.incremental.initial.src.orders',
+      /'soon' is not /,
+    ],
     ['a stream name over 128 characters', streamJob('s'.repeat(129)), 'dataRequest.incremental.stream', /at most 128 characters, got 129/],
     ['a stream name with a control character', streamJob('bad\u0007name'), 'dataRequest.incremental.stream', /control characters/],
   ])('refuses %s at submission with 400 FET-0401 naming the field', async (_, job, field, message) => {

@@ -137,20 +137,24 @@ describe('streams: /v1/fetcher/streams routes', () => {
           customers: { column: '', type: 'integer', value: '1' },
           refunds: { column: 'id', type: 'integer', value: 1 },
           items: { column: 'id', type: 'integer', value: '1', extra: true },
+          lines: { column: 'id', type: 'integer', value: 'twelve' },
         },
         other: 'nope',
       },
     });
     expect(bad.status).toBe(400);
-    expect(bad.body).toMatchObject({ code: 'FET-0401', message: '5 problems in marks' });
+    expect(bad.body).toMatchObject({ code: 'FET-0401', message: '6 problems in marks' });
     expect(Object.keys(bad.body.fields).sort()).toEqual([
       'marks.other',
       'marks.pg.customers',
       'marks.pg.items',
+      'marks.pg.lines',
       'marks.pg.orders',
       'marks.pg.refunds',
     ]);
     expect(bad.body.fields['marks.pg.orders']).toMatch(/^a mark's type is one of integer, decimal/);
+    // A value must have its kind's form: the next job would otherwise bind it against the column.
+    expect(bad.body.fields['marks.pg.lines']).toMatch(/^'twelve' is not /);
     const notAnObject = await alpha.put(path, { marks: [] });
     expect(notAnObject.body).toMatchObject({ code: 'FET-0401', fields: { marks: 'marks must map datasources to tables and their marks' } });
     const missing = await alpha.put(path, {});
