@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CursorKind, CursorRange } from '../../incremental/cursor-range.js';
 import { rangeRead } from '../../incremental/range-filters.js';
 import type { ColumnInfo } from '../shared/engine-connector.js';
-import { boundStatement, boundText, cursorKindOf, markBinding } from './sqlserver-range-read.js';
+import { boundStatement, boundText, cursorKindOf, markBinding, rangeOperands } from './sqlserver-range-read.js';
 import { buildSelect } from './sqlserver-sql.js';
 import { SqlServerConnector } from './sqlserver.connector.js';
 import { column, tableOf } from './testing/fake-datasource.js';
@@ -132,6 +132,19 @@ describe('SQL Server bound statement', () => {
     expect(boundStatement(TABLE, range(LEGACY, 'timestamp', { after: '2024-01-15T10:20:30.003' })).params[0].value).toBe(
       '2024-01-15T10:20:30.0033333',
     );
+  });
+
+  it('binds an inclusive datetime start at the smaller form, which >= needs, whatever the bound equals', () => {
+    const from = range(LEGACY, 'timestamp', { from: '2024-01-15T10:20:30.003' });
+    expect(rangeOperands(from).from).toBe('2024-01-15T10:20:30.0030000');
+    expect(rangeOperands(rangeOperands(from))).toEqual(rangeOperands(from));
+    expect(boundStatement(TABLE, from).params[0].value).toBe('2024-01-15T10:20:30.0030000');
+    const read = buildSelect(
+      rangeRead({ table: TABLE, columns: [ID], range: rangeOperands(from) }, '2024-01-15T10:20:30.003', markBinding(LEGACY)),
+    );
+    expect(read.params.map((p) => p.value)).toEqual(['2024-01-15T10:20:30.0030000', '2024-01-15T10:20:30.0033333']);
+    // Other columns keep their starting value as given.
+    expect(rangeOperands(range(AT, 'timestamp', { from: '2024-01-15T10:20:30.003' })).from).toBe('2024-01-15T10:20:30.003');
   });
 
   it('renders the bound with the encoder of the column, as mark text', () => {

@@ -63,12 +63,22 @@ const DATETIME_THIRD = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{2}3$/;
  * A mark's text as a filter value. Filters compare a date-time column with a datetime2(7) value;
  * a `datetime` value is a count of 1/300 s ticks that the server converts to datetime2 either
  * exactly (`.0033333`, compatibility level 130+) or as its rounded text (`.003`, before 130),
- * while the result renders it with milliseconds. Written as the larger of the two forms, a mark
- * compares equal to its own value and below the next tick (3.3 ms away) at any level.
+ * while the result renders it with milliseconds. For `>` and `<=` (the mark, the bound) the
+ * larger of the two forms is right at any level: it compares equal to its own tick and below the
+ * next one, 3.3 ms away. `>=` needs the smaller one: rangeOperands gives `from` that form first.
  */
 export function markBinding(column: ColumnInfo): MarkBinding {
   if (kindOfColumn(column) !== 'datetime') return (text) => text;
   return (text) => (DATETIME_THIRD.test(text) ? text + '3333' : text);
+}
+
+/**
+ * The range as markBinding expects it: on a `datetime` column an inclusive `from` with three
+ * fraction digits is written with seven, which compares as the smaller form and is left alone.
+ */
+export function rangeOperands(range: CursorRange): CursorRange {
+  if (range.from === undefined || kindOfColumn(range.column) !== 'datetime') return range;
+  return { ...range, from: range.from.replace(/(\.\d{3})$/, '$10000') };
 }
 
 const SECONDS_PER_DAY = 86_400;
@@ -109,7 +119,8 @@ function lowerBound(range: CursorRange, bind: MarkBinding): FilterCondition | un
  * filter of that column are: the same CONVERT, the same typed parameter. No row when the table
  * holds nothing above the lower bound; one NULL when it has no cursor value at all.
  */
-export function boundStatement(table: TableInfo, range: CursorRange): SqlStatement {
+export function boundStatement(table: TableInfo, ranged: CursorRange): SqlStatement {
+  const range = rangeOperands(ranged);
   const { column } = range;
   const quoted = quoteIdent(column.name);
   const params: SqlParam[] = [];
@@ -146,7 +157,7 @@ const batch = (text: string): SqlStatement => ({ text, params: [] });
  * early stop rolls back instead.
  */
 export async function* readRange(request: TableReadRequest, signal: AbortSignal, session: RangeSession): AsyncGenerator<RowBatch> {
-  const range = request.range as CursorRange;
+  const range = rangeOperands(request.range as CursorRange);
   const snapshot = await session.snapshotIsolation(signal);
   let open = true;
   try {
@@ -154,7 +165,7 @@ export async function* readRange(request: TableReadRequest, signal: AbortSignal,
     const [row] = await session.run(boundStatement(request.table, range), signal);
     const upper = boundText(range.column, row?.[0]);
     request.onRangeBound?.(upper);
-    if (upper !== null) yield* session.read(rangeRead(request, upper, markBinding(range.column)), signal);
+    if (upper !== null) yield* session.read(rangeRead({ ...request, range }, upper, markBinding(range.column)), signal);
     await session.run(batch(COMMIT), signal, true);
     open = false;
   } finally {
