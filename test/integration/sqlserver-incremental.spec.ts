@@ -1,3 +1,4 @@
+import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { CursorRange } from '../../src/engine/incremental/cursor-range.js';
 import type { FilterCondition } from '../../src/engine/request/data-request.js';
@@ -29,6 +30,58 @@ const ROWS = `INSERT INTO dbo.events (id, big, amount, cash, d, at, legacy, minu
   (2, 9223372036854775807, 99.99, 2.25, '2024-01-02', '2024-01-02T00:00:00.1234567', '2024-01-01T00:00:00.007',
    '2024-01-01T00:02:00', '2024-01-01T06:00:00.124+01:00', 1.5, N'b'),
   (3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, N'c')`;
+
+/**
+ * One statement committed by another connection on its own thread when `cue()` is called, which
+ * waits for the commit: the read calls onRangeBound synchronously between the bound and the rows,
+ * where nothing awaited on this thread could run.
+ */
+async function commitOnCue(db: TempSqlServerDatabase, statement: string): Promise<{ cue(): void; close(): Promise<number> }> {
+  const flags = new Int32Array(new SharedArrayBuffer(12));
+  const worker = new Worker(
+    `const { workerData } = require('node:worker_threads');
+     const sql = require('mssql');
+     const flags = new Int32Array(workerData.flags);
+     const done = (state) => { Atomics.store(flags, 2, state); Atomics.notify(flags, 2); };
+     (async () => {
+       const pool = new sql.ConnectionPool(workerData.config);
+       pool.on('error', () => undefined);
+       await pool.connect();
+       Atomics.store(flags, 0, 1);
+       Atomics.wait(flags, 1, 0);
+       try { await pool.request().query(workerData.statement); done(1); } catch { done(2); }
+       await pool.close();
+     })().catch(() => done(2));`,
+    {
+      eval: true,
+      workerData: {
+        flags: flags.buffer,
+        statement,
+        config: {
+          server: db.host,
+          port: db.port,
+          user: db.user,
+          password: db.password,
+          database: db.name,
+          options: { encrypt: db.sslMode === 'strict' ? 'strict' : db.sslMode === 'true', trustServerCertificate: true },
+        },
+      },
+    },
+  );
+  for (let waited = 0; Atomics.load(flags, 0) === 0; waited += 20) {
+    if (Atomics.load(flags, 2) === 2 || waited > 30_000) throw new Error('the committing thread could not connect');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return {
+    cue() {
+      Atomics.store(flags, 1, 1);
+      Atomics.notify(flags, 1);
+      Atomics.wait(flags, 2, 0, 30_000);
+      if (Atomics.load(flags, 2) !== 1) throw new Error('the other connection committed nothing');
+    },
+    close: () => worker.terminate(),
+  };
+}
 
 describeWithSqlServer('SQL Server incremental reads', (target) => {
   const connector = new SqlServerConnector();
@@ -182,6 +235,38 @@ describeWithSqlServer('SQL Server incremental reads', (target) => {
     expect(await state(fallback.spid, noSnapshot)).toEqual({ level: 2, open: 1, snapshot: 0 });
     await rc.return?.();
     expect(await state(fallback.spid, noSnapshot)).toEqual({ level: 2, open: 0, snapshot: 0 });
+  });
+
+  it('reads the rows from the snapshot the bound was taken in; under READ COMMITTED, as they are then', async () => {
+    const read = async (on: SqlServerSession, base: TempSqlServerDatabase) => {
+      const late = await commitOnCue(base, "INSERT INTO dbo.events (id, at) VALUES (10, '2024-01-01T12:00:00')");
+      try {
+        let bound: string | null | undefined;
+        const rows: string[] = [];
+        const request = {
+          table: events,
+          columns: [columnOf('id'), columnOf('at')],
+          range: rangeOf('at', { after: '2024-01-01T00:00:00.0000001' }),
+          onRangeBound: (upper: string | null) => {
+            bound = upper;
+            late.cue();
+          },
+        };
+        for await (const batch of on.readRows(request, new AbortController().signal)) rows.push(batch.json.toString('utf8'));
+        return { bound, rows: rows.join(',') };
+      } finally {
+        await late.close();
+        await base.query('DELETE FROM dbo.events WHERE id = 10');
+      }
+    };
+    const upper = '{"id":2,"at":"2024-01-02T00:00:00.1234567"}';
+    // Committed after the bound, below it: not in the snapshot.
+    expect(await read(session, db)).toEqual({ bound: '2024-01-02T00:00:00.1234567', rows: upper });
+    // READ COMMITTED reads it now; committed a moment later, it would have been missed.
+    expect(await read(fallback, noSnapshot)).toEqual({
+      bound: '2024-01-02T00:00:00.1234567',
+      rows: upper + ',{"id":10,"at":"2024-01-01T12:00:00.0000000"}',
+    });
   });
 
   it('reads the rows as they were when the bound was taken, whatever is committed meanwhile', async () => {
