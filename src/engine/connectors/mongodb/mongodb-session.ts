@@ -1,4 +1,5 @@
-import type { Db, Document, MongoClient } from 'mongodb';
+import { once } from 'node:events';
+import type { ClientSession, Db, Document, MongoClient } from 'mongodb';
 import { ABORT_BUDGET_MS, abortableRead } from '../shared/abortable-read.js';
 import { type CatalogBudget, defaultCatalogBudget } from '../shared/catalog-budget.js';
 import {
@@ -15,6 +16,7 @@ import { settlesWithin } from '../shared/settle.js';
 import { discoverDatabase } from './mongodb-discovery.js';
 import { firstBatchDocs, MongoDocReader, RAW_DOCUMENTS } from './mongodb-doc-reader.js';
 import { buildFind, createDocumentRenderer } from './mongodb-query.js';
+import { type BoundFind, readRange } from './mongodb-range-read.js';
 
 export { RENDER_CHUNK_CHARS };
 /** Documents taken from the cursor's received batch at a time (no I/O involved). */
@@ -64,6 +66,8 @@ type ClosableTopology = { topology?: { close(): void } };
 export class MongoDbSession extends EngineSession implements ConnectorSession {
   /** An abort stopped an operation in flight (see CLOSE_AFTER_INTERRUPT_MS). */
   private interrupted = false;
+  /** Whether the server takes snapshot reads, once a range read has asked. */
+  private snapshots: Promise<boolean> | undefined;
 
   constructor(
     private readonly client: MongoClient,
@@ -104,14 +108,40 @@ export class MongoDbSession extends EngineSession implements ConnectorSession {
     signal.throwIfAborted();
     const table = request.table.key;
     this.assertUsable(table);
+    if (request.range === undefined) {
+      yield* this.readTable(request, signal);
+      return;
+    }
+    yield* readRange(request, signal, {
+      snapshotReads: (s) => this.snapshotReads(s, table),
+      startSnapshot: () => this.client.startSession({ snapshot: true }),
+      bound: (find, session, s) => this.bound(request, find, session, s),
+      read: (plain, s, session) => this.readTable(plain, s, session),
+      end: async (session) => void (await settlesWithin(session.endSession(), CLOSE_TIMEOUT_MS)),
+      failure: (error) => this.readFailure(error, table),
+    });
+  }
+
+  /** `session`: a range's snapshot, which every command of the read joins. */
+  private async *readTable(request: TableReadRequest, signal: AbortSignal, session?: ClientSession): AsyncGenerator<RowBatch> {
+    const table = request.table.key;
+    this.assertUsable(table);
     const budget = request.budget ?? DEFAULT_READ_BUDGET;
     const plan = buildFind(request);
     const render = createDocumentRenderer(plan.fields);
     // With the signal the driver kills the cursor itself on an abort (and fails a find in
     // flight); closing it here as well would end its session before that killCursors is sent.
-    const cursor = this.db
-      .collection(plan.collection)
-      .find<Document>(plan.filter, { ...plan.options, batchSize: firstBatchDocs(budget), ...RAW_DOCUMENTS, signal });
+    const cursor = this.db.collection(plan.collection).find<Document>(plan.filter, {
+      ...plan.options,
+      batchSize: firstBatchDocs(budget),
+      ...RAW_DOCUMENTS,
+      signal,
+      ...(session ? { session } : {}),
+    });
+    // The cursor's own close (after an abort: the killCursors the driver sends) must go out
+    // before a session it does not own is ended.
+    const closed = session === undefined ? undefined : once(cursor, 'close');
+    closed?.catch(() => undefined);
     const reader = new MongoDocReader(cursor, budget, table);
     // A row's close is written with what follows it (the next row's separator and open, or the
     // chunk's end): one concatenation per document, whatever the frame.
@@ -146,7 +176,48 @@ export class MongoDbSession extends EngineSession implements ConnectorSession {
     } finally {
       // Early stop or failure: kill the server cursor (a no-op once it is exhausted).
       if (!signal.aborted) await settlesWithin(cursor.close(), CLOSE_TIMEOUT_MS);
+      else if (closed !== undefined) await settlesWithin(closed, ABORT_BUDGET_MS);
     }
+  }
+
+  /**
+   * A replica set member or a mongos (a standalone server has no majority-committed history to
+   * read at a cluster time) of MongoDB 5.0 or later (wire version 13), asked once per session.
+   */
+  private async snapshotReads(signal: AbortSignal, table: string): Promise<boolean> {
+    this.snapshots ??= abortableRead(
+      () => this.db.command({ hello: 1 }),
+      signal,
+      settled,
+      (error) => this.readFailure(error, table),
+    ).then((hello) => (typeof hello.setName === 'string' || hello.msg === 'isdbgrid') && Number(hello.maxWireVersion) >= 13);
+    // A failed or aborted question is asked again next time.
+    this.snapshots.catch(() => (this.snapshots = undefined));
+    return this.snapshots;
+  }
+
+  /** The range's bound document: one find, in the snapshot session when there is one. */
+  private bound(
+    request: TableReadRequest,
+    find: BoundFind,
+    session: ClientSession | undefined,
+    signal: AbortSignal,
+  ): Promise<Document | null> {
+    const table = request.table.key;
+    this.assertUsable(table);
+    return abortableRead(
+      () => this.db.collection(request.table.name).findOne(find.filter, { ...find.options, signal, ...(session ? { session } : {}) }),
+      signal,
+      (read) => {
+        this.interrupted = true;
+        return settled(read);
+      },
+      (error) => {
+        this.assertUsable(table);
+        return this.readFailure(error, table);
+      },
+      () => this.sever(new Error('read did not stop; connection closed')),
+    );
   }
 
   /**

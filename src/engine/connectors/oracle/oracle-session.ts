@@ -9,6 +9,7 @@ import { settleOrCut } from '../shared/settle.js';
 import { closeConnection, destroyConnection, fetchTypeHandler } from './oracle-client.js';
 import { columnsStatement, discoveryOwners, primaryKeysStatement, toSnapshot } from './oracle-discovery.js';
 import type { OracleBindValue, OracleConnection, OracleDriver, OracleExecuteOptions, OracleResultSet } from './oracle-driver.js';
+import { readRange, ROLLBACK } from './oracle-range-read.js';
 import { buildSelect } from './oracle-sql.js';
 import type { OracleBind, SqlStatement } from './oracle-statement-builder.js';
 import { createBatchRenderer } from './oracle-value-encoders.js';
@@ -119,6 +120,21 @@ export class OracleSession extends EngineSession implements ConnectorSession {
     signal.throwIfAborted();
     const table = request.table.key;
     this.assertUsable(table);
+    if (request.range === undefined) {
+      yield* this.readTable(request, signal);
+      return;
+    }
+    yield* readRange(request, signal, {
+      run: (statement, s) => this.run(statement, s, table),
+      read: (plain, s) => this.readTable(plain, s),
+      rollback: () => this.rollback(table),
+      failure: (error) => this.readFailure(error, table),
+    });
+  }
+
+  private async *readTable(request: TableReadRequest, signal: AbortSignal): AsyncGenerator<RowBatch> {
+    const table = request.table.key;
+    this.assertUsable(table);
     let statement: SqlStatement;
     try {
       statement = buildSelect(request);
@@ -185,6 +201,29 @@ export class OracleSession extends EngineSession implements ConnectorSession {
   private noteLost(): void {
     if (this.lost === undefined && !this.connection.isHealthy())
       this.lost = new Error('connection to Oracle Database was closed or broken');
+  }
+
+  /** A statement whose whole (small) result is wanted, NUMBERs as exact text: a range's bound, its transaction. */
+  private run(statement: SqlStatement, signal: AbortSignal, table: string): Promise<unknown[][]> {
+    this.assertUsable(table);
+    const options: OracleExecuteOptions = { outFormat: this.driver.OUT_FORMAT_ARRAY, fetchTypeHandler: fetchTypeHandler(this.driver) };
+    const binds = driverBinds(this.driver, statement.binds);
+    return this.call(
+      () => this.connection.execute(statement.text, binds, options).then((result) => result.rows ?? []),
+      signal,
+      (error) => this.readFailure(error, table),
+    );
+  }
+
+  /**
+   * Ends a range read's transaction after a failure, an abort or an early stop, within
+   * ABORT_BUDGET_MS, else the socket is cut (the server then rolls back). A closed or lost
+   * session has nothing to end: closing the connection ends the transaction with it.
+   */
+  private async rollback(table: string): Promise<void> {
+    if (this.closing !== undefined || this.lostReason() !== undefined) return;
+    const done = this.run({ text: ROLLBACK, binds: [] }, new AbortController().signal, table).catch(() => undefined);
+    await settleOrCut(done, ABORT_BUDGET_MS, () => this.sever('transaction could not be rolled back; connection closed'));
   }
 
   /** One catalog query through a result set, every fetched row charged to `budget` before the next round trip. */

@@ -19,7 +19,7 @@ export class UnsupportedColumnError extends Error {
  *   turns them into doubles).
  * Everything else is fetched as the driver reads it (see oracle-client.ts fetchTypeHandler).
  */
-function projection(column: ColumnInfo): string {
+export function projection(column: ColumnInfo): string {
   const quoted = quoteIdent(column.name);
   const type = oracleColumnType(column);
   if (type === null) return quoted;

@@ -1,11 +1,13 @@
 import { runInEgressScope } from '../../egress/egress-scope.js';
 import { ConnectorBase } from '../shared/connector-base.js';
-import type { ConnectorSession, OpenSessionOptions, ResolvedDatasource } from '../shared/engine-connector.js';
+import type { CursorKind } from '../../incremental/cursor-range.js';
+import type { ColumnInfo, ConnectorSession, OpenSessionOptions, ResolvedDatasource } from '../shared/engine-connector.js';
 import { OpenAttempt } from '../shared/open-attempt.js';
 import { connectOptions, connectOracle, connectTarget } from './oracle-client.js';
 import { toConnectError } from './oracle-connect-error.js';
 import { oracleDriver, type OracleDriver } from './oracle-driver.js';
 import { ORACLE_ENGINE } from './oracle-engine.js';
+import { cursorKindOf } from './oracle-range-read.js';
 import { OracleSession } from './oracle-session.js';
 import { probeServerChain, tlsPlan, walletFor } from './oracle-ssl.js';
 
@@ -37,6 +39,11 @@ export class OracleConnector extends ConnectorBase {
    */
   canonicalName(name: string): string {
     return name.toUpperCase();
+  }
+
+  /** NUMBER, DATE and the TIMESTAMP types (oracle-range-read.ts). */
+  cursorKind(column: ColumnInfo): CursorKind | null {
+    return cursorKindOf(column);
   }
 
   /** The login user's schema, or the record's `schema` when set; upper-case. */

@@ -78,6 +78,8 @@ declare module 'mssql' {
     /** The type inferred from the value (tests only: the connector always declares types). */
     input(name: string, value: unknown): this;
     query<Row = unknown>(command: string): Promise<IResult<Row>>;
+    /** A T-SQL batch as it is (no sp_executesql, no parameters): what it SETs outlives it. */
+    batch<Row = unknown>(command: string): Promise<IResult<Row>>;
     pause(): boolean;
     resume(): boolean;
     cancel(): boolean;

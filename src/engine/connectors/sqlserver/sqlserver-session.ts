@@ -10,7 +10,8 @@ import { closePool, type ConnectedPool } from './sqlserver-client.js';
 import { discoveryStatement, toSnapshot, type DiscoveryRow } from './sqlserver-discovery.js';
 import { PendingRowGuard } from './sqlserver-row-guard.js';
 import { prepareRequest, SqlServerRowStream } from './sqlserver-row-stream.js';
-import { buildSelect } from './sqlserver-sql.js';
+import { readRange, ROLLBACK, SNAPSHOT_STATE } from './sqlserver-range-read.js';
+import { buildSelect, type SqlStatement } from './sqlserver-sql.js';
 import { createBatchRenderer, type RawRow } from './sqlserver-value-encoders.js';
 
 export interface SqlServerSessionContext {
@@ -47,6 +48,8 @@ export function describeError(error: unknown): string {
 export class SqlServerSession extends EngineSession implements ConnectorSession {
   /** Stops the statement currently running, if any: close() calls it rather than wait for it. */
   private active: (() => Promise<void>) | undefined;
+  /** Whether the database allows SNAPSHOT isolation, once a range read has asked. */
+  private snapshotAllowed: boolean | undefined;
 
   constructor(
     private readonly connected: ConnectedPool,
@@ -106,6 +109,21 @@ export class SqlServerSession extends EngineSession implements ConnectorSession 
     signal.throwIfAborted();
     const table = request.table.key;
     this.assertUsable(table);
+    if (request.range === undefined) {
+      yield* this.readTable(request, signal);
+      return;
+    }
+    yield* readRange(request, signal, {
+      snapshotIsolation: (s) => this.snapshotIsolation(s, table),
+      run: (statement, s, batch) => this.run(statement, s, table, batch),
+      read: (plain, s) => this.readTable(plain, s),
+      rollback: () => this.rollback(table),
+    });
+  }
+
+  private async *readTable(request: TableReadRequest, signal: AbortSignal): AsyncGenerator<RowBatch> {
+    const table = request.table.key;
+    this.assertUsable(table);
     const render = createBatchRenderer(request.columns, undefined, request.rowFrame);
     const budget = request.budget ?? DEFAULT_READ_BUDGET;
     // A row too large for the result is refused while it arrives; the stream it belongs to is
@@ -151,6 +169,57 @@ export class SqlServerSession extends EngineSession implements ConnectorSession 
       await closePool(this.connected, CLOSE_TIMEOUT_MS);
     })();
     return this.closing;
+  }
+
+  /** Asked once per session: a database's setting rarely changes while it is read. */
+  private async snapshotIsolation(signal: AbortSignal, table: string): Promise<boolean> {
+    if (this.snapshotAllowed === undefined) {
+      const [row] = await this.run(SNAPSHOT_STATE, signal, table);
+      this.snapshotAllowed = Number(row?.[0]) === 1;
+    }
+    return this.snapshotAllowed;
+  }
+
+  /**
+   * A statement whose whole (small) result is wanted, or with `batch` a plain T-SQL batch; an
+   * abort cancels it on the server like a read's.
+   */
+  private async run(statement: SqlStatement, signal: AbortSignal, table: string, batch = false): Promise<RawRow[]> {
+    this.assertUsable(table);
+    const request = prepareRequest(this.connected.pool, statement, false);
+    let query: Promise<RawRow[]> | undefined;
+    const cancel = async (): Promise<void> => {
+      request.cancel();
+      await query?.catch(() => undefined);
+    };
+    const sever = () => this.sever('statement could not be cancelled; connection closed');
+    const stop = (): Promise<void> => settleOrCut(cancel(), ABORT_BUDGET_MS, sever);
+    this.active = stop;
+    try {
+      return await abortableRead(
+        () =>
+          (query = (batch ? request.batch<RawRow>(statement.text) : request.query<RawRow>(statement.text)).then(
+            (result) => result.recordset ?? [],
+          )),
+        signal,
+        cancel,
+        (error) => this.readFailure(error, table),
+        sever,
+      );
+    } finally {
+      if (this.active === stop) this.active = undefined;
+    }
+  }
+
+  /**
+   * Ends a range read's transaction after a failure, an abort or an early stop, within
+   * ABORT_BUDGET_MS, else the connection is cut (the server then rolls back). A closed or lost
+   * session has nothing to end: closing the connection ends the transaction with it.
+   */
+  private async rollback(table: string): Promise<void> {
+    if (this.closing !== undefined || this.lost !== undefined) return;
+    const done = this.run({ text: ROLLBACK, params: [] }, new AbortController().signal, table, true).catch(() => undefined);
+    await settleOrCut(done, ABORT_BUDGET_MS, () => this.sever('transaction could not be rolled back; connection closed'));
   }
 
   /** One batch, raced against the signal; an abort cancels the statement on the server. */

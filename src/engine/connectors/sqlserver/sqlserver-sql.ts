@@ -18,7 +18,7 @@ export interface SqlStatement {
 const SOURCE = '[src]';
 
 /** One projected column: as read (sqlserver-expressions.ts), under its own name. */
-function projection(column: ColumnInfo): string {
+export function projection(column: ColumnInfo): string {
   const quoted = quoteIdent(column.name);
   const read = readExpression(quoted, kindOfColumn(column));
   return read === quoted ? quoted : `${read} AS ${quoted}`;

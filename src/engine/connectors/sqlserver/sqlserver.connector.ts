@@ -1,10 +1,12 @@
 import { ConnectorBase } from '../shared/connector-base.js';
-import type { ConnectorSession, OpenSessionOptions, ResolvedDatasource } from '../shared/engine-connector.js';
+import type { CursorKind } from '../../incremental/cursor-range.js';
+import type { ColumnInfo, ConnectorSession, OpenSessionOptions, ResolvedDatasource } from '../shared/engine-connector.js';
 import { OpenAttempt } from '../shared/open-attempt.js';
 import { plaintextPasswordRefused } from '../shared/plaintext-password.js';
 import { ConnectionWatch, connectPool, poolConfig } from './sqlserver-client.js';
 import { toConnectError } from './sqlserver-connect-error.js';
 import { SQLSERVER_ENGINE } from './sqlserver-engine.js';
+import { cursorKindOf } from './sqlserver-range-read.js';
 import { SqlServerSession } from './sqlserver-session.js';
 import { tlsOptions } from './sqlserver-ssl.js';
 
@@ -15,6 +17,11 @@ export class SqlServerConnector extends ConnectorBase {
   /** The connection's schema, `dbo` when it names none (an empty name counts as none). */
   override defaultSchema(datasource: ResolvedDatasource): string {
     return datasource.schemaName ? datasource.schemaName : 'dbo';
+  }
+
+  /** Integers, exact decimals, dates and date-times (sqlserver-range-read.ts). */
+  cursorKind(column: ColumnInfo): CursorKind | null {
+    return cursorKindOf(column);
   }
 
   async open(datasource: ResolvedDatasource, options: OpenSessionOptions): Promise<ConnectorSession> {

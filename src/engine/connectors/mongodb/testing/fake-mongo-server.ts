@@ -1,6 +1,6 @@
 import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
-import { BSON, Long, type Document } from 'mongodb';
+import { BSON, Long, Timestamp, type Document } from 'mongodb';
 
 /**
  * A MongoDB wire-protocol peer for tests, on loopback: no MongoDB server can run here, but the
@@ -9,7 +9,7 @@ import { BSON, Long, type Document } from 'mongodb';
  * as a server would see them, and cursors stream in batches with real round trips.
  *
  * It answers hello/isMaster as a standalone server, ping, listCollections, find/getMore with
- * cursors, aggregate (the first documents, for `$sample`), killCursors and endSessions; SCRAM is
+ * cursors (a snapshot find with its `atClusterTime`), aggregate (the first documents, for `$sample`), killCursors and endSessions; SCRAM is
  * refused with code 18 when `rejectAuth` is set. It does NOT evaluate filters or projections:
  * find returns the stored documents in stored order (the real server suites cover semantics).
  * Like a server, it ends a batch at 16 MiB of documents (always sending at least one).
@@ -20,6 +20,8 @@ export interface FakeMongoOptions {
   readonly collections?: Readonly<Record<string, { readonly type?: string; readonly docs: readonly Document[] }>>;
   /** Error documents returned for a command name (`{ok: 0, errmsg, code, codeName}`). */
   readonly failures?: Readonly<Record<string, Document>>;
+  /** The error document for one command in particular (undefined: answered as usual). */
+  readonly fail?: (command: Document) => Document | undefined;
   /** Withhold the answers to these getMores until `releaseGetMore()` (to abort while one is in flight). */
   readonly holdGetMore?: (command: Document) => boolean;
   /** Withhold the answers to these commands (any name) until `releaseGetMore()`. */
@@ -42,6 +44,8 @@ export interface FakeMongoServer {
 }
 
 const OP_REPLY = 1;
+/** The cluster time a snapshot find without one reads at. */
+export const CLUSTER_TIME = new Timestamp({ t: 1_767_225_600, i: 7 });
 /** A server's cap on the documents of one cursor batch (BSONObjMaxUserSize). */
 const MAX_BATCH_BYTES = 16 * 1024 * 1024;
 const OP_QUERY = 2004;
@@ -111,7 +115,7 @@ export async function startFakeMongoServer(options: FakeMongoOptions = {}): Prom
   const answer = (cmd: Document, released = false): Document | 'hold' => {
     const name = Object.keys(cmd)[0] ?? '';
     const db = typeof cmd.$db === 'string' ? cmd.$db : 'admin';
-    const failure = options.failures?.[name];
+    const failure = options.fail?.(cmd) ?? options.failures?.[name];
     if (failure) return failure;
     if (options.hold?.(cmd) && !released) return 'hold';
     switch (name) {
@@ -154,7 +158,11 @@ export async function startFakeMongoServer(options: FakeMongoOptions = {}): Prom
       case 'find': {
         const docs = options.collections?.[String(cmd.find)]?.docs ?? [];
         const limited = typeof cmd.limit === 'number' ? docs.slice(0, cmd.limit) : docs;
-        return cursorReply(`${db}.${String(cmd.find)}`, limited, typeof cmd.batchSize === 'number' ? cmd.batchSize : 101, true);
+        const reply = cursorReply(`${db}.${String(cmd.find)}`, limited, typeof cmd.batchSize === 'number' ? cmd.batchSize : 101, true);
+        // A snapshot read reports the cluster time it read at (the one it was given, or the server's).
+        const readConcern = cmd.readConcern as { level?: unknown; atClusterTime?: unknown } | undefined;
+        if (readConcern?.level === 'snapshot') reply.cursor.atClusterTime = readConcern.atClusterTime ?? CLUSTER_TIME;
+        return reply;
       }
       case 'aggregate': {
         const docs = options.collections?.[String(cmd.aggregate)]?.docs ?? [];

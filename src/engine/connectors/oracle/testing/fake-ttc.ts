@@ -192,7 +192,7 @@ export function functionOf(payload: Buffer): { code: number; pos: number } | und
 }
 
 const EXEC_OPTION_FETCH = 0x40;
-const SQL_START = /SELECT|ALTER|WITH/;
+const SQL_START = /SELECT|ALTER|WITH|SET TRANSACTION|COMMIT|ROLLBACK/;
 
 /** What a full execute (OALL8) asks: its cursor (0: a new statement), its text, and the rows it fetches at once. */
 export function executeArgs(payload: Buffer, pos: number): { cursorId: number; sql: string | undefined; prefetch: number } {

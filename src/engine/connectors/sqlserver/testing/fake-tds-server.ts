@@ -41,6 +41,8 @@ export async function startFakeTdsServer(options: FakeTdsServerOptions = {}): Pr
   const state = {
     statements: [] as string[],
     declarations: [] as string[],
+    batches: [] as string[],
+    received: [] as string[],
     running: 0,
     attentions: 0,
     rowsSent: 0,
@@ -148,8 +150,10 @@ export async function startFakeTdsServer(options: FakeTdsServerOptions = {}): Pr
       }
     };
 
-    const execute = async (sql: string): Promise<void> => {
-      const answer = options.answer?.(sql) ?? { columns: [{ name: '', type: 'int' }], rows: [[1]] };
+    const execute = async (sql: string): Promise<void> =>
+      run(options.answer?.(sql) ?? { columns: [{ name: '', type: 'int' }], rows: [[1]] });
+
+    const run = async (answer: FakeAnswer): Promise<void> => {
       if ('hang' in answer) {
         busy = 'hanging';
         deaf = answer.deaf === true;
@@ -178,12 +182,19 @@ export async function startFakeTdsServer(options: FakeTdsServerOptions = {}): Pr
           if (options.route)
             return reply(Buffer.concat([routingEnvChange(options.route.server, options.route.port), loginAck(), done(DONE.FINAL)]));
           return reply(Buffer.concat([loginAck(), done(DONE.FINAL)]));
-        case PACKET.BATCH:
-          // tedious' initial SET statements
-          return reply(done(DONE.FINAL));
+        case PACKET.BATCH: {
+          // ALL_HEADERS (its length first), then the batch text
+          const text = payload.subarray(payload.readUInt32LE(0)).toString('utf16le');
+          state.batches.push(text);
+          state.received.push(text);
+          // tedious' initial SET statements, and any batch the test leaves unanswered: done
+          const answer = options.batchAnswer?.(text);
+          return answer === undefined ? reply(done(DONE.FINAL)) : run(answer);
+        }
         case PACKET.RPC: {
           const [statement = '', declarations = ''] = rpcTexts(payload);
           state.statements.push(statement);
+          state.received.push(statement);
           state.declarations.push(declarations);
           return execute(statement);
         }
@@ -237,6 +248,8 @@ export async function startFakeTdsServer(options: FakeTdsServerOptions = {}): Pr
     port,
     statements: state.statements,
     declarations: state.declarations,
+    batches: state.batches,
+    received: state.received,
     get running() {
       return state.running;
     },

@@ -40,6 +40,8 @@ export interface FakeTdsServerOptions {
   /** The login is answered with a routing ENVCHANGE (type 20) sending the client to this server, as Azure SQL gateways do. */
   readonly route?: { readonly server: string; readonly port: number };
   readonly answer?: (sql: string) => FakeAnswer;
+  /** The answer to a SQL batch (not sp_executesql); undefined, or no function: DONE without rows. */
+  readonly batchAnswer?: (sql: string) => FakeAnswer | undefined;
 }
 
 export interface FakeTdsServer {
@@ -52,6 +54,10 @@ export interface FakeTdsServer {
   readonly statements: string[];
   /** The parameter declarations sent with each statement (`@p1 nvarchar(max), …`). */
   readonly declarations: string[];
+  /** SQL batch texts received (tedious' login SET statements first), in order. */
+  readonly batches: string[];
+  /** Statements and batches together, in the order they arrived. */
+  readonly received: string[];
   /** Statements whose result is still being produced (or hanging). */
   readonly running: number;
   readonly attentions: number;
