@@ -89,6 +89,25 @@ export class Cluster {
     return worker;
   }
 
+  /** Stops the manager and every worker gracefully, then starts a new manager and as many workers on the same store, queue and bucket. */
+  async restart(): Promise<void> {
+    const workers = this.workers.length;
+    await Promise.all([this.manager.stop(10_000), ...this.workers.map((worker) => worker.stop(10_000))]);
+    this.workers.length = 0;
+    const port = await freePort();
+    this.manager = await startFetcherProcess(
+      {
+        ...this.env,
+        FETCHER_ROLE: 'manager',
+        PORT: String(port),
+        DATABASE_URL: this.storeUrl('manager'),
+        ...this.options.roleEnv?.('manager', this.s3.port),
+      },
+      port,
+    );
+    for (let i = 0; i < workers; i += 1) await this.addWorker();
+  }
+
   async stop(): Promise<void> {
     await Promise.allSettled([this.manager?.stop(5_000), ...this.workers.map((worker) => worker.stop(5_000))]);
     await this.s3?.close();
