@@ -27,19 +27,23 @@ describe('incremental stream across a restart of the Manager and the Worker', ()
     await source?.drop();
   });
 
-  const runJob = async () => {
+  const submit = async (limits?: object) => {
     const response = await cluster.api('/v1/fetcher', {
       method: 'POST',
       body: JSON.stringify({
         dataRequest: {
           mappedFields: { ledger_db: { ledger: ['id', 'amount'] } },
           incremental: { stream: STREAM, cursors: { ledger_db: { ledger: 'seq' } } },
+          ...(limits ? { limits } : {}),
         },
         metadata: { source: 'reporter' },
       }),
     });
     expect(response.status, await response.clone().text()).toBe(202);
-    const job = await cluster.waitForTerminal(((await response.json()) as { jobId: string }).jobId);
+    return cluster.waitForTerminal(((await response.json()) as { jobId: string }).jobId);
+  };
+  const runJob = async () => {
+    const job = await submit();
     expect(job.status, JSON.stringify(job.error)).toBe('completed');
     const ids = JSON.parse((await cluster.readResult(job.resultPath as string)).plaintext).ledger_db.ledger.map(
       (row: { id: number }) => row.id,
@@ -66,6 +70,11 @@ describe('incremental stream across a restart of the Manager and the Worker', ()
     });
 
     await source.query('INSERT INTO ledger SELECT g, g, 0 FROM generate_series(501, 520) g');
+    // Fails part-way (its result outgrows its limit): it stores nothing and moves no mark.
+    const failed = await submit({ maxResultBytes: 64 });
+    expect(failed).toMatchObject({ status: 'failed', error: { code: 'FET-1101' } });
+    const after = (await (await cluster.api(`/v1/fetcher/streams/${STREAM}?source=reporter`)).json()) as Record<string, unknown>;
+    expect(after).toMatchObject({ tables: { ledger_db: { ledger: { value: '500' } } }, lastJobId: first.job.id });
     const second = await runJob();
     expect(second.ids).toEqual(Array.from({ length: 20 }, (_, i) => 501 + i));
     expect(second.job.incremental.tables.ledger_db.ledger).toMatchObject({ from: '500', to: '520', rows: 20 });
