@@ -25,12 +25,15 @@ suites=(
   test/integration/filter-differential-gated.spec.ts
   test/integration/mongodb-connector.spec.ts
   test/integration/mongodb-filters.spec.ts
+  test/integration/mongodb-incremental.spec.ts
   test/integration/mongodb-scenarios.spec.ts
   test/integration/oracle-connector.spec.ts
+  test/integration/oracle-incremental.spec.ts
   test/integration/oracle-scenarios.spec.ts
   test/integration/oracle-streaming.spec.ts
   test/integration/sqlserver-connect.spec.ts
   test/integration/sqlserver-connector.spec.ts
+  test/integration/sqlserver-incremental.spec.ts
   test/integration/sqlserver-scenarios.spec.ts
   test/integration/sqlserver-streaming.spec.ts
 )
