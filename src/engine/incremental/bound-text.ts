@@ -16,3 +16,12 @@ export function renderedValueText(json: Buffer): string | null {
   });
   return value;
 }
+
+/**
+ * The mark text of one value's rendered JSON (what a column encoder writes): a string's content,
+ * anything else its literal as written (exact digits); null for JSON null.
+ */
+export function renderedJsonText(json: string): string | null {
+  if (json === 'null') return null;
+  return json.startsWith('"') ? (JSON.parse(json) as string) : json;
+}

@@ -15,10 +15,18 @@ export function rangeRead(request: TableReadRequest, upper: string, bind: MarkBi
   const range = request.range as CursorRange;
   const column = range.column.name;
   const existing: FilterCondition = request.filters?.[column] ?? {};
-  let lower: FilterCondition = {};
-  if (range.after !== undefined) lower = { gt: [bind(range.after, range.kind)] };
-  else if (range.from !== undefined) lower = { gte: [bind(range.from, range.kind)] };
-  const condition: FilterCondition = { ...existing, ...lower, lte: [bind(upper, range.kind)] };
+  const condition: FilterCondition = { ...existing, ...lowerBound(range, bind), lte: [bind(upper, range.kind)] };
   const { range: _range, onRangeBound: _listener, ...rest } = request;
   return { ...rest, filters: { ...request.filters, [column]: condition } };
+}
+
+/**
+ * A range's lower bound as a filter of its cursor: `gt` the mark, `gte` a first run's starting
+ * value, undefined when it reads from the start. What the rows' read and each engine's bound query
+ * compare with, so both draw the same line.
+ */
+export function lowerBound(range: CursorRange, bind: MarkBinding = (text) => text): FilterCondition | undefined {
+  if (range.after !== undefined) return { gt: [bind(range.after, range.kind)] };
+  if (range.from !== undefined) return { gte: [bind(range.from, range.kind)] };
+  return undefined;
 }

@@ -1,6 +1,7 @@
 import type { ClientSession, Document, FindOptions } from 'mongodb';
 import { TIME_CURSOR_KINDS, type CursorKind, type CursorRange } from '../../incremental/cursor-range.js';
-import { rangeRead, type MarkBinding } from '../../incremental/range-filters.js';
+import { lowerBound as rangeLowerBound, rangeRead, type MarkBinding } from '../../incremental/range-filters.js';
+import { renderedJsonText } from '../../incremental/bound-text.js';
 import type { FilterCondition } from '../../request/data-request.js';
 import type { ColumnInfo, RowBatch, TableReadRequest } from '../shared/engine-connector.js';
 import { mongodb } from './mongodb-driver.js';
@@ -101,9 +102,7 @@ function lowerBound(range: CursorRange): FilterCondition | undefined {
     const value = bindMark(text, range.kind) as string;
     return lag === 0 ? value : new Date((parseIsoDate(value) as Date).getTime() + lag).toISOString();
   };
-  if (range.after !== undefined) return { gt: [shift(range.after)] };
-  if (range.from !== undefined) return { gte: [shift(range.from)] };
-  return undefined;
+  return rangeLowerBound(range, shift);
 }
 
 export interface BoundFind {
@@ -142,9 +141,7 @@ export function boundText(range: CursorRange, doc: Document | null): string | nu
   if (value === null || value === undefined) return null;
   if (Array.isArray(value)) throw new MongoMarkError(`'${path}' lies inside arrays: it cannot be a cursor`);
   const lag = lagMillis(range);
-  const json = renderValue(lag > 0 && value instanceof Date ? new Date(value.getTime() - lag) : value);
-  if (json === 'null') return null;
-  return json.startsWith('"') ? (JSON.parse(json) as string) : json;
+  return renderedJsonText(renderValue(lag > 0 && value instanceof Date ? new Date(value.getTime() - lag) : value));
 }
 
 /** What a range read needs of its session. */

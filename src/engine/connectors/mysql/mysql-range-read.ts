@@ -1,6 +1,6 @@
 import { TIME_CURSOR_KINDS, type CursorRange } from '../../incremental/cursor-range.js';
-import { type MarkBinding, rangeRead } from '../../incremental/range-filters.js';
-import type { FilterCondition } from '../../request/data-request.js';
+import { lowerBound, type MarkBinding, rangeRead } from '../../incremental/range-filters.js';
+import { renderedJsonText } from '../../incremental/bound-text.js';
 import type { RowBatch, TableReadRequest } from '../shared/engine-connector.js';
 import { buildWhere } from './mysql-filter.js';
 import { qualifiedName, quoteIdent } from './mysql-identifier.js';
@@ -39,12 +39,6 @@ export const bindMark: MarkBinding = (text, kind) => {
 };
 
 /** The range's lower bound as a filter on its column, or undefined when it starts at the beginning. */
-function lowerBound(range: CursorRange): FilterCondition | undefined {
-  if (range.after !== undefined) return { gt: [bindMark(range.after, range.kind)] };
-  if (range.from !== undefined) return { gte: [bindMark(range.from, range.kind)] };
-  return undefined;
-}
-
 /**
  * The statement that takes a range's upper bound: the cursor's maximum over the whole table (no
  * user filter, so an index on the cursor answers it without reading rows), minus the lag for
@@ -66,7 +60,7 @@ export function boundSelect(request: TableReadRequest): SqlStatement {
     if (range.kind === 'date') upper = `CAST(${upper} AS DATE)`;
   }
   const sql = new MySqlStatementBuilder().append(`SELECT ${name} FROM (SELECT ${upper} AS ${name} FROM ${from}) AS \`bound\``);
-  const lower = lowerBound(range);
+  const lower = lowerBound(range, bindMark);
   if (lower !== undefined) buildWhere({ [range.column.name]: lower }, [range.column], sql);
   return sql.build();
 }
@@ -78,9 +72,7 @@ export function boundSelect(request: TableReadRequest): SqlStatement {
  */
 export function renderedMark(value: unknown, range: CursorRange): string | null {
   if (value === null || value === undefined) return null;
-  const json = encoderFor(kindOfColumn(range.column))(value as NonNullable<RawValue>);
-  if (json === 'null') return null;
-  return json.startsWith('"') ? (JSON.parse(json) as string) : json;
+  return renderedJsonText(encoderFor(kindOfColumn(range.column))(value as NonNullable<RawValue>));
 }
 
 /** The ordinary read of a range once its bound is known, marks bound as the MySQL filter needs them. */

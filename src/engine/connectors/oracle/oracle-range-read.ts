@@ -1,6 +1,6 @@
 import { TIME_CURSOR_KINDS, type CursorKind, type CursorRange } from '../../incremental/cursor-range.js';
-import { rangeRead } from '../../incremental/range-filters.js';
-import type { FilterCondition } from '../../request/data-request.js';
+import { lowerBound, rangeRead } from '../../incremental/range-filters.js';
+import { renderedJsonText } from '../../incremental/bound-text.js';
 import type { ColumnInfo, RowBatch, TableInfo, TableReadRequest } from '../shared/engine-connector.js';
 import { buildWhere } from './oracle-filter.js';
 import { qualifiedName, quoteIdent } from './oracle-identifier.js';
@@ -60,12 +60,6 @@ function lagged(max: string, range: CursorRange): string {
   return `${max} - NUMTODSINTERVAL(${lag}, 'SECOND')`;
 }
 
-function lowerBound(range: CursorRange): FilterCondition | undefined {
-  if (range.after !== undefined) return { gt: [range.after] };
-  if (range.from !== undefined) return { gte: [range.from] };
-  return undefined;
-}
-
 /**
  * The upper bound over the whole table (no user filter, so an index on the cursor answers it
  * with a MIN/MAX scan) under the column's own name, then read (TO_CHAR at the column's
@@ -86,8 +80,7 @@ export function boundStatement(table: TableInfo, range: CursorRange): SqlStateme
 /** The bound's value as the result renders the column (its own encoder), as mark text; null for none. */
 export function boundText(column: ColumnInfo, value: unknown): string | null {
   if (value === null || value === undefined) return null;
-  const json = columnEncoder(oracleColumnType(column))(value);
-  return json.startsWith('"') ? (JSON.parse(json) as string) : json;
+  return renderedJsonText(columnEncoder(oracleColumnType(column))(value));
 }
 
 /** What a range read needs of its session. */

@@ -1,6 +1,6 @@
 import { TIME_CURSOR_KINDS, type CursorKind, type CursorRange } from '../../incremental/cursor-range.js';
-import { rangeRead, type MarkBinding } from '../../incremental/range-filters.js';
-import type { FilterCondition } from '../../request/data-request.js';
+import { lowerBound, rangeRead, type MarkBinding } from '../../incremental/range-filters.js';
+import { renderedJsonText } from '../../incremental/bound-text.js';
 import type { ColumnInfo, RowBatch, TableInfo, TableReadRequest } from '../shared/engine-connector.js';
 import { buildWhere } from './sqlserver-filter.js';
 import { qualifiedName, quoteIdent } from './sqlserver-identifier.js';
@@ -107,12 +107,6 @@ function lagged(max: string, range: CursorRange): string {
 }
 
 /** The range's lower bound as a filter of its column: `> after`, `>= from`, or none. */
-function lowerBound(range: CursorRange, bind: MarkBinding): FilterCondition | undefined {
-  if (range.after !== undefined) return { gt: [bind(range.after, range.kind)] };
-  if (range.from !== undefined) return { gte: [bind(range.from, range.kind)] };
-  return undefined;
-}
-
 /**
  * The upper bound over the whole table (no user filter, so an index on the cursor answers it)
  * under the column's own name, then read and compared with the lower bound as any read and
@@ -133,8 +127,7 @@ export function boundStatement(table: TableInfo, ranged: CursorRange): SqlStatem
 /** The bound's value as the result renders the column (its own encoder), as mark text; null for none. */
 export function boundText(column: ColumnInfo, value: RawValue): string | null {
   if (value === null || value === undefined) return null;
-  const json = encoderFor(kindOfColumn(column))(value);
-  return json.startsWith('"') ? (JSON.parse(json) as string) : json;
+  return renderedJsonText(encoderFor(kindOfColumn(column))(value));
 }
 
 /** What a range read needs of its session. */
