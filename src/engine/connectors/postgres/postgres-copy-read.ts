@@ -134,8 +134,8 @@ async function stop(link: CopySessionLink, reader: CopyOutStream | undefined, bu
   );
 }
 
-/** Leaves the failed transaction, so the session can run its next statement. */
-async function endTransaction(link: CopySessionLink): Promise<void> {
+/** Leaves a transaction that did not commit, so the session can run its next statement; cuts the connection if it cannot. */
+export async function endTransaction(link: CopySessionLink): Promise<void> {
   if (link.isLost()) return;
   const rollback = link.client.query('ROLLBACK').then(
     () => undefined,

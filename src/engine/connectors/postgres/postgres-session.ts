@@ -11,7 +11,7 @@ import { settleOrCut } from '../shared/settle.js';
 import { cancelOrCut } from '../shared/statement-cancel.js';
 import { cancelBackend, destroyClient, endClient, TEXT_TYPES } from './postgres-client.js';
 import { DISCOVERY_SQL, type DiscoveryRow, PostgresSnapshotBuilder } from './postgres-discovery.js';
-import { CopyRefusedError, readWithCopy, type CopySessionLink } from './postgres-copy-read.js';
+import { CopyRefusedError, endTransaction, readWithCopy, type CopySessionLink } from './postgres-copy-read.js';
 import { PostgresRowGauge } from './postgres-row-gauge.js';
 import { buildCopy, buildSelect } from './postgres-sql.js';
 import { readPostgresRange, type RangeSessionLink } from './postgres-range-read.js';
@@ -94,7 +94,7 @@ export class PostgresSession extends EngineSession implements ConnectorSession {
     this.rangeLink = {
       query: (text, values, signal, table) => this.runStatement(text, values, signal, table),
       readInTransaction: (request, signal) => this.readPlain(request, signal, true),
-      rollback: () => this.rollback(),
+      rollback: () => endTransaction(this.copyLink),
     };
   }
 
@@ -168,18 +168,6 @@ export class PostgresSession extends EngineSession implements ConnectorSession {
       (read) => this.interrupt(read),
       (error) => this.readFailure(error, table),
       () => this.sever(new Error('statement could not be cancelled in time; connection closed')),
-    );
-  }
-
-  /** Leaves a transaction that did not commit, so the session can run its next statement; cuts the connection if it cannot. */
-  private async rollback(): Promise<void> {
-    if (this.lost !== undefined) return;
-    const rollback = this.client.query('ROLLBACK').then(
-      () => undefined,
-      () => this.sever(new Error('the transaction could not be rolled back; connection closed')),
-    );
-    await settleOrCut(rollback, CLOSE_TIMEOUT_MS, () =>
-      this.sever(new Error('the transaction could not be rolled back in time; connection closed')),
     );
   }
 
