@@ -1,3 +1,4 @@
+import { dateQuery, LIMIT_QUERY, PAGE_QUERY, textQuery } from '../common/http/query-docs.js';
 import { applyDecorators, Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '../common/http/api-docs.js';
 import { Access, Allow, CurrentPrincipal } from '../auth/access.decorators.js';
@@ -33,15 +34,15 @@ import { SchemaValidationService } from './schema-validation.service.js';
 
 const ID = new ParseIdPipe('connection');
 const LIST_QUERY_DOC = [
-  { name: 'page', required: false, example: 1 },
-  { name: 'limit', required: false, example: 10, description: 'At most 100.' },
+  PAGE_QUERY,
+  LIMIT_QUERY,
   { name: 'sortOrder', required: false, enum: ['asc', 'desc'] },
   { name: 'type', required: false, enum: [...DATASOURCE_TYPES] },
-  { name: 'host', required: false },
-  { name: 'databaseName', required: false },
-  { name: 'startDate', required: false, example: '2026-01-01' },
-  { name: 'endDate', required: false, example: '2026-01-31', description: 'Inclusive.' },
-  { name: 'metadata.<key>', required: false, description: 'Exact match, e.g. metadata.team=finance.' },
+  textQuery('host'),
+  textQuery('databaseName'),
+  dateQuery('startDate', 'On createdAt, UTC.'),
+  dateQuery('endDate', 'Inclusive of the whole day, UTC.'),
+  textQuery('metadata.<key>', 'Exact match, e.g. metadata.team=finance.'),
 ];
 const ListQueryDoc = () => applyDecorators(...LIST_QUERY_DOC.map((query) => ApiQuery(query)));
 

@@ -1,3 +1,4 @@
+import { dateQuery, LIMIT_QUERY, PAGE_QUERY } from '../common/http/query-docs.js';
 import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '../common/http/api-docs.js';
 import type { Response } from 'express';
@@ -8,6 +9,7 @@ import { RateLimitedPerPrincipal } from '../auth/principal-rate-limit.guard.js';
 import { ParseIdPipe } from '../common/http/parse-id.pipe.js';
 import { CreateJobDto, CREATE_JOB_EXAMPLES } from './dto/create-job.dto.js';
 import { TableRangeDto } from './dto/job-incremental.dto.js';
+import { TableProgressDto } from './dto/job-response.dto.js';
 import { JobAcceptedDto, JobResponseDto } from './dto/job-response.dto.js';
 import { JobPageDto } from './dto/job-summary.dto.js';
 import { parseListJobsQuery } from './dto/list-jobs.query.js';
@@ -26,7 +28,7 @@ import { JobStatus } from './job-status.js';
 /** Any principal; a product principal submits for and reads only its own products' jobs. */
 @ApiTags('jobs')
 @ApiAuth()
-@ApiExtraModels(TableRangeDto)
+@ApiExtraModels(TableRangeDto, TableProgressDto)
 @Allow(Access.Principal)
 @Controller('v1/fetcher')
 export class JobController {
@@ -64,18 +66,18 @@ export class JobController {
 
   @Get()
   @ApiOperation({ summary: 'List jobs as summaries (offset pagination, filters); a product credential sees only its products’ jobs' })
-  @ApiQuery({ name: 'page', required: false, example: 1 })
-  @ApiQuery({ name: 'limit', required: false, example: 10, description: 'At most 100.' })
+  @ApiQuery(PAGE_QUERY)
+  @ApiQuery(LIMIT_QUERY)
   @ApiQuery({ name: 'sortOrder', required: false, enum: ['asc', 'desc'], description: 'On createdAt (then id); desc by default.' })
   @ApiQuery({ name: 'status', required: false, enum: JobStatus })
   @ApiQuery({
     name: 'source',
     required: false,
-    example: 'reporter',
+    schema: { type: 'string', example: 'reporter' },
     description: 'A product (metadata.source); one this credential does not act for lists nothing.',
   })
-  @ApiQuery({ name: 'startDate', required: false, example: '2026-01-01', description: 'On createdAt, UTC.' })
-  @ApiQuery({ name: 'endDate', required: false, example: '2026-01-31', description: 'Inclusive of the whole day, UTC.' })
+  @ApiQuery(dateQuery('startDate', 'On createdAt, UTC.'))
+  @ApiQuery(dateQuery('endDate', 'Inclusive of the whole day, UTC.'))
   @ApiResponse({ status: 200, type: JobPageDto })
   @ApiErrors(Access.Principal, LIST_JOBS_ANSWERS)
   list(@Query() query: Record<string, unknown>, @CurrentPrincipal() principal: Principal): Promise<JobPageDto> {

@@ -1,3 +1,4 @@
+import { LIMIT_QUERY, PAGE_QUERY } from '../common/http/query-docs.js';
 import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '../common/http/api-docs.js';
 import { Access, Allow, CurrentPrincipal } from '../auth/access.decorators.js';
@@ -12,7 +13,7 @@ import { StreamService } from './stream.service.js';
 const SOURCE = {
   name: 'source',
   required: false,
-  example: 'reporter',
+  schema: { type: 'string', example: 'reporter' },
   description:
     'The product whose stream it is: required for an operator and for a credential of several products; a credential of one product defaults to it.',
 };
@@ -35,8 +36,8 @@ export class StreamController {
 
   @Get()
   @ApiOperation({ summary: 'List incremental streams and their marks; a product credential sees only its products’ streams' })
-  @ApiQuery({ name: 'page', required: false, example: 1 })
-  @ApiQuery({ name: 'limit', required: false, example: 10, description: 'At most 100.' })
+  @ApiQuery(PAGE_QUERY)
+  @ApiQuery(LIMIT_QUERY)
   @ApiQuery({ ...SOURCE, description: 'A product; one this credential does not act for lists nothing.' })
   @ApiResponse({ status: 200, type: StreamPageDto })
   @ApiErrors(Access.Principal, LIST_STREAMS_ANSWERS)

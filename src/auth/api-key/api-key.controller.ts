@@ -1,3 +1,4 @@
+import { LIMIT_QUERY, PAGE_QUERY, textQuery } from '../../common/http/query-docs.js';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiQuery, ApiResponse, ApiTags } from '../../common/http/api-docs.js';
 import { FetCode } from '../../engine/errors/fet-code.js';
@@ -43,9 +44,9 @@ export class ApiKeyController {
 
   @Get()
   @ApiOperation({ summary: 'List active API keys (no key material)' })
-  @ApiQuery({ name: 'page', required: false, example: 1 })
-  @ApiQuery({ name: 'limit', required: false, example: 10, description: 'At most 100.' })
-  @ApiQuery({ name: 'productName', required: false, example: 'reporter' })
+  @ApiQuery(PAGE_QUERY)
+  @ApiQuery(LIMIT_QUERY)
+  @ApiQuery(textQuery('productName', 'Only this product’s keys.', 'reporter'))
   @ApiResponse({ status: 200, type: ApiKeyPageDto })
   @ApiErrors(Access.Operator, {
     400: [

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from './api-docs.js';
+import { FIELD_PROBLEMS_SCHEMA } from './json-shapes.js';
 
 export class ErrorDetailDto {
   @ApiProperty({ example: 'field_not_found', description: 'See docs/api.md, "Detail types".' }) type!: string;
@@ -17,6 +18,7 @@ export class ErrorEnvelopeDto {
   @ApiProperty({ example: 'Missing Fields in Request', description: 'The catalogue’s title of the code.' }) title!: string;
   @ApiProperty({ example: 'metadata.source is required for job notification routing' }) message!: string;
   @ApiPropertyOptional({
+    ...FIELD_PROBLEMS_SCHEMA,
     example: { 'metadata.source': 'metadata.source is a required field' },
     description: 'JSON path → what is wrong with it; only when not empty.',
   })

@@ -1,3 +1,4 @@
+import { FREE_OBJECT_SCHEMA } from '../../common/http/json-shapes.js';
 import { ApiProperty, ApiPropertyOptional } from '../../common/http/api-docs.js';
 import { PageOf } from '../../common/http/page.dto.js';
 import { DatasourceType } from '../../engine/connectors/datasource-type.js';
@@ -69,7 +70,7 @@ export class ConnectionResponseDto {
   hasClientKey!: boolean;
   @ApiPropertyOptional({ type: SslModeDto, description: 'Only the mode; CA, certificate and key are never returned.' })
   ssl?: SslModeDto;
-  @ApiPropertyOptional({ example: { team: 'finance' } }) metadata?: Record<string, unknown>;
+  @ApiPropertyOptional({ ...FREE_OBJECT_SCHEMA, example: { team: 'finance' } }) metadata?: Record<string, unknown>;
   @ApiPropertyOptional({ example: true, description: 'Declared by DATASOURCE_<NAME>_* variables: read-only, no product.' })
   internal?: boolean;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;

@@ -1,3 +1,4 @@
+import { FREE_OBJECT_SCHEMA } from '../../common/http/json-shapes.js';
 import { OptionalField, RequiredField } from '../../common/http/body-field.decorator.js';
 import { DatasourceType } from '../../engine/connectors/datasource-type.js';
 import * as Is from './connection-fields.decorator.js';
@@ -52,6 +53,7 @@ export class CreateConnectionDto {
   @OptionalField({ type: SslOptionsDto }) @Is.Nested(() => SslOptionsDto) ssl?: SslOptionsDto;
 
   @OptionalField({
+    ...FREE_OBJECT_SCHEMA,
     example: { team: 'finance' },
     description: 'Free-form. Oracle needs serviceName; MongoDB reads authSource (it is always connected directly to the host given).',
   })

@@ -1,3 +1,4 @@
+import { MAPPED_FIELDS_SCHEMA } from '../../common/http/json-shapes.js';
 import { ApiProperty } from '../../common/http/api-docs.js';
 import { IsDefined, IsObject } from 'class-validator';
 import { RawJson } from '../../common/http/raw-json.decorator.js';
@@ -26,7 +27,7 @@ export class ConnectionTestResultDto {
 }
 
 export class ValidateSchemaDto {
-  @ApiProperty({ example: { pg_source: { accounts: ['id', 'email', 'balance'], 'accounting.invoices': ['*'] } } })
+  @ApiProperty({ ...MAPPED_FIELDS_SCHEMA, example: { pg_source: { accounts: ['id', 'email', 'balance'], 'accounting.invoices': ['*'] } } })
   @IsDefined()
   @IsObject()
   @RawJson()

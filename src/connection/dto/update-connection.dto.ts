@@ -1,3 +1,4 @@
+import { FREE_OBJECT_SCHEMA } from '../../common/http/json-shapes.js';
 import { OptionalField } from '../../common/http/body-field.decorator.js';
 import { DatasourceType } from '../../engine/connectors/datasource-type.js';
 import * as Is from './connection-fields.decorator.js';
@@ -25,12 +26,12 @@ export class UpdateConnectionDto {
   @OptionalField({ example: '127.0.0.1' }) @Is.Host() host?: string;
   @OptionalField({ example: 5432 }) @Is.Port() port?: number;
   @OptionalField({ example: 'source' }) @Is.NonEmptyName() databaseName?: string;
-  @OptionalField({ example: 'public', nullable: true }) @Is.SchemaName() schema?: string | null;
+  @OptionalField({ type: String, example: 'public', nullable: true }) @Is.SchemaName() schema?: string | null;
   @OptionalField({ example: 'postgres' }) @Is.NonEmptyName() userName?: string;
   @OptionalField({ description: 'Re-encrypted at rest; never returned.' }) @Is.Password() password?: string;
   // Validated as SslOptionsDto: each of its fields is optional, so null there removes that setting.
   @OptionalField({ type: SslOptionsDto, nullable: true }) @Is.Nested(() => SslOptionsDto) ssl?: SslPatch | null;
-  @OptionalField({ example: { team: 'finance' }, nullable: true, description: 'Replaces the whole object.' })
+  @OptionalField({ ...FREE_OBJECT_SCHEMA, example: { team: 'finance' }, nullable: true, description: 'Replaces the whole object.' })
   @Is.Metadata()
   metadata?: Record<string, unknown> | null;
 }

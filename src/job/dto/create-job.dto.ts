@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '../../common/http/api-docs.js'
 import { Type } from 'class-transformer';
 import { IsDefined, IsObject, IsOptional, ValidateBy, ValidateNested } from 'class-validator';
 import { RawJson } from '../../common/http/raw-json.decorator.js';
+import { FILTERS_SCHEMA, JOB_METADATA_SCHEMA, MAPPED_FIELDS_SCHEMA } from '../../common/http/json-shapes.js';
 import {
   OUTPUT_COMPRESSIONS,
   OUTPUT_FORMATS,
@@ -102,6 +103,7 @@ export class LimitsDto implements DataRequestLimits {
 
 export class DataRequestDto {
   @ApiProperty({
+    ...MAPPED_FIELDS_SCHEMA,
     example: WALKTHROUGH_MAPPED_FIELDS,
     description: 'mappedFields[configName][table] = [field, …]; ["*"] selects every column.',
   })
@@ -111,6 +113,7 @@ export class DataRequestDto {
   mappedFields!: MappedFields;
 
   @ApiPropertyOptional({
+    ...FILTERS_SCHEMA,
     example: WALKTHROUGH_FILTERS,
     description:
       'filters[configName][table][field] = {operator: [values…]} with eq, gt, gte, lt, lte, between, in, nin, ne, like; at most 10,000 values per operator.',
@@ -191,6 +194,8 @@ export class CreateJobDto {
   output?: OutputDto | null;
 
   @ApiProperty({
+    ...JOB_METADATA_SCHEMA,
+    selfRequired: true,
     example: { source: 'reporter', correlationId: 'walkthrough' },
     description: 'Free-form, with a required `source`: the product that owns the job.',
   })

@@ -1,5 +1,12 @@
-import { ApiProperty, ApiPropertyOptional } from '../../common/http/api-docs.js';
+import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '../../common/http/api-docs.js';
 import { ErrorDetailDto } from '../../common/http/error-envelope.dto.js';
+import {
+  byDatasourceAndTable,
+  FILTERS_SCHEMA,
+  JOB_METADATA_SCHEMA,
+  MAPPED_FIELDS_SCHEMA,
+  ROW_COUNTS_SCHEMA,
+} from '../../common/http/json-shapes.js';
 import { OUTPUT_COMPRESSIONS, OUTPUT_FORMATS, type OutputCompression, type OutputFormat } from '../../engine/formats/output-format.js';
 import type { ResultPart } from '../../engine/formats/result-parts.js';
 import type { JobRecord } from '../job.entity.js';
@@ -60,7 +67,7 @@ export class JobResultSummaryDto {
   sizeBytes!: number;
   @ApiProperty({ example: 42 }) rowCount!: number;
   @ApiProperty({ description: 'SHA-256 (hex) of the plaintext.' }) sha256!: string;
-  @ApiProperty({ example: { pg_source: { accounts: 3, 'accounting.invoices': 2 } } })
+  @ApiProperty({ ...ROW_COUNTS_SCHEMA, example: { pg_source: { accounts: 3, 'accounting.invoices': 2 } } })
   rowCounts!: Record<string, Record<string, number>>;
   @ApiPropertyOptional({ type: [ResultPartDto], description: 'Per-table results (csv, parquet): one part per table, in result order.' })
   parts?: ResultPartDto[];
@@ -83,6 +90,7 @@ export class JobProgressDto {
   @ApiProperty({ format: 'date-time' }) startedAt!: string;
   @ApiProperty({ format: 'date-time', description: 'Refreshed by the worker at most once a second.' }) updatedAt!: string;
   @ApiProperty({
+    ...byDatasourceAndTable({ $ref: getSchemaPath('TableProgressDto') }),
     description: 'Per datasource config name, per table: its status and the rows read. On a completed job, the final counts.',
     example: { pg_source: { accounts: { status: 'done', rows: 3 }, 'accounting.invoices': { status: 'reading', rows: 1 } } },
   })
@@ -92,9 +100,9 @@ export class JobProgressDto {
 export class JobResponseDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ enum: JobStatus }) status!: JobStatus;
-  @ApiProperty({ example: { source: 'reporter' } }) metadata!: Record<string, unknown>;
-  @ApiProperty() mappedFields!: Record<string, Record<string, string[]>>;
-  @ApiPropertyOptional() filters?: Record<string, unknown>;
+  @ApiProperty({ ...JOB_METADATA_SCHEMA, selfRequired: true, example: { source: 'reporter' } }) metadata!: Record<string, unknown>;
+  @ApiProperty(MAPPED_FIELDS_SCHEMA) mappedFields!: Record<string, Record<string, string[]>>;
+  @ApiPropertyOptional(FILTERS_SCHEMA) filters?: Record<string, unknown>;
   @ApiProperty({ type: JobOutputDto, description: 'What the result is written as; {"format":"json","compression":"none"} unless asked.' })
   output!: JobOutputDto;
   @ApiProperty({ description: 'SHA-256 of the canonical request, used for deduplication.' }) requestHash!: string;
