@@ -9,8 +9,7 @@ import { RateLimitedPerPrincipal } from '../auth/principal-rate-limit.guard.js';
 import { ParseIdPipe } from '../common/http/parse-id.pipe.js';
 import { CreateJobDto, CREATE_JOB_EXAMPLES } from './dto/create-job.dto.js';
 import { TableRangeDto } from './dto/job-incremental.dto.js';
-import { TableProgressDto } from './dto/job-response.dto.js';
-import { JobAcceptedDto, JobResponseDto } from './dto/job-response.dto.js';
+import { JobAcceptedDto, JobResponseDto, TableProgressDto } from './dto/job-response.dto.js';
 import { JobPageDto } from './dto/job-summary.dto.js';
 import { parseListJobsQuery } from './dto/list-jobs.query.js';
 import {
