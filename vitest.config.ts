@@ -7,7 +7,8 @@ export default defineConfig({
   test: {
     include: ['src/**/*.spec.ts', 'test/**/*.spec.ts'],
     env: { TZ: 'UTC', NODE_ENV: 'test' },
-    setupFiles: ['reflect-metadata'],
+    // The response recorder feeds the after-suite body check (scripts/after-suite/documented-bodies.mjs).
+    setupFiles: ['reflect-metadata', './test/helpers/response-recorder.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
