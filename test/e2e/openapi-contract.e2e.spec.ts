@@ -5,9 +5,8 @@ import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { startEmbeddedFetcher, TEST_MASTER_KEY, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 import { freePort, startFetcherProcess, type FetcherProcess } from '../helpers/fetcher-process.js';
-import { TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
 
 const CONSUMER = fileURLToPath(new URL('../fixtures/openapi-consumer/consumer.ts', import.meta.url));
 
