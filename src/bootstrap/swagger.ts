@@ -53,33 +53,50 @@ function buildDocument(
   app: INestApplication,
   config: AppConfig,
 ): Swagger.OpenAPIObject {
-  return SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Fetcher')
-      .setDescription(
-        'Extract fields of tables from registered databases into one signed (HMAC-SHA256), encrypted (AES-256-GCM) result in object storage. ' +
-          'Errors use the FET envelope `{code, title, message, fields?, details?}`; each error answer shows an example of every code the route gives under that status. ' +
-          'The pre-filled request bodies are the README walkthrough’s: register the connection pg_source (X-Product-Name: reporter), then submit the job.',
-      )
-      .setVersion(config.version)
-      .addBearerAuth(
-        {
-          type: 'http',
-          scheme: 'bearer',
-          description:
-            config.auth.mode === 'jwt'
-              ? 'A JWT from your identity provider (products in its products claim; fetcher:admin in roles for operators).'
-              : config.auth.mode === 'apikey'
-                ? 'An API key: a product key from POST /v1/management/api-keys, or an operator key from AUTH_ADMIN_KEYS.'
-                : 'Not checked: AUTH_MODE=none.',
-        },
-        BEARER_SCHEME,
-      )
-      .addTag('connections', 'Registered databases, owned by products')
-      .addTag('jobs', 'Extraction jobs')
-      .addTag('api keys', 'Product API keys (AUTH_MODE=apikey, operators only)')
-      .addTag('system', 'Health, readiness, version')
-      .build(),
+  return closedSchemas(
+    SwaggerModule.createDocument(
+      app,
+      new DocumentBuilder()
+        .setTitle('Fetcher')
+        .setDescription(
+          'Extract fields of tables from registered databases into one signed (HMAC-SHA256), encrypted (AES-256-GCM) result in object storage. ' +
+            'Errors use the FET envelope `{code, title, message, fields?, details?}`; each error answer shows an example of every code the route gives under that status. ' +
+            'The pre-filled request bodies are the README walkthrough’s: register the connection pg_source (X-Product-Name: reporter), then submit the job.',
+        )
+        .setVersion(config.version)
+        .addBearerAuth(
+          {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              config.auth.mode === 'jwt'
+                ? 'A JWT from your identity provider (products in its products claim; fetcher:admin in roles for operators).'
+                : config.auth.mode === 'apikey'
+                  ? 'An API key: a product key from POST /v1/management/api-keys, or an operator key from AUTH_ADMIN_KEYS.'
+                  : 'Not checked: AUTH_MODE=none.',
+          },
+          BEARER_SCHEME,
+        )
+        .addTag('connections', 'Registered databases, owned by products')
+        .addTag('jobs', 'Extraction jobs')
+        .addTag('api keys', 'Product API keys (AUTH_MODE=apikey, operators only)')
+        .addTag('system', 'Health, readiness, version')
+        .build(),
+    ),
   );
+}
+
+/**
+ * Every DTO schema closed (`additionalProperties: false`) unless it says otherwise: the request
+ * validation refuses an unknown member (FET-0001) and a response has only the members its DTO
+ * lists, so a closed schema is the truth, and the suite's body check then catches a member that
+ * appears undocumented. The free-form maps (metadata, mappedFields…) are inline schemas with their
+ * own `additionalProperties`, untouched here.
+ */
+function closedSchemas(document: Swagger.OpenAPIObject): Swagger.OpenAPIObject {
+  for (const schema of Object.values(document.components?.schemas ?? {})) {
+    if ('$ref' in schema || schema.type !== 'object' || !schema.properties || 'additionalProperties' in schema) continue;
+    schema.additionalProperties = false;
+  }
+  return document;
 }
