@@ -1,11 +1,26 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiOperation, ApiProduces, ApiQuery, ApiResponse } from '../../common/http/api-docs.js';
+import { ApiOperation, ApiProduces, ApiQuery, ApiResponse, getSchemaPath } from '../../common/http/api-docs.js';
+import { JSON_RESULT_SCHEMA } from '../../common/http/json-shapes.js';
+import { OUTPUT_COMPRESSIONS, OUTPUT_FORMATS } from '../../engine/formats/output-format.js';
 import { Access } from '../../auth/access.decorators.js';
 import { ApiErrors } from '../../auth/api-auth.decorator.js';
 import { FetCode } from '../../engine/errors/fet-code.js';
 import { EXAMPLE_ID, invalidId, notFound, STORE_UNAVAILABLE } from '../../common/http/api-error-cases.js';
 import { mergeErrorAnswers } from '../../common/http/api-error-response.js';
 import { RAW_RESULT_CONTENT_TYPE, RESULT_HEADERS } from './job-result.service.js';
+
+/** A per-table result's manifest (csv, parquet): what resultPath holds, its parts as result.parts lists them. */
+const RESULT_MANIFEST_SCHEMA = {
+  type: 'object',
+  properties: {
+    version: { type: 'integer', enum: [1] },
+    format: { type: 'string', enum: [...OUTPUT_FORMATS] },
+    compression: { type: 'string', enum: [...OUTPUT_COMPRESSIONS] },
+    parts: { type: 'array', items: { $ref: getSchemaPath('ResultPartDto') } },
+  },
+  required: ['version', 'format', 'compression', 'parts'],
+  additionalProperties: false,
+};
 
 const SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 
@@ -93,8 +108,8 @@ export function ApiResultDownload(): MethodDecorator {
       content: {
         'application/json': {
           schema: {
-            type: 'object',
-            description: 'configName → table → rows (the README walkthrough’s job shown)',
+            anyOf: [JSON_RESULT_SCHEMA, RESULT_MANIFEST_SCHEMA],
+            description: 'configName → table → rows (the README walkthrough’s job shown), or a per-table result’s manifest',
             example: {
               pg_source: {
                 'accounting.invoices': [{ id: 10, account_id: 1, amount: '42.00', due: '2026-03-01' }],
