@@ -133,6 +133,7 @@ export class DataRequestDto {
 
   @ApiPropertyOptional({
     type: IncrementalDto,
+    nullable: true,
     description:
       'An incremental stream (docs/incremental.md): at most one job of a stream is pending or processing (409 FET-1111 otherwise).',
   })
@@ -185,6 +186,7 @@ export class CreateJobDto {
 
   @ApiPropertyOptional({
     type: OutputDto,
+    nullable: true,
     description: 'What the result is written as; absent (or null): {"format":"json","compression":"none"}, the one JSON document.',
   })
   @IsOptional()
