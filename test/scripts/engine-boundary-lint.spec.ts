@@ -8,12 +8,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 const scratch = mkdtempSync(join(tmpdir(), 'fetcher-lint-engine-'));
 
-/** Lints `source` as if it were `src/engine/<path>`, with the project's own configuration, outside the tree. */
-function lintAsEngineFile(path: string, source: string): string[] {
+/** Lints `source` as if it were `src/<path>`, with the project's own configuration, outside the tree. */
+function lintAsSourceFile(path: string, source: string): string[] {
   const dir = mkdtempSync(join(scratch, 'case-'));
   copyFileSync(join(root, '.oxlintrc.json'), join(dir, '.oxlintrc.json'));
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
-  const file = join(dir, 'src/engine', path);
+  const file = join(dir, 'src', path);
   mkdirSync(resolve(file, '..'), { recursive: true });
   writeFileSync(file, source);
   const run = spawnSync(join(root, 'node_modules/.bin/oxlint'), ['-c', '.oxlintrc.json', '--deny-warnings', 'src'], {
@@ -23,12 +23,12 @@ function lintAsEngineFile(path: string, source: string): string[] {
   return [...run.stdout.matchAll(/no-restricted-imports\): '([^']+)' import is restricted/g)].map((match) => match[1]);
 }
 
-describe('the linter keeps src/engine/ free of the service', () => {
+describe('the linter keeps src/engine/ and src/client/ free of the service', () => {
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
   it('refuses Nest, TypeORM, BullMQ and ioredis in the engine, and any import that climbs out of it into src/', () => {
-    const refused = lintAsEngineFile(
-      'planner/probe.ts',
+    const refused = lintAsSourceFile(
+      'engine/planner/probe.ts',
       [
         "import { Injectable } from '@nestjs/common';",
         "import { DataSource } from 'typeorm';",
@@ -47,6 +47,31 @@ describe('the linter keeps src/engine/ free of the service', () => {
       '@nestjs/common',
       'bullmq',
       'ioredis',
+      'typeorm',
+    ]);
+  });
+
+  it('refuses Nest, TypeORM and any import of the service in src/client/, which ships to products on its own', () => {
+    const refused = lintAsSourceFile(
+      'client/fetcher-client-extra.ts',
+      [
+        "import { Injectable } from '@nestjs/common';",
+        "import { DataSource } from 'typeorm';",
+        "import { JobResponseDto } from '../job/dto/job-response.dto.js';",
+        "import { FetCode } from '../common/errors/fet-code.js';",
+        "import { createEngine } from '../engine/index.js';",
+        "import createClient from 'openapi-fetch';",
+        "import type { paths } from './openapi.js';",
+        'export const used: unknown[] = [Injectable, DataSource, JobResponseDto, FetCode, createEngine, createClient];',
+        'export type Paths = paths;',
+        '',
+      ].join('\n'),
+    );
+    expect(refused.sort()).toEqual([
+      '../common/errors/fet-code.js',
+      '../engine/index.js',
+      '../job/dto/job-response.dto.js',
+      '@nestjs/common',
       'typeorm',
     ]);
   });
