@@ -427,8 +427,32 @@ export interface components {
       /**
        * @description See docs/api.md, "Detail types".
        * @example field_not_found
+       * @enum {string}
        */
-      type: string;
+      type:
+        | 'invalid_shape'
+        | 'invalid_limit'
+        | 'invalid_filter'
+        | 'limit_exceeded'
+        | 'datasource_not_found'
+        | 'ambiguous_datasource'
+        | 'not_assigned'
+        | 'product_mismatch'
+        | 'connection_down'
+        | 'password_required'
+        | 'table_not_found'
+        | 'field_not_found'
+        | 'value_not_representable'
+        | 'datasource_unavailable'
+        | 'query_failed'
+        | 'part_not_found'
+        | 'invalid_incremental'
+        | 'cursor_not_found'
+        | 'cursor_type_refused'
+        | 'lag_not_allowed'
+        | 'cursor_mismatch'
+        | 'cursor_unsupported'
+        | 'invalid_initial';
       /** @example pg_source */
       datasource?: string;
       /** @example accounts */
@@ -463,11 +487,13 @@ export interface components {
        *       "metadata.source": "metadata.source is a required field"
        *     }
        */
-      fields?: Record<string, never>;
+      fields?: {
+        [key: string]: string;
+      };
       /** @description Every offender; only when not empty. */
       details?: components['schemas']['ErrorDetailDto'][];
       /**
-       * @description FET-1041/1042/1043: auth_failed, unreachable, timeout, tls, database_not_found, plaintext_password_refused or unknown.
+       * @description FET-1041/1042/1043: auth_failed, unreachable, timeout, tls, database_not_found, plaintext_password_refused or unknown; too_large when the schema catalog exceeded maxBytes.
        * @example auth_failed
        */
       reason?: string;
@@ -476,6 +502,17 @@ export interface components {
        * @example 42
        */
       retryAfterSeconds?: number;
+      /**
+       * Format: uuid
+       * @description FET-1111: the stream’s pending or processing job, to wait for or cancel.
+       * @example 0190f3c2-0000-7000-8000-000000000000
+       */
+      jobId?: string;
+      /**
+       * @description With reason too_large: the schema catalog bound, in bytes.
+       * @example 8388608
+       */
+      maxBytes?: number;
     };
     SslOptionsDto: {
       /**
@@ -526,7 +563,9 @@ export interface components {
        *       "team": "finance"
        *     }
        */
-      metadata?: Record<string, never>;
+      metadata?: {
+        [key: string]: unknown;
+      };
     };
     SslModeDto: {
       /** @example require */
@@ -579,7 +618,9 @@ export interface components {
        *       "team": "finance"
        *     }
        */
-      metadata?: Record<string, never>;
+      metadata?: {
+        [key: string]: unknown;
+      };
       /**
        * @description Declared by DATASOURCE_<NAME>_* variables: read-only, no product.
        * @example true
@@ -633,7 +674,11 @@ export interface components {
        *       }
        *     }
        */
-      mappedFields: Record<string, never>;
+      mappedFields: {
+        [key: string]: {
+          [key: string]: string[];
+        };
+      };
     };
     SchemaValidationSuccessDto: {
       /** @example success */
@@ -692,7 +737,7 @@ export interface components {
       /** @example source */
       databaseName?: string;
       /** @example public */
-      schema?: Record<string, never> | null;
+      schema?: string | null;
       /** @example postgres */
       userName?: string;
       /** @description Re-encrypted at rest; never returned. */
@@ -704,7 +749,9 @@ export interface components {
        *       "team": "finance"
        *     }
        */
-      metadata?: Record<string, never> | null;
+      metadata?: {
+        [key: string]: unknown;
+      } | null;
     };
     StreamMarkDto: {
       /**
@@ -822,6 +869,15 @@ export interface components {
        */
       rows: number | null;
     };
+    TableProgressDto: {
+      /**
+       * @example reading
+       * @enum {string}
+       */
+      status: 'pending' | 'reading' | 'done';
+      /** @example 120000 */
+      rows: number;
+    };
     LimitsDto: {
       /**
        * @description At most 10.
@@ -908,7 +964,11 @@ export interface components {
        *       }
        *     }
        */
-      mappedFields: Record<string, never>;
+      mappedFields: {
+        [key: string]: {
+          [key: string]: string[];
+        };
+      };
       /**
        * @description filters[configName][table][field] = {operator: [values…]} with eq, gt, gte, lt, lte, between, in, nin, ne, like; at most 10,000 values per operator.
        * @example {
@@ -923,11 +983,30 @@ export interface components {
        *       }
        *     }
        */
-      filters?: Record<string, never>;
+      filters?: {
+        [key: string]: {
+          [key: string]: {
+            [key: string]: {
+              eq?: ((string | number | boolean) | null)[];
+              gt?: (string | number | boolean)[];
+              gte?: (string | number | boolean)[];
+              lt?: (string | number | boolean)[];
+              lte?: (string | number | boolean)[];
+              /** @description [low, high], both inclusive. */
+              between?: (string | number | boolean)[];
+              in?: ((string | number | boolean) | null)[];
+              nin?: ((string | number | boolean) | null)[];
+              ne?: ((string | number | boolean) | null)[];
+              /** @description One SQL LIKE pattern (% and _). */
+              like?: string[];
+            };
+          };
+        };
+      };
       /** @description Lower any engine limit for this job. */
       limits?: components['schemas']['LimitsDto'];
       /** @description An incremental stream (docs/incremental.md): at most one job of a stream is pending or processing (409 FET-1111 otherwise). */
-      incremental?: components['schemas']['IncrementalDto'];
+      incremental?: components['schemas']['IncrementalDto'] | null;
     };
     OutputDto: {
       /**
@@ -946,7 +1025,7 @@ export interface components {
     CreateJobDto: {
       dataRequest: components['schemas']['DataRequestDto'];
       /** @description What the result is written as; absent (or null): {"format":"json","compression":"none"}, the one JSON document. */
-      output?: components['schemas']['OutputDto'];
+      output?: components['schemas']['OutputDto'] | null;
       /**
        * @description Free-form, with a required `source`: the product that owns the job.
        * @example {
@@ -954,7 +1033,15 @@ export interface components {
        *       "correlationId": "walkthrough"
        *     }
        */
-      metadata: Record<string, never>;
+      metadata: {
+        /**
+         * @description The product that owns the job.
+         * @example reporter
+         */
+        source: string;
+      } & {
+        [key: string]: unknown;
+      };
     };
     JobAcceptedDto: {
       /**
@@ -1141,7 +1228,11 @@ export interface components {
        *       }
        *     }
        */
-      rowCounts: Record<string, never>;
+      rowCounts: {
+        [key: string]: {
+          [key: string]: number;
+        };
+      };
       /** @description Per-table results (csv, parquet): one part per table, in result order. */
       parts?: components['schemas']['ResultPartDto'][];
     };
@@ -1184,7 +1275,11 @@ export interface components {
        *       }
        *     }
        */
-      tables: Record<string, never>;
+      tables: {
+        [key: string]: {
+          [key: string]: components['schemas']['TableProgressDto'];
+        };
+      };
     };
     JobIncrementalDto: {
       /** @example invoices */
@@ -1220,9 +1315,40 @@ export interface components {
        *       "source": "reporter"
        *     }
        */
-      metadata: Record<string, never>;
-      mappedFields: Record<string, never>;
-      filters?: Record<string, never>;
+      metadata: {
+        /**
+         * @description The product that owns the job.
+         * @example reporter
+         */
+        source: string;
+      } & {
+        [key: string]: unknown;
+      };
+      mappedFields: {
+        [key: string]: {
+          [key: string]: string[];
+        };
+      };
+      filters?: {
+        [key: string]: {
+          [key: string]: {
+            [key: string]: {
+              eq?: ((string | number | boolean) | null)[];
+              gt?: (string | number | boolean)[];
+              gte?: (string | number | boolean)[];
+              lt?: (string | number | boolean)[];
+              lte?: (string | number | boolean)[];
+              /** @description [low, high], both inclusive. */
+              between?: (string | number | boolean)[];
+              in?: ((string | number | boolean) | null)[];
+              nin?: ((string | number | boolean) | null)[];
+              ne?: ((string | number | boolean) | null)[];
+              /** @description One SQL LIKE pattern (% and _). */
+              like?: string[];
+            };
+          };
+        };
+      };
       /** @description What the result is written as; {"format":"json","compression":"none"} unless asked. */
       output: components['schemas']['JobOutputDto'];
       /** @description SHA-256 of the canonical request, used for deduplication. */
@@ -1334,18 +1460,19 @@ export interface operations {
   ConnectionController_list: {
     parameters: {
       query?: {
-        page?: unknown;
+        page?: number;
         /** @description At most 100. */
-        limit?: unknown;
+        limit?: number;
         sortOrder?: 'asc' | 'desc';
         type?: 'POSTGRESQL' | 'MYSQL' | 'SQL_SERVER' | 'ORACLE' | 'MONGODB';
-        host?: unknown;
-        databaseName?: unknown;
-        startDate?: unknown;
-        /** @description Inclusive. */
-        endDate?: unknown;
+        host?: string;
+        databaseName?: string;
+        /** @description On createdAt, UTC. */
+        startDate?: string;
+        /** @description Inclusive of the whole day, UTC. */
+        endDate?: string;
         /** @description Exact match, e.g. metadata.team=finance. */
-        'metadata.<key>'?: unknown;
+        'metadata.<key>'?: string;
       };
       header?: {
         /** @description Only this product’s own connections (no internal datasources). */
@@ -1546,18 +1673,19 @@ export interface operations {
   ConnectionController_unassigned: {
     parameters: {
       query?: {
-        page?: unknown;
+        page?: number;
         /** @description At most 100. */
-        limit?: unknown;
+        limit?: number;
         sortOrder?: 'asc' | 'desc';
         type?: 'POSTGRESQL' | 'MYSQL' | 'SQL_SERVER' | 'ORACLE' | 'MONGODB';
-        host?: unknown;
-        databaseName?: unknown;
-        startDate?: unknown;
-        /** @description Inclusive. */
-        endDate?: unknown;
+        host?: string;
+        databaseName?: string;
+        /** @description On createdAt, UTC. */
+        startDate?: string;
+        /** @description Inclusive of the whole day, UTC. */
+        endDate?: string;
         /** @description Exact match, e.g. metadata.team=finance. */
-        'metadata.<key>'?: unknown;
+        'metadata.<key>'?: string;
       };
       header?: never;
       path?: never;
@@ -2344,10 +2472,10 @@ export interface operations {
     parameters: {
       query?: {
         /** @description A product; one this credential does not act for lists nothing. */
-        source?: unknown;
+        source?: string;
         /** @description At most 100. */
-        limit?: unknown;
-        page?: unknown;
+        limit?: number;
+        page?: number;
       };
       header?: never;
       path?: never;
@@ -2418,7 +2546,7 @@ export interface operations {
     parameters: {
       query?: {
         /** @description The product whose stream it is: required for an operator and for a credential of several products; a credential of one product defaults to it. */
-        source?: unknown;
+        source?: string;
       };
       header?: never;
       path: {
@@ -2501,7 +2629,7 @@ export interface operations {
     parameters: {
       query?: {
         /** @description The product whose stream it is: required for an operator and for a credential of several products; a credential of one product defaults to it. */
-        source?: unknown;
+        source?: string;
       };
       header?: never;
       path: {
@@ -2592,7 +2720,7 @@ export interface operations {
     parameters: {
       query?: {
         /** @description The product whose stream it is: required for an operator and for a credential of several products; a credential of one product defaults to it. */
-        source?: unknown;
+        source?: string;
       };
       header?: never;
       path: {
@@ -2698,17 +2826,17 @@ export interface operations {
     parameters: {
       query?: {
         /** @description Inclusive of the whole day, UTC. */
-        endDate?: unknown;
+        endDate?: string;
         /** @description On createdAt, UTC. */
-        startDate?: unknown;
+        startDate?: string;
         /** @description A product (metadata.source); one this credential does not act for lists nothing. */
-        source?: unknown;
+        source?: string;
         status?: 'pending' | 'processing' | 'completed' | 'failed';
         /** @description On createdAt (then id); desc by default. */
         sortOrder?: 'asc' | 'desc';
         /** @description At most 100. */
-        limit?: unknown;
-        page?: unknown;
+        limit?: number;
+        page?: number;
       };
       header?: never;
       path?: never;
@@ -3109,7 +3237,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json':
+            | {
+                [key: string]: {
+                  [key: string]: {
+                    [key: string]: unknown;
+                  }[];
+                };
+              }
+            | {
+                /** @enum {integer} */
+                version: 1;
+                /** @enum {string} */
+                format: 'json' | 'ndjson' | 'csv' | 'parquet';
+                /** @enum {string} */
+                compression: 'none' | 'gzip' | 'zstd';
+                parts: components['schemas']['ResultPartDto'][];
+              };
           'application/x-ndjson': string;
           'application/octet-stream': string;
         };
