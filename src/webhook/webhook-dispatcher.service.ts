@@ -83,7 +83,10 @@ export class WebhookDispatcher {
 
   /** Resolves when every attempt started so far has settled (specs). */
   async idle(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.allSettled(this.inFlight);
+    while (this.inFlight.size > 0 || this.cycle !== undefined) {
+      await this.cycle?.catch(() => undefined);
+      await Promise.allSettled(this.inFlight);
+    }
   }
 
   private async claimAndStart(): Promise<void> {
