@@ -84,7 +84,9 @@ describe.each(['postgres', 'sqlite'] as const)('webhook deliveries on %s', (kind
     return job as JobRecord;
   };
   const rowsOf = (jobId: string): Promise<{ webhook_id: string; payload: unknown; event_id: string }[]> =>
-    dataSource.query(`SELECT webhook_id, payload, event_id FROM webhook_deliveries WHERE job_id = ${kind === 'postgres' ? '$1' : '?'}`, [jobId]);
+    dataSource.query(`SELECT webhook_id, payload, event_id FROM webhook_deliveries WHERE job_id = ${kind === 'postgres' ? '$1' : '?'}`, [
+      jobId,
+    ]);
 
   it('inserts one delivery per live subscribed webhook of the job’s product, with the terminal status, and none when it is refused', async () => {
     const product = `p-${uuidv7()}`;
@@ -98,7 +100,9 @@ describe.each(['postgres', 'sqlite'] as const)('webhook deliveries on %s', (kind
     const rows = await rowsOf(job.id);
     expect(rows.map((row) => row.webhook_id)).toEqual([subscribed]);
     const payload = typeof rows[0].payload === 'string' ? JSON.parse(rows[0].payload) : rows[0].payload;
-    const [outbox] = await dataSource.query(`SELECT payload FROM outbox_events WHERE id = ${kind === 'postgres' ? '$1' : '?'}`, [rows[0].event_id]);
+    const [outbox] = await dataSource.query(`SELECT payload FROM outbox_events WHERE id = ${kind === 'postgres' ? '$1' : '?'}`, [
+      rows[0].event_id,
+    ]);
     expect(payload).toEqual(typeof outbox.payload === 'string' ? JSON.parse(outbox.payload) : outbox.payload);
     // A refused transition (already failed) writes neither the status nor a delivery.
     expect(await jobs.fail(job.id, error, failedEvent(job, error))).toBe(false);
@@ -147,9 +151,14 @@ describe.each(['postgres', 'sqlite'] as const)('webhook deliveries on %s', (kind
     })();
     const guard = new EgressGuard({ allowPrivateHosts: false }, async () => ['93.184.216.34']);
     const windowed = { ...config, webhooks: { ...config.webhooks, retryBaseMs: 1_000, retryMaxMs: 60_000, retryWindowMs: 600_000 } };
-    const dispatcher = new WebhookDispatcher(windowed, deliveries, cipher, guard, sender, clock, new RandomIdGenerator(), new TimerScheduler(), () => 1 - 1e-9);
+    const ids = new RandomIdGenerator();
+    const dispatcher = new WebhookDispatcher(windowed, deliveries, cipher, guard, sender, clock, ids, new TimerScheduler(), () => 1 - 1e-9);
     const state = async () =>
-      (await dataSource.query(`SELECT state, attempts FROM webhook_deliveries WHERE webhook_id = ${kind === 'postgres' ? '$1' : '?'}`, [hook]))[0];
+      (
+        await dataSource.query(`SELECT state, attempts FROM webhook_deliveries WHERE webhook_id = ${kind === 'postgres' ? '$1' : '?'}`, [
+          hook,
+        ])
+      )[0];
     for (let pass = 0; pass < 100 && (await state()).state === 'pending'; pass++) {
       await dispatcher.runOnce();
       await dispatcher.idle();
