@@ -102,10 +102,12 @@ export class WebhookController {
   @ApiResponse({ status: 200, type: WebhookDeliveryPageDto })
   @ApiErrors(Access.Principal, LIST_DELIVERIES_ANSWERS)
   deliveries(
-    @Param('id', ID) id: string,
+    @Param('id') id: string,
     @CurrentPrincipal() principal: Principal,
     @Query() query: Record<string, unknown>,
   ): Promise<WebhookDeliveryPageDto> {
-    return this.webhooks.deliveriesOf(id, principal, pageOf(query));
+    // The query before the id, as on every list: a refused page answers the same whatever the path.
+    const page = pageOf(query);
+    return this.webhooks.deliveriesOf(ID.transform(id), principal, page);
   }
 }
