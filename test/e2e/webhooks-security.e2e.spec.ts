@@ -72,6 +72,7 @@ describe('webhook routes: credentials, products, secrets', () => {
           .set('X-Product-Name', 'beta')
       ).status,
     ).toBe(403);
+    expect((await as(alpha).get(HOOKS).set('X-Product-Name', 'beta')).status).toBe(403);
     expect((await as(beta).get(HOOKS)).body.items.map((hook: { id: string }) => hook.id)).toEqual([own.body.id]);
     const all = await as(ADMIN).get(`${HOOKS}?limit=100`);
     expect(all.status).toBe(200);
