@@ -16,7 +16,8 @@ function service(resolve: (host: string) => string[] = () => ['93.184.216.34']) 
   const stored: WebhookRecord[] = [];
   const hooks = { insert: async (record: WebhookRecord) => void stored.push(record) } as unknown as WebhookRepository;
   const guard = new EgressGuard({ allowPrivateHosts: false }, async (host) => resolve(host));
-  const webhooks = new WebhookService(hooks, {} as WebhookDeliveryRepository, cipher, guard, new ManualClock(), new SequentialIdGenerator());
+  const ids = new SequentialIdGenerator();
+  const webhooks = new WebhookService(hooks, {} as WebhookDeliveryRepository, cipher, guard, new ManualClock(), ids);
   return { webhooks, stored };
 }
 const refusal = async (url: string, resolve?: (host: string) => string[]): Promise<WebhookError> => {
@@ -32,7 +33,12 @@ describe('WebhookService.create', () => {
   it('stores the secret only sealed, and answers it once', async () => {
     const { webhooks, stored } = service();
     const created = await webhooks.create('reporter', { url: 'https://hooks.example.com/x?a=1', events: ['job.failed'] });
-    expect(created).toMatchObject({ productName: 'reporter', url: 'https://hooks.example.com/x?a=1', events: ['job.failed'], description: null });
+    expect(created).toMatchObject({
+      productName: 'reporter',
+      url: 'https://hooks.example.com/x?a=1',
+      events: ['job.failed'],
+      description: null,
+    });
     expect(JSON.stringify(stored)).not.toContain(created.secret.slice('whsec_'.length));
     expect(cipher.decrypt(stored[0].secretCiphertext, stored[0].keyVersion)).toBe(created.secret);
   });
