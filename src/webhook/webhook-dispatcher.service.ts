@@ -145,7 +145,13 @@ export class WebhookDispatcher {
       return { error: `egress refused or unresolved: ${(error as Error).message}` };
     }
     const body = Buffer.from(JSON.stringify(delivery.payload), 'utf8');
-    const secret = this.cipher.decrypt(delivery.secretCiphertext, delivery.keyVersion);
+    let secret: string;
+    try {
+      secret = this.cipher.decrypt(delivery.secretCiphertext, delivery.keyVersion);
+    } catch (error) {
+      // Its key version is not configured (CredentialKeyError names the variable, never key material).
+      return { error: `signing secret cannot be opened: ${(error as Error).message}` };
+    }
     const headers = {
       'content-type': 'application/json',
       'user-agent': `Fetcher-Webhooks/${this.config.version}`,
