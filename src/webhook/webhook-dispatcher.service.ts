@@ -4,6 +4,7 @@ import { IdGenerator } from '../common/clock/id-generator.js';
 import type { PeriodicTask } from '../common/clock/periodic-task.js';
 import { Scheduler } from '../common/clock/scheduler.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { MetricsService } from '../system/metrics.service.js';
 import { CredentialCipher } from '../datasource/credential-cipher.service.js';
 import { EgressGuard } from '../engine/egress/egress-guard.js';
 import { nextRetry, type RetryPolicy } from './webhook-backoff.js';
@@ -47,6 +48,7 @@ export class WebhookDispatcher {
     ids: IdGenerator,
     scheduler: Scheduler,
     @Optional() @Inject(WEBHOOK_RANDOM) random?: () => number,
+    @Optional() private readonly metrics?: MetricsService,
   ) {
     this.random = random ?? Math.random;
     const settings = config.webhooks;
@@ -119,11 +121,13 @@ export class WebhookDispatcher {
     };
     if (ok) {
       await this.deliveries.settle(delivery, this.dispatcherId, outcome, { state: 'delivered' });
+      this.metrics?.webhookAttempted('delivered');
       return;
     }
     const decision = nextRetry(this.retry, delivery.attempts + 1, delivery.firstAttemptAt ?? startedAt, this.clock.now(), this.random);
     if (decision.dead) {
       await this.deliveries.settle(delivery, this.dispatcherId, outcome, { state: 'dead' });
+      this.metrics?.webhookAttempted('dead');
       this.logger.warn(`webhook delivery ${delivery.id} is dead after ${delivery.attempts + 1} attempt(s): ${outcome.error}`, {
         webhookId: delivery.webhookId,
         deliveryId: delivery.id,
@@ -133,6 +137,7 @@ export class WebhookDispatcher {
       return;
     }
     await this.deliveries.settle(delivery, this.dispatcherId, outcome, { state: 'pending', nextAttemptAt: decision.nextAttemptAt });
+    this.metrics?.webhookAttempted('retry');
   }
 
   /** Resolve and check the host now (an answer that changed since registration is checked again), then POST to that address. */
