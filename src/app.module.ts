@@ -19,6 +19,8 @@ import { AuthModule } from './auth/auth.module.js';
 import { ClockModule } from './common/clock/clock.module.js';
 import { LoggingModule } from './common/logging/logging.module.js';
 import { TracingModule } from './common/tracing/tracing.module.js';
+import { WebhookApiModule } from './webhook/webhook-api.module.js';
+import { WebhookModule } from './webhook/webhook.module.js';
 
 /**
  * The role decides the graph: the manager gets the HTTP API and the queue producer, the worker
@@ -29,7 +31,8 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     const roleModules: Type[] = [];
     // The stream routes before the job routes, whose GET v1/fetcher/:id would match v1/fetcher/streams.
-    if (runsManager(config.role)) roleModules.push(ConnectionApiModule, StreamApiModule, JobApiModule, ResultRetentionModule);
+    if (runsManager(config.role))
+      roleModules.push(ConnectionApiModule, StreamApiModule, JobApiModule, WebhookApiModule, ResultRetentionModule);
     if (runsWorker(config.role)) roleModules.push(ExtractionModule);
     return {
       module: AppModule,
@@ -45,6 +48,7 @@ export class AppModule {
         RateLimitModule,
         JobQueueModule,
         EventsModule,
+        WebhookModule,
         StorageModule,
         SystemModule.forRoot(config),
         ...roleModules,

@@ -16,6 +16,7 @@ import { OutboxRelay } from '../events/outbox-relay.service.js';
 import { JOB_QUEUE, type JobQueue } from '../job/queue/job-queue.port.js';
 import { OBJECT_STORE, type ObjectStore } from '../storage/object-store.port.js';
 import { ReadinessService } from '../system/readiness.service.js';
+import { WebhookDispatcher } from '../webhook/webhook-dispatcher.service.js';
 
 /**
  * Graceful shutdown in the order docs/reliability.md, "Shutdown" gives. Provided by the root
@@ -36,10 +37,13 @@ export class ShutdownCoordinator implements OnApplicationBootstrap, BeforeApplic
     @Inject(OBJECT_STORE) private readonly store: ObjectStore,
     @Optional() @Inject(EVENT_PUBLISHER) private readonly publisher?: EventPublisher | null,
     @Optional() @Inject(REDIS_CLIENT) private readonly redis?: Redis | null,
+    @Optional() private readonly webhooks?: WebhookDispatcher,
   ) {}
 
   onApplicationBootstrap(): void {
     this.relay.start();
+    // Broker or not: webhooks are delivered from the store.
+    this.webhooks?.start();
   }
 
   beforeApplicationShutdown(signal?: string): void {
@@ -56,6 +60,7 @@ export class ShutdownCoordinator implements OnApplicationBootstrap, BeforeApplic
       }
     };
     await step('event relay', () => this.relay.stop());
+    await step('webhook dispatcher', () => this.webhooks?.stop());
     await step('queue', () => this.queue.close?.());
     await step('broker', () => this.publisher?.close());
     await step('database', () => (this.dataSource.isInitialized ? this.dataSource.destroy() : undefined));

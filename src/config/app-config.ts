@@ -78,6 +78,17 @@ export interface AppConfig {
     readonly exchange: string;
     readonly relayIntervalMs: number;
   };
+  /** Webhook deliveries (docs/webhooks.md): polling, retries with backoff until the window closes, deadlines. */
+  readonly webhooks: {
+    readonly pollIntervalMs: number;
+    readonly retryBaseMs: number;
+    readonly retryMaxMs: number;
+    readonly retryWindowMs: number;
+    readonly connectTimeoutMs: number;
+    readonly responseTimeoutMs: number;
+    /** Deliveries in flight at once in one process (one per webhook at most). */
+    readonly concurrency: number;
+  };
   readonly jobs: { readonly dedupWindowSeconds: number; readonly connectionTestTimeoutMs: number };
   /** retentionSeconds null: results are kept until their product DELETEs them. */
   readonly results: { readonly retentionSeconds: number | null; readonly sweepIntervalMs: number };

@@ -250,6 +250,34 @@ export class EnvironmentVariables {
   ALLOW_PRIVATE_HOSTS?: boolean;
 
   @IsOptional()
+  @IntRange(10, 600_000)
+  WEBHOOK_POLL_INTERVAL_MS?: number;
+
+  @IsOptional()
+  @IntRange(1, 3_600_000)
+  WEBHOOK_RETRY_BASE_MS?: number;
+
+  @IsOptional()
+  @IntRange(1, 86_400_000)
+  WEBHOOK_RETRY_MAX_MS?: number;
+
+  @IsOptional()
+  @IntRange(1, 30 * 86_400_000)
+  WEBHOOK_RETRY_WINDOW_MS?: number;
+
+  @IsOptional()
+  @IntRange(100, 120_000)
+  WEBHOOK_CONNECT_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @IntRange(100, 300_000)
+  WEBHOOK_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @IntRange(1, 256)
+  WEBHOOK_CONCURRENCY?: number;
+
+  @IsOptional()
   @IntRange(1, 10_000)
   CONNECTION_TEST_RATE_LIMIT?: number;
 

@@ -123,6 +123,15 @@ export function loadAppConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions
       exchange: vars.EVENTS_EXCHANGE ?? 'fetcher.job.events',
       relayIntervalMs: vars.EVENTS_RELAY_INTERVAL_MS ?? 1_000,
     },
+    webhooks: {
+      pollIntervalMs: vars.WEBHOOK_POLL_INTERVAL_MS ?? 1_000,
+      retryBaseMs: vars.WEBHOOK_RETRY_BASE_MS ?? 5_000,
+      retryMaxMs: vars.WEBHOOK_RETRY_MAX_MS ?? 3_600_000,
+      retryWindowMs: vars.WEBHOOK_RETRY_WINDOW_MS ?? 86_400_000,
+      connectTimeoutMs: vars.WEBHOOK_CONNECT_TIMEOUT_MS ?? 5_000,
+      responseTimeoutMs: vars.WEBHOOK_TIMEOUT_MS ?? 10_000,
+      concurrency: vars.WEBHOOK_CONCURRENCY ?? 8,
+    },
     jobs: {
       dedupWindowSeconds: vars.DEDUP_WINDOW_SECONDS ?? 300,
       connectionTestTimeoutMs: vars.CONNECTION_TEST_TIMEOUT_MS ?? 5_000,

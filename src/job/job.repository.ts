@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, LessThan, MoreThanOrEqual, type EntityManager, type QueryDeepPartialEntity, type Repository } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { OutboxRepository, type NewOutboxEvent } from '../events/outbox.repository.js';
+import { WebhookDeliveryRepository } from '../webhook/webhook-delivery.repository.js';
 import { sqlParameters } from '../persistence/sql-parameters.js';
 import { inTransaction } from '../persistence/transactions.js';
 import { isUniqueViolation, violatesIndex, type UniqueIndex } from '../persistence/unique-violation.js';
@@ -78,6 +79,8 @@ export class JobRepository {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly outbox: OutboxRepository,
+    // Optional so that a repository built by hand around a store (integration specs) needs none.
+    @Optional() private readonly webhooks?: WebhookDeliveryRepository,
   ) {
     this.jobs = dataSource.getRepository<JobRecord>(JOB_ENTITY);
   }
@@ -353,7 +356,11 @@ export class JobRepository {
       // Unreachable while the row is locked (PostgreSQL) or transactions are queued (SQLite).
       if (((await query.execute()).affected ?? 0) !== 1) throw new Error(`job ${id} changed while its transition held it`);
       await this.record(manager, id, current.status, to, workerId, reason, now);
-      if (event) await this.outbox.append(manager, id, event, now);
+      if (event) {
+        await this.outbox.append(manager, id, event, now);
+        // Same transaction: the terminal status commits with its webhook deliveries, or neither does.
+        await this.webhooks?.fanOut(manager, id, event, now);
+      }
       return true;
     });
   }

@@ -9,6 +9,7 @@ import { connectionEntity } from '../datasource/connection.entity.js';
 import { outboxEntity } from '../events/outbox.entity.js';
 import { jobEntities } from '../job/job.entity.js';
 import { streamEntity } from '../stream/stream.entity.js';
+import { webhookEntities } from '../webhook/webhook.entity.js';
 import type { DatabaseKind } from './database-kind.js';
 import { MIGRATIONS } from './migrations/index.js';
 
@@ -17,7 +18,14 @@ const MIGRATION_LOCK_ID = 461_006;
 
 export function dataSourceOptions(config: AppConfig): DataSourceOptions {
   const kind: DatabaseKind = config.database.kind;
-  const entities = [connectionEntity(kind), apiKeyEntity(kind), ...jobEntities(kind), outboxEntity(kind), streamEntity(kind)];
+  const entities = [
+    connectionEntity(kind),
+    apiKeyEntity(kind),
+    ...jobEntities(kind),
+    outboxEntity(kind),
+    streamEntity(kind),
+    ...webhookEntities(kind),
+  ];
   if (config.database.kind === 'postgres') {
     return {
       type: 'postgres',

@@ -88,6 +88,12 @@ export class MetricsService {
     help: 'Terminal events this process relayed to the broker',
     registers: [this.registry],
   });
+  private readonly webhookAttempts = new Counter({
+    name: 'fetcher_webhook_attempts_total',
+    help: 'Webhook delivery attempts this process made, by outcome: delivered (2xx), retry (failed, retried later), dead (failed, retries over)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
   private readonly outboxFailures = new Counter({
     name: 'fetcher_outbox_relay_failures_total',
     help: 'Outbox relay failures: broker_unavailable or unroutable per publish; store_unavailable per claim or publish record that failed',
@@ -167,6 +173,10 @@ export class MetricsService {
 
   outboxRelayFailed(reason: 'broker_unavailable' | 'unroutable' | 'store_unavailable'): void {
     this.outboxFailures.inc({ reason });
+  }
+
+  webhookAttempted(outcome: 'delivered' | 'retry' | 'dead'): void {
+    this.webhookAttempts.inc({ outcome });
   }
 }
 

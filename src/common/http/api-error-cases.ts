@@ -10,7 +10,7 @@ import type { ErrorAnswers, ErrorCase } from './api-error-response.js';
 /** An id in the examples. */
 export const EXAMPLE_ID = '0190f3c2-0000-7000-8000-000000000000';
 
-type Entity = 'connection' | 'job' | 'api key' | 'stream';
+type Entity = 'connection' | 'job' | 'api key' | 'stream' | 'webhook';
 
 /** 400 FET-0404 of ParseIdPipe on every `{id}` route. */
 export const invalidId = (entity: Entity): ErrorAnswers => ({ 400: [[FetCode.InvalidPathId, `invalid ${entity} id`]] });
