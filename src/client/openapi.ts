@@ -343,6 +343,79 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/management/webhooks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List webhooks (a product credential: its products’; an operator: all) */
+    get: operations['WebhookController_list'];
+    put?: never;
+    /**
+     * Register a webhook for a product’s terminal job events
+     * @description The answer carries the signing secret; it is never shown again (POST …/{id}/rotate-secret issues a new one).
+     */
+    post: operations['WebhookController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/management/webhooks/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get one webhook (never its secret) */
+    get: operations['WebhookController_get'];
+    put?: never;
+    post?: never;
+    /** Delete a webhook: nothing more is sent to it; its pending deliveries become dead */
+    delete: operations['WebhookController_remove'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/management/webhooks/{id}/rotate-secret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Issue a new signing secret; the old one stops signing at once */
+    post: operations['WebhookController_rotateSecret'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/management/webhooks/{id}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The webhook’s deliveries, newest first, each with its state and attempts */
+    get: operations['WebhookController_deliveries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1379,6 +1452,200 @@ export interface components {
       resultDeletedAt?: string;
       /** @description A job of an incremental stream: the ranges it reads, then read (docs/incremental.md). */
       incremental?: components['schemas']['JobIncrementalDto'];
+    };
+    CreateWebhookDto: {
+      /**
+       * Format: uri
+       * @description http or https, no user:password part; the host is checked by the egress policy now and again before every delivery (400 FET-0414).
+       * @example https://hooks.example.com/fetcher
+       */
+      url: string;
+      /**
+       * @description The terminal events to deliver: non-empty, no repeats.
+       * @example [
+       *       "job.completed",
+       *       "job.failed"
+       *     ]
+       */
+      events: ('job.completed' | 'job.failed')[];
+      /**
+       * @description Free text, at most 500 characters.
+       * @example billing exports
+       */
+      description?: string;
+    };
+    WebhookWithSecretDto: {
+      /**
+       * Format: uuid
+       * @example 0190f3c2-0000-7000-8000-000000000000
+       */
+      id: string;
+      /**
+       * @description The product whose jobs it reports.
+       * @example reporter
+       */
+      productName: string;
+      /**
+       * Format: uri
+       * @example https://hooks.example.com/fetcher
+       */
+      url: string;
+      /**
+       * @example [
+       *       "job.completed",
+       *       "job.failed"
+       *     ]
+       */
+      events: ('job.completed' | 'job.failed')[];
+      /** @example billing exports */
+      description: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-01-15T10:00:00.000Z
+       */
+      createdAt: string;
+      /**
+       * @description whsec_ + base64 of 32 random bytes. Shown only here: store it now; it signs every delivery (docs/webhooks.md).
+       * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw7P2rLuV6Iuw=
+       */
+      secret: string;
+    };
+    WebhookDto: {
+      /**
+       * Format: uuid
+       * @example 0190f3c2-0000-7000-8000-000000000000
+       */
+      id: string;
+      /**
+       * @description The product whose jobs it reports.
+       * @example reporter
+       */
+      productName: string;
+      /**
+       * Format: uri
+       * @example https://hooks.example.com/fetcher
+       */
+      url: string;
+      /**
+       * @example [
+       *       "job.completed",
+       *       "job.failed"
+       *     ]
+       */
+      events: ('job.completed' | 'job.failed')[];
+      /** @example billing exports */
+      description: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-01-15T10:00:00.000Z
+       */
+      createdAt: string;
+    };
+    WebhookPageDto: {
+      items: components['schemas']['WebhookDto'][];
+      /** @example 1 */
+      page: number;
+      /** @example 10 */
+      limit: number;
+      /**
+       * @description Webhooks visible to the credential.
+       * @example 2
+       */
+      total: number;
+    };
+    DeliveryAttemptDto: {
+      /**
+       * Format: uuid
+       * @description The delivery (= webhook-id header), stable across retries.
+       * @example 0190f3c2-0000-7000-8000-000000000000
+       */
+      deliveryId: string;
+      /** @example fetcher.job.completed.0190f3c2-0000-7000-8000-000000000000 */
+      eventId: string;
+      /**
+       * @example job.completed
+       * @enum {string}
+       */
+      eventType: 'job.completed' | 'job.failed';
+      /**
+       * Format: uuid
+       * @example 0190f3c2-0000-7000-8000-000000000000
+       */
+      jobId: string;
+      /** @example 1 */
+      attempt: number;
+      /**
+       * @description The receiver’s HTTP status; null when none came.
+       * @example 200
+       */
+      statusCode: number | null;
+      /**
+       * @description Until the response ended; null when none came.
+       * @example 42
+       */
+      latencyMs: number | null;
+      /**
+       * @description Why the attempt failed; null when it was delivered.
+       * @example null
+       */
+      error: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-01-15T10:00:01.000Z
+       */
+      attemptedAt: string;
+    };
+    WebhookDeliveryDto: {
+      /**
+       * Format: uuid
+       * @example 0190f3c2-0000-7000-8000-000000000000
+       */
+      deliveryId: string;
+      /** @example fetcher.job.completed.0190f3c2-0000-7000-8000-000000000000 */
+      eventId: string;
+      /**
+       * @example job.completed
+       * @enum {string}
+       */
+      eventType: 'job.completed' | 'job.failed';
+      /**
+       * Format: uuid
+       * @example 0190f3c2-0000-7000-8000-000000000000
+       */
+      jobId: string;
+      /**
+       * @description pending: not yet answered 2xx, retried; delivered: a 2xx came; dead: retries stopped (window over, or webhook deleted).
+       * @example delivered
+       * @enum {string}
+       */
+      state: 'pending' | 'delivered' | 'dead';
+      /** @example 1 */
+      attempts: number;
+      /**
+       * Format: date-time
+       * @description When a pending delivery is tried next.
+       * @example null
+       */
+      nextAttemptAt: string | null;
+      /**
+       * Format: date-time
+       * @description When the job reached its terminal status.
+       * @example 2026-01-15T10:00:00.000Z
+       */
+      createdAt: string;
+      attemptList: components['schemas']['DeliveryAttemptDto'][];
+    };
+    WebhookDeliveryPageDto: {
+      items: components['schemas']['WebhookDeliveryDto'][];
+      /** @example 1 */
+      page: number;
+      /** @example 10 */
+      limit: number;
+      /**
+       * @description Deliveries of the webhook, newest first.
+       * @example 5
+       */
+      total: number;
     };
   };
   responses: never;
@@ -3540,6 +3807,502 @@ export interface operations {
       };
       /** @description FET-1104 Result Storage Failed */
       502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-0003 Service Unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+    };
+  };
+  WebhookController_list: {
+    parameters: {
+      query?: {
+        page?: unknown;
+        /** @description At most 100. */
+        limit?: unknown;
+      };
+      header?: {
+        /** @description Only this product’s webhooks. */
+        'X-Product-Name'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookPageDto'];
+        };
+      };
+      /** @description FET-0405 Invalid Query Parameter; FET-0406 Pagination Limit Exceeded */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-0010 Unauthorized */
+      401: {
+        headers: {
+          /** @description The Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-0011 Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-1070 Rate Limit Exceeded */
+      429: {
+        headers: {
+          /** @description Seconds until the limit admits another call */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-0002 Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-0003 Service Unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+    };
+  };
+  WebhookController_create: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Owning product. Required for operators (and in AUTH_MODE=none) and for credentials of several products. */
+        'X-Product-Name'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateWebhookDto'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookWithSecretDto'];
+        };
+      };
+      /** @description FET-0001 Bad Request; FET-0402 Missing Fields in Request; FET-0414 Forbidden Host; FET-0403 Invalid header */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-0010 Unauthorized */
+      401: {
+        headers: {
+          /** @description The Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-0011 Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-0415 Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-1070 Rate Limit Exceeded */
+      429: {
+        headers: {
+          /** @description Seconds until the limit admits another call */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-0002 Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-0003 Service Unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+    };
+  };
+  WebhookController_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookDto'];
+        };
+      };
+      /** @description FET-0404 Invalid Path Parameter */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-0010 Unauthorized */
+      401: {
+        headers: {
+          /** @description The Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-1001 Entity Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-1070 Rate Limit Exceeded */
+      429: {
+        headers: {
+          /** @description Seconds until the limit admits another call */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-0002 Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-0003 Service Unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+    };
+  };
+  WebhookController_remove: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description FET-0404 Invalid Path Parameter */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-0010 Unauthorized */
+      401: {
+        headers: {
+          /** @description The Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-1001 Entity Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-1070 Rate Limit Exceeded */
+      429: {
+        headers: {
+          /** @description Seconds until the limit admits another call */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-0002 Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-0003 Service Unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+    };
+  };
+  WebhookController_rotateSecret: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookWithSecretDto'];
+        };
+      };
+      /** @description FET-0404 Invalid Path Parameter */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-0010 Unauthorized */
+      401: {
+        headers: {
+          /** @description The Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-1001 Entity Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-1070 Rate Limit Exceeded */
+      429: {
+        headers: {
+          /** @description Seconds until the limit admits another call */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-0002 Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-0003 Service Unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+    };
+  };
+  WebhookController_deliveries: {
+    parameters: {
+      query?: {
+        page?: unknown;
+        /** @description At most 100. */
+        limit?: unknown;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookDeliveryPageDto'];
+        };
+      };
+      /** @description FET-0404 Invalid Path Parameter; FET-0405 Invalid Query Parameter; FET-0406 Pagination Limit Exceeded */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-0010 Unauthorized */
+      401: {
+        headers: {
+          /** @description The Bearer challenge */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-1001 Entity Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-1070 Rate Limit Exceeded */
+      429: {
+        headers: {
+          /** @description Seconds until the limit admits another call */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeDto'];
+        };
+      };
+      /** @description FET-0002 Internal Server Error */
+      500: {
         headers: {
           [name: string]: unknown;
         };
