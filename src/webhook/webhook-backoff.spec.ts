@@ -20,7 +20,7 @@ describe('webhook retry backoff', () => {
     expect(half).toEqual({ dead: false, nextAttemptAt: new Date(clock.nowMs() + 10_000) });
   });
 
-  it('is dead once the next attempt would fall after the window from the first attempt', () => {
+  it('is dead once the next attempt would fall after the window from the event', () => {
     const clock = new ManualClock('2026-01-01T00:00:00.000Z');
     const first = clock.now();
     clock.advance(86_400_000 - 10_000);
@@ -28,6 +28,13 @@ describe('webhook retry backoff', () => {
     expect(nextRetry(policy, 20, first, clock.now(), () => 0.5).dead).toBe(true);
     clock.advance(10_001);
     expect(nextRetry(policy, 20, first, clock.now(), () => 0)).toEqual({ dead: true });
+  });
+
+  it('gives a delivery that waited its turn past the window no fresh window: dead at its first failure', () => {
+    const clock = new ManualClock('2026-01-01T00:00:00.000Z');
+    const event = clock.now();
+    clock.advance(86_400_000 + 1);
+    expect(nextRetry(policy, 1, event, clock.now(), () => 0)).toEqual({ dead: true });
   });
 
   it('walks a delivery from its first failure to dead within the window, on a manual clock', () => {

@@ -2,7 +2,7 @@
 export interface RetryPolicy {
   readonly baseMs: number;
   readonly maxMs: number;
-  /** From the first attempt: no attempt is scheduled past it. */
+  /** From the delivery's event: no attempt is scheduled past it. */
   readonly windowMs: number;
 }
 
@@ -16,13 +16,13 @@ export type RetryDecision = { readonly dead: true } | { readonly dead: false; re
 export function nextRetry(
   policy: RetryPolicy,
   failedAttempts: number,
-  firstAttemptAt: Date,
+  windowStart: Date,
   now: Date,
   random: () => number = Math.random,
 ): RetryDecision {
   const ceiling = Math.min(policy.maxMs, policy.baseMs * 2 ** Math.min(40, Math.max(0, failedAttempts - 1)));
   const delay = Math.floor(random() * ceiling);
   const at = now.getTime() + delay;
-  if (at > firstAttemptAt.getTime() + policy.windowMs) return { dead: true };
+  if (at > windowStart.getTime() + policy.windowMs) return { dead: true };
   return { dead: false, nextAttemptAt: new Date(at) };
 }

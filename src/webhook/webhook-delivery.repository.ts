@@ -21,7 +21,12 @@ export interface ClaimedDelivery {
   readonly keyVersion: string;
   /** Attempts made before this one. */
   readonly attempts: number;
-  readonly firstAttemptAt: Date | null;
+  /**
+   * When its event happened: the retry window runs from here, not from its first attempt, so a
+   * delivery held behind its webhook's older ones still goes dead 24 h after its event and a
+   * receiver that never comes back does not keep a backlog alive one window at a time.
+   */
+  readonly createdAt: Date;
 }
 
 /** What one HTTP attempt gave. */
@@ -107,7 +112,7 @@ export class WebhookDeliveryRepository {
     return inTransaction(this.dataSource, async (manager) => {
       const select = this.statement();
       const rows: Record<string, unknown>[] = await manager.query(
-        `SELECT d.id, d.webhook_id, d.event_id, d.event_type, d.job_id, d.payload, d.attempts, d.first_attempt_at,
+        `SELECT d.id, d.webhook_id, d.event_id, d.event_type, d.job_id, d.payload, d.attempts, d.created_at,
                 w.url, w.secret_ciphertext, w.key_version
          FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
          WHERE w.deleted_at IS NULL AND ${this.due(select, now, 'd')}
@@ -137,7 +142,7 @@ export class WebhookDeliveryRepository {
           secretCiphertext: row.secret_ciphertext as string,
           keyVersion: row.key_version as string,
           attempts: Number(row.attempts),
-          firstAttemptAt: storedTimeOrNull(row.first_attempt_at),
+          createdAt: storedTimeOrNull(row.created_at) ?? nowDate,
         }));
     });
   }

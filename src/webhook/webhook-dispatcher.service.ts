@@ -124,7 +124,7 @@ export class WebhookDispatcher {
       this.metrics?.webhookAttempted('delivered');
       return;
     }
-    const decision = nextRetry(this.retry, delivery.attempts + 1, delivery.firstAttemptAt ?? startedAt, this.clock.now(), this.random);
+    const decision = nextRetry(this.retry, delivery.attempts + 1, delivery.createdAt, this.clock.now(), this.random);
     if (decision.dead) {
       await this.deliveries.settle(delivery, this.dispatcherId, outcome, { state: 'dead' });
       this.metrics?.webhookAttempted('dead');

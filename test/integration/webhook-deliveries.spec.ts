@@ -134,7 +134,7 @@ describe.each(['postgres', 'sqlite'] as const)('webhook deliveries on %s', (kind
     expect(next.filter((d) => hooks.includes(d.webhookId)).map((d) => d.jobId)).toEqual([jobIds[1], jobIds[1]]);
   });
 
-  it('retries a failing receiver until the window from the first attempt is over, then marks the delivery dead', async () => {
+  it('retries a failing receiver until the window from the event is over, then marks the delivery dead', async () => {
     const product = `p-${uuidv7()}`;
     const hook = await webhook(product, ['job.failed']);
     const job = await processingJob(product);
