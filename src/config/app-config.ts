@@ -80,6 +80,7 @@ export interface AppConfig {
   };
   /** Webhook deliveries (docs/webhooks.md): polling, retries with backoff until the window closes, deadlines. */
   readonly webhooks: {
+    /** The pace only while a due delivery is held by another process; idle dispatchers sleep (see WebhookDispatcher). */
     readonly pollIntervalMs: number;
     readonly retryBaseMs: number;
     readonly retryMaxMs: number;

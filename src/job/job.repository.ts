@@ -330,7 +330,8 @@ export class JobRepository {
     event?: TerminalEvent,
     beforeCommit?: (manager: EntityManager) => Promise<void>,
   ): Promise<boolean> {
-    return inTransaction(this.dataSource, async (manager) => {
+    let fannedOut = 0;
+    const changed = await inTransaction(this.dataSource, async (manager) => {
       const now = new Date();
       const lookup = manager
         .getRepository<JobRecord>(JOB_ENTITY)
@@ -359,10 +360,12 @@ export class JobRepository {
       if (event) {
         await this.outbox.append(manager, id, event, now);
         // Same transaction: the terminal status commits with its webhook deliveries, or neither does.
-        await this.webhooks?.fanOut(manager, id, event, now);
+        fannedOut = (await this.webhooks?.fanOut(manager, id, event, now)) ?? 0;
       }
       return true;
     });
+    if (changed && fannedOut > 0) this.webhooks?.announceDeliveries();
+    return changed;
   }
 
   private async record(

@@ -65,6 +65,7 @@ export interface DeliveryView {
 @Injectable()
 export class WebhookDeliveryRepository {
   private readonly postgres: boolean;
+  private readonly addedListeners = new Set<() => void>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -98,6 +99,33 @@ export class WebhookDeliveryRepository {
       );
     }
     return subscribed.length;
+  }
+
+  /** Called after a transaction that fanned deliveries out has committed (in this process). */
+  onDeliveriesAdded(listener: () => void): () => void {
+    this.addedListeners.add(listener);
+    return () => this.addedListeners.delete(listener);
+  }
+
+  /** The committing caller of fanOut tells the dispatchers here that there is work (not before: a claim would not see it). */
+  announceDeliveries(): void {
+    for (const listener of this.addedListeners) listener();
+  }
+
+  /**
+   * When the next delivery can be claimed: the earliest retry time, or claim expiry, of a pending
+   * delivery that heads its webhook's line; null when nothing is pending. A dispatcher with
+   * nothing in sight sleeps until then instead of asking the store every second.
+   */
+  async nextDueAt(): Promise<Date | null> {
+    const rows: { due: unknown }[] = await this.dataSource.query(
+      `SELECT min(CASE WHEN d.claimed_until IS NOT NULL AND d.claimed_until > d.next_attempt_at THEN d.claimed_until ELSE d.next_attempt_at END) AS due
+       FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+       WHERE w.deleted_at IS NULL AND d.state = 'pending'
+         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.webhook_id = d.webhook_id AND e.state = 'pending'
+                         AND (e.created_at < d.created_at OR (e.created_at = d.created_at AND e.id < d.id)))`,
+    );
+    return storedTimeOrNull(rows[0]?.due);
   }
 
   /**

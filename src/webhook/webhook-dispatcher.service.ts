@@ -24,6 +24,10 @@ const CLAIM_MARGIN_MS = 30_000;
  * starts them without waiting: a receiver that hangs holds one slot until its deadline, never the
  * loop, a job or another webhook. At most one delivery per webhook is in flight (the claim picks
  * only a webhook's oldest pending delivery), which keeps each receiver's deliveries in order.
+ *
+ * It does not poll an idle store: a pass runs when this process commits new deliveries or an
+ * attempt ends, when the next retry or claim expiry is due, and otherwise once per
+ * JOB_RECOVERY_INTERVAL_MS, which finds deliveries left by a process that died before sending.
  */
 @Injectable()
 export class WebhookDispatcher {
@@ -34,8 +38,12 @@ export class WebhookDispatcher {
   private readonly retry: RetryPolicy;
   private readonly claimMs: number;
   private readonly concurrency: number;
+  private readonly pollMs: number;
+  private readonly idleMs: number;
+  private nextPassMs: number;
   private cycle: Promise<void> | undefined;
   private stopped = false;
+  private unsubscribe: (() => void) | undefined;
   private readonly random: () => number;
 
   constructor(
@@ -56,20 +64,30 @@ export class WebhookDispatcher {
     this.retry = { baseMs: settings.retryBaseMs, maxMs: settings.retryMaxMs, windowMs: settings.retryWindowMs };
     this.claimMs = settings.connectTimeoutMs + settings.responseTimeoutMs + CLAIM_MARGIN_MS;
     this.concurrency = settings.concurrency;
+    this.pollMs = settings.pollIntervalMs;
+    this.idleMs = Math.max(settings.pollIntervalMs, config.leases.recoveryIntervalMs);
+    this.nextPassMs = this.pollMs;
     this.loop = scheduler.every(() => this.runOnce(), {
-      intervalMs: settings.pollIntervalMs,
-      onError: (error) => this.logger.warn(`webhook dispatch pass failed: ${String(error)}`),
+      intervalMs: () => this.nextPassMs,
+      onError: (error) => {
+        // A store that failed the pass is asked again at the short pace, not after an idle sleep.
+        this.nextPassMs = this.pollMs;
+        this.logger.warn(`webhook dispatch pass failed: ${String(error)}`);
+      },
     });
   }
 
   start(): void {
     this.stopped = false;
+    this.unsubscribe ??= this.deliveries.onDeliveriesAdded(() => this.loop.wake());
     this.loop.start();
   }
 
   /** Stops claiming and waits for the attempts in flight (each bounded by its deadlines). */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
     await this.loop.stop();
     await this.cycle;
     await Promise.allSettled(this.inFlight);
@@ -94,7 +112,10 @@ export class WebhookDispatcher {
   private async claimAndStart(): Promise<void> {
     if (this.stopped) return;
     const free = this.concurrency - this.inFlight.size;
-    if (free <= 0) return;
+    if (free <= 0) {
+      this.nextPassMs = this.idleMs;
+      return;
+    }
     const claimed = await this.deliveries.claim(this.dispatcherId, free, this.claimMs, this.clock.now());
     for (const delivery of claimed) {
       const attempt = this.attempt(delivery)
@@ -102,10 +123,20 @@ export class WebhookDispatcher {
         .finally(() => {
           this.inFlight.delete(attempt);
           // A freed slot, and maybe the next delivery of the same webhook: claim again at once.
-          if (!this.stopped) void this.runOnce().catch(() => undefined);
+          if (!this.stopped) this.loop.wake();
         });
       this.inFlight.add(attempt);
     }
+    // Every slot taken: the next pass comes when one frees (or the idle sweep, whichever first).
+    this.nextPassMs = claimed.length === free ? this.idleMs : await this.delayUntilNextDue();
+  }
+
+  private async delayUntilNextDue(): Promise<number> {
+    const due = await this.deliveries.nextDueAt();
+    if (due === null) return this.idleMs;
+    const waitMs = due.getTime() - this.clock.nowMs();
+    // Due already but not claimed: another dispatcher holds it this instant; ask again soon.
+    return waitMs <= 0 ? this.pollMs : Math.min(waitMs, this.idleMs);
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {

@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RandomIdGenerator } from '../../src/common/clock/id-generator.js';
 import { TimerScheduler } from '../../src/common/clock/scheduler.js';
 import { ManualClock } from '../../src/common/clock/testing/manual-clock.js';
+import { ManualScheduler } from '../../src/common/clock/testing/manual-scheduler.js';
 import type { AppConfig } from '../../src/config/app-config.js';
 import { loadAppConfig } from '../../src/config/load-config.js';
 import { CredentialCipher } from '../../src/datasource/credential-cipher.service.js';
@@ -176,5 +177,65 @@ describe.each(['postgres', 'sqlite'] as const)('webhook deliveries on %s', (kind
     );
     expect(Number(n)).toBe(sent);
     await dispatcher.stop();
+  });
+
+  it('asks an idle store nothing until this process commits a delivery, sends it at once, then sleeps until its retry is due', async () => {
+    // The other tests' leftovers would keep this dispatcher busy: this one starts from an empty line.
+    await dataSource.query(`UPDATE webhook_deliveries SET state = 'dead' WHERE state = 'pending'`);
+    const product = `p-${uuidv7()}`;
+    await webhook(product, ['job.failed']);
+    const scheduler = new ManualScheduler(new ManualClock(new Date(Date.now() + 1_000)));
+    const answers = [503, 200];
+    const sent: string[] = [];
+    const sender = new (class extends WebhookSender {
+      async send(request: WebhookRequest): Promise<SendResult> {
+        sent.push(request.headers['x-event-id']);
+        return { statusCode: answers.shift() ?? 200 };
+      }
+    })();
+    const guard = new EgressGuard({ allowPrivateHosts: false }, async () => ['93.184.216.34']);
+    const paced = {
+      ...config,
+      leases: { ...config.leases, recoveryIntervalMs: 3_600_000 },
+      webhooks: { ...config.webhooks, pollIntervalMs: 1_000, retryBaseMs: 5_000, retryMaxMs: 60_000, retryWindowMs: 86_400_000 },
+    };
+    const claims = vi.spyOn(deliveries, 'claim');
+    const dispatcher = new WebhookDispatcher(paced, deliveries, cipher, guard, sender, scheduler.clock, new RandomIdGenerator(), scheduler, () => 1 - 1e-9);
+    try {
+      dispatcher.start();
+      await scheduler.runDue();
+      expect(claims).toHaveBeenCalledTimes(1);
+      // Ten minutes of an idle store: not one claim.
+      await scheduler.advance(600_000);
+      expect(claims).toHaveBeenCalledTimes(1);
+
+      const job = await processingJob(product);
+      const error = { code: 'FET-1060', message: 'bad' };
+      await jobs.fail(job.id, error, failedEvent(job, error));
+      await scheduler.runDue();
+      await dispatcher.idle();
+      expect(sent).toEqual([`fetcher.job.failed.${job.id}`]);
+
+      // The 503's retry is due in just under 5 s: nothing before, the second attempt then.
+      await scheduler.advance(4_000);
+      await dispatcher.idle();
+      expect(sent).toHaveLength(1);
+      await scheduler.advance(1_500);
+      await dispatcher.idle();
+      expect(sent).toEqual([`fetcher.job.failed.${job.id}`, `fetcher.job.failed.${job.id}`]);
+      const [{ state }] = await dataSource.query(`SELECT state FROM webhook_deliveries WHERE job_id = ${kind === 'postgres' ? '$1' : '?'}`, [job.id]);
+      expect(state).toBe('delivered');
+
+      // Delivered, nothing pending: idle again until the recovery-paced sweep.
+      await scheduler.runDue();
+      const settledClaims = claims.mock.calls.length;
+      await scheduler.advance(3_599_000);
+      expect(claims).toHaveBeenCalledTimes(settledClaims);
+      await scheduler.advance(1_000);
+      expect(claims).toHaveBeenCalledTimes(settledClaims + 1);
+    } finally {
+      claims.mockRestore();
+      await dispatcher.stop();
+    }
   });
 });

@@ -125,6 +125,49 @@ describe('PeriodicTask', () => {
     await scheduler.advance(1_000);
     expect(pass).toHaveBeenCalledTimes(2);
   });
+
+  it('asks a function for the interval after each pass: a loop sleeps until its next work is due', async () => {
+    const scheduler = new ManualScheduler(new ManualClock('2026-01-01T00:00:00Z'));
+    const { pass, startedAt } = recordingPass(scheduler.clock);
+    const intervals = [5_000, 3_600_000];
+    const task = scheduler.every(pass, { intervalMs: () => intervals.shift() ?? 1_000, onError: () => undefined });
+    await task.startWithPass();
+    await scheduler.advance(5_000);
+    await scheduler.advance(3_599_999);
+    expect(startedAt).toEqual(['00:00:00', '00:00:05']);
+    await scheduler.advance(1);
+    expect(startedAt).toEqual(['00:00:00', '00:00:05', '01:00:05']);
+  });
+
+  it('wake runs the next pass at once, and a wake during a pass runs another right after it', async () => {
+    const scheduler = new ManualScheduler(new ManualClock('2026-01-01T00:00:00Z'));
+    const { pass, startedAt, holdNext, release } = recordingPass(scheduler.clock);
+    const task = scheduler.every(pass, { intervalMs: 3_600_000, onError: () => undefined });
+    task.wake();
+    expect(scheduler.pending).toBe(0);
+    await task.startWithPass();
+    await scheduler.advance(10_000);
+    task.wake();
+    await scheduler.runDue();
+    expect(startedAt).toEqual(['00:00:00', '00:00:10']);
+    expect(scheduler.pending).toBe(1);
+
+    await scheduler.advance(10_000);
+    task.wake();
+    holdNext();
+    const running = scheduler.runDue();
+    await Promise.resolve();
+    task.wake();
+    release();
+    await running;
+    expect(scheduler.pending).toBe(1);
+    await scheduler.runDue();
+    expect(startedAt).toEqual(['00:00:00', '00:00:10', '00:00:20', '00:00:20']);
+    // Back to its interval once no wake is pending.
+    expect(scheduler.pending).toBe(1);
+    await scheduler.advance(3_599_999);
+    expect(pass).toHaveBeenCalledTimes(4);
+  });
 });
 
 describe('TimerScheduler', () => {

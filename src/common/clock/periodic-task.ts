@@ -1,8 +1,11 @@
 import type { Delayer } from './delayer.js';
 
 export interface PeriodicTaskOptions {
-  /** From the end of one pass to the start of the next, so that passes never overlap. */
-  readonly intervalMs: number;
+  /**
+   * From the end of one pass to the start of the next, so that passes never overlap; a function
+   * is asked after each pass (a loop that knows when its next work is due sleeps until then).
+   */
+  readonly intervalMs: number | (() => number);
   /** A pass that throws is handed here and the loop goes on: a background loop has no caller to tell. */
   readonly onError: (error: unknown) => void;
   /** The waits between passes do not keep the process alive. */
@@ -18,6 +21,7 @@ export class PeriodicTask {
   private cancelNext: (() => void) | undefined;
   private running: Promise<void> | undefined;
   private started = false;
+  private wakeRequested = false;
 
   constructor(
     private readonly scheduler: Delayer,
@@ -45,6 +49,20 @@ export class PeriodicTask {
     await (this.running ?? this.runPass());
   }
 
+  /**
+   * The next pass now rather than at its scheduled time; during a pass, another right after it
+   * (what woke the loop may have come too late for the pass under way).
+   */
+  wake(): void {
+    if (!this.started) return;
+    if (this.running) {
+      this.wakeRequested = true;
+      return;
+    }
+    this.cancelNext?.();
+    this.scheduleNext(0);
+  }
+
   async stop(): Promise<void> {
     this.started = false;
     this.cancelNext?.();
@@ -58,6 +76,7 @@ export class PeriodicTask {
 
   private runPass(): Promise<void> {
     this.cancelNext = undefined;
+    this.wakeRequested = false;
     this.running = this.passThenReschedule().finally(() => {
       this.running = undefined;
     });
@@ -70,7 +89,12 @@ export class PeriodicTask {
     } catch (error) {
       this.options.onError(error);
     } finally {
-      if (this.started) this.scheduleNext(this.options.intervalMs);
+      if (this.started) this.scheduleNext(this.wakeRequested ? 0 : this.nextIntervalMs());
     }
+  }
+
+  private nextIntervalMs(): number {
+    const { intervalMs } = this.options;
+    return typeof intervalMs === 'number' ? intervalMs : intervalMs();
   }
 }
