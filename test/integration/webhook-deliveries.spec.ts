@@ -200,7 +200,8 @@ describe.each(['postgres', 'sqlite'] as const)('webhook deliveries on %s', (kind
       webhooks: { ...config.webhooks, pollIntervalMs: 1_000, retryBaseMs: 5_000, retryMaxMs: 60_000, retryWindowMs: 86_400_000 },
     };
     const claims = vi.spyOn(deliveries, 'claim');
-    const dispatcher = new WebhookDispatcher(paced, deliveries, cipher, guard, sender, scheduler.clock, new RandomIdGenerator(), scheduler, () => 1 - 1e-9);
+    const ids = new RandomIdGenerator();
+    const dispatcher = new WebhookDispatcher(paced, deliveries, cipher, guard, sender, scheduler.clock, ids, scheduler, () => 1 - 1e-9);
     try {
       dispatcher.start();
       await scheduler.runDue();
@@ -223,7 +224,10 @@ describe.each(['postgres', 'sqlite'] as const)('webhook deliveries on %s', (kind
       await scheduler.advance(1_500);
       await dispatcher.idle();
       expect(sent).toEqual([`fetcher.job.failed.${job.id}`, `fetcher.job.failed.${job.id}`]);
-      const [{ state }] = await dataSource.query(`SELECT state FROM webhook_deliveries WHERE job_id = ${kind === 'postgres' ? '$1' : '?'}`, [job.id]);
+      const [{ state }] = await dataSource.query(
+        `SELECT state FROM webhook_deliveries WHERE job_id = ${kind === 'postgres' ? '$1' : '?'}`,
+        [job.id],
+      );
       expect(state).toBe('delivered');
 
       // Delivered, nothing pending: idle again until the recovery-paced sweep.
