@@ -17,13 +17,13 @@ export interface FetcherClientOptions {
   /** Where Fetcher answers, e.g. http://127.0.0.1:4006. */
   readonly baseUrl: string;
   /** Sent as `Authorization: Bearer <token>` (an API key or a JWT; nothing with AUTH_MODE=none). */
-  readonly token?: string;
+  readonly token?: string | undefined;
   /** Sent as `X-Product-Name` (the product a connection route acts for). */
-  readonly productName?: string;
+  readonly productName?: string | undefined;
   /** Replaces globalThis.fetch, e.g. to add a proxy, tracing or, in tests, to tamper with answers. */
-  readonly fetch?: (request: Request) => Promise<Response>;
+  readonly fetch?: ((request: Request) => Promise<Response>) | undefined;
   /** Sent with every request. */
-  readonly headers?: Readonly<Record<string, string>>;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
 }
 
 /** What POST /v1/fetcher answered: 202 for a new job, 200 (`duplicate`) for the same request within the dedup window. */
@@ -33,19 +33,19 @@ export interface Submitted extends JobAccepted {
 
 export interface WaitOptions {
   /** Aborting it stops the wait (and the poll in flight) with a FetcherWaitError, reason `aborted`. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   /** Stop with a FetcherWaitError, reason `timeout`, when the job has not ended by then. Default: no limit. */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
   /** Pause between polls; at least 50 ms. Default 500 ms. */
-  readonly intervalMs?: number;
+  readonly intervalMs?: number | undefined;
 }
 
 export interface DownloadOptions {
   /** The stored sealed object as it is (for a consumer holding the derived keys); not verified here. */
-  readonly raw?: boolean;
+  readonly raw?: boolean | undefined;
   /** The SHA-256 the caller already knows (a job's `result.sha256`); it must match the server's header too. */
-  readonly expectedSha256?: string;
-  readonly signal?: AbortSignal;
+  readonly expectedSha256?: string | undefined;
+  readonly signal?: AbortSignal | undefined;
 }
 
 export interface Download {
