@@ -5,19 +5,43 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
+import { freePort, startFetcherProcess } from '../helpers/fetcher-process.js';
+import { createTempDatabase, TEST_PG, type TempDatabase } from '../helpers/pg-database.js';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 const EXPECTED =
   '{"pg_source":{"accounts":[{"id":1,"email":"one@example.com","balance":"1.50"},{"id":2,"email":"two@example.com","balance":"-2.25"}]}}';
 
-/** The code block docs/engine.md marks `<!-- example: <file> -->`. */
-function docsExample(file: string): string {
-  const page = readFileSync(join(root, 'docs/engine.md'), 'utf8');
-  const found = new RegExp(`<!-- example: ${file.replace('.', '\\.')} -->\\n\`\`\`js\\n([\\s\\S]*?)\\n\`\`\``).exec(page);
-  if (!found) throw new Error(`docs/engine.md has no example ${file}`);
+/** The code block `page` marks `<!-- example: <file> -->`. */
+function docsExample(file: string, page = 'docs/engine.md', language = 'js'): string {
+  const text = readFileSync(join(root, page), 'utf8');
+  const marker = file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const found = new RegExp(`<!-- example: ${marker} -->\\n\`\`\`${language}\\n([\\s\\S]*?)\\n\`\`\``).exec(text);
+  if (!found) throw new Error(`${page} has no example ${file}`);
   return found[1];
 }
+
+/** The walkthrough's tables (docker/fixtures/postgres/init.sql, after its CREATE DATABASE). */
+function walkthroughFixture(): string {
+  const sql = readFileSync(join(root, 'docker/fixtures/postgres/init.sql'), 'utf8');
+  return sql.slice(sql.indexOf('\n', sql.indexOf('\\connect')) + 1);
+}
+
+/** tsc as strict as a careful consumer sets it, declarations included (skipLibCheck off). */
+const STRICT_TSC = [
+  '--strict',
+  '--noUncheckedIndexedAccess',
+  '--exactOptionalPropertyTypes',
+  '--module',
+  'nodenext',
+  '--moduleResolution',
+  'nodenext',
+  '--target',
+  'es2022',
+  '--lib',
+  'es2023',
+];
 
 describe('the packed package, installed in an empty folder', () => {
   let pg: TempDatabase;
@@ -54,6 +78,7 @@ describe('the packed package, installed in an empty folder', () => {
     expect(readdirSync(join(installed, 'dist/engine'))).toEqual(
       expect.arrayContaining(['index.js', 'index.d.ts', 'engine.js', 'engine.d.ts']),
     );
+    expect(readdirSync(join(installed, 'dist/client'))).toEqual(expect.arrayContaining(['index.js', 'index.d.ts', 'openapi.d.ts']));
     const listing = execFileSync('find', ['.', '-name', '*.ts', '!', '-name', '*.d.ts'], { cwd: installed, encoding: 'utf8' });
     expect(listing.trim()).toBe('');
     expect(execFileSync('find', ['dist', '-path', '*testing*'], { cwd: installed, encoding: 'utf8' }).trim()).toBe('');
@@ -195,4 +220,58 @@ describe('the packed package, installed in an empty folder', () => {
     );
     expect(tsc.status, tsc.stdout + tsc.stderr).toBe(0);
   });
+
+  it('runs the README’s TypeScript walkthrough as written: compiled strictly against fetcher/client, then twice against a running Fetcher', async () => {
+    const example = readFileSync(join(root, 'examples/walkthrough.ts'), 'utf8');
+    expect(docsExample('examples/walkthrough.ts', 'README.md', 'ts')).toBe(example.trimEnd());
+    writeFileSync(join(consumer, 'walkthrough.ts'), example);
+    const tsc = spawnSync(
+      join(root, 'node_modules/.bin/tsc'),
+      [...STRICT_TSC, '--types', 'node', '--typeRoots', join(root, 'node_modules/@types'), '--outDir', 'out', 'walkthrough.ts'],
+      { cwd: consumer, encoding: 'utf8' },
+    );
+    expect(tsc.status, tsc.stdout + tsc.stderr).toBe(0);
+
+    const source = await createTempDatabase('package_walkthrough');
+    const dataDir = mkdtempSync(join(tmpdir(), 'fetcher-walkthrough-'));
+    const port = await freePort();
+    const fetcher = await startFetcherProcess(
+      { PORT: String(port), DATA_DIR: dataDir, APP_ENC_KEY: TEST_MASTER_KEY, AUTH_MODE: 'none' },
+      port,
+    );
+    try {
+      await source.query(walkthroughFixture());
+      const env = {
+        FETCHER_URL: fetcher.url,
+        SOURCE_HOST: TEST_PG.host,
+        SOURCE_PORT: String(TEST_PG.port),
+        SOURCE_USER: TEST_PG.user,
+        SOURCE_DATABASE: source.name,
+        ...(TEST_PG.password ? { SOURCE_PASSWORD: TEST_PG.password } : {}),
+      };
+      const first = node('out/walkthrough.js', env);
+      expect(first.status, first.stderr).toBe(0);
+      const jobId = /^job (\S+)$/m.exec(first.stdout)?.[1];
+      expect(jobId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(first.stdout).toContain('pg_source.accounts: 2 rows\n');
+      expect(first.stdout).toContain('pg_source.accounting.invoices: 2 rows\n');
+      const result = JSON.parse(readFileSync(join(consumer, 'result.json'), 'utf8')) as Record<string, Record<string, unknown[]>>;
+      expect(result.pg_source?.accounts).toEqual([
+        { id: 1, email: 'ana@example.com', balance: '100.50' },
+        { id: 3, email: 'cy@example.com', balance: '9999999999.99' },
+      ]);
+      const sha256 = createHash('sha256')
+        .update(readFileSync(join(consumer, 'result.json')))
+        .digest('hex');
+      expect(first.stdout).toContain(`result.json: SHA-256 ${sha256} verified\n1 completed job(s) for reporter\n`);
+      // Again, as a newcomer reruns it: the connection exists (409 FET-1002, taken in stride), the job is the same one.
+      const again = node('out/walkthrough.js', env);
+      expect(again.status, again.stderr).toBe(0);
+      expect(again.stdout).toContain(`job ${jobId} (the same request within the dedup window)\n`);
+    } finally {
+      await fetcher.stop();
+      await source.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
