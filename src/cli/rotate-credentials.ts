@@ -4,6 +4,7 @@ import { ConfigError } from '../config/load-config.js';
 import { CredentialCipher } from '../datasource/credential-cipher.service.js';
 import { CredentialRotation, type RotationReport } from '../datasource/credential-rotation.service.js';
 import { dataSourceOptions, openDataSource } from '../persistence/persistence.module.js';
+import { WebhookSecretRotation, type WebhookRotationReport } from '../webhook/webhook-secret-rotation.js';
 import { loadConfigWithExistingKey } from './cli-config.js';
 import { CliError, EXIT, type CliIo } from './cli-io.js';
 import { runCommand } from './command-runner.js';
@@ -19,7 +20,7 @@ under an older version (run it again).`;
 /** `fetcher rotate-credentials` (also `npm run rotate-credentials --`). */
 export function rotateCredentialsCommand(): Command {
   return new Command('fetcher rotate-credentials')
-    .description('Re-encrypt every stored connection secret under the current master-key version.')
+    .description('Re-encrypt every stored connection secret and webhook signing secret under the current master-key version.')
     .option('--dry-run', 'report what would change, write nothing')
     .showHelpAfterError()
     .addHelpText('after', HELP_AFTER);
@@ -42,15 +43,21 @@ async function rotate(dryRun: boolean, io: CliIo): Promise<number> {
     const config = loadConfigWithExistingKey(io.env);
     const dataSource = await openDataSource(dataSourceOptions(config));
     let report: RotationReport;
+    let webhooks: WebhookRotationReport;
     try {
-      report = await new CredentialRotation(dataSource, new CredentialCipher(config)).rotate({ dryRun });
+      const cipher = new CredentialCipher(config);
+      report = await new CredentialRotation(dataSource, cipher).rotate({ dryRun });
+      webhooks = await new WebhookSecretRotation(dataSource, cipher).rotate({ dryRun });
     } finally {
       await dataSource.destroy();
     }
     for (const line of describe(report)) say(io.stdout, line);
+    say(io.stdout, describeWebhooks(webhooks, dryRun));
     for (const failure of report.failed) say(io.stderr, `failed: connection ${failure.id} (${failure.configName}): ${failure.message}`);
-    if (report.failed.length > 0) return 1;
-    return report.remaining !== null && report.remaining > 0 ? 2 : 0;
+    for (const failure of webhooks.failed) say(io.stderr, `failed: webhook ${failure.id}: ${failure.message}`);
+    if (report.failed.length > 0 || webhooks.failed.length > 0) return 1;
+    const remaining = (report.remaining ?? 0) + (webhooks.remaining ?? 0);
+    return remaining > 0 ? 2 : 0;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     say(io.stderr, error instanceof CliError || error instanceof ConfigError ? `error: ${message}` : `error: rotation stopped: ${message}`);
@@ -76,4 +83,15 @@ function describe(report: RotationReport): string[] {
     lines.push(`completed job results sealed with older keys: ${list}; keep their APP_ENC_KEY_<version> while those results are needed`);
   }
   return lines;
+}
+
+function describeWebhooks(report: WebhookRotationReport, dryRun: boolean): string {
+  const parts = [
+    `${dryRun ? 'would rewrite' : 'rewritten'} ${report.rewritten}`,
+    `already current ${report.alreadyCurrent}`,
+    `skipped (changed concurrently) ${report.skippedConcurrent}`,
+    `failed ${report.failed.length}`,
+  ];
+  if (report.remaining !== null) parts.push(`still under an older version ${report.remaining}`);
+  return `webhook signing secrets: ${parts.join(', ')}`;
 }

@@ -11,6 +11,9 @@ import { loadAppConfig } from '../../src/config/load-config.js';
 import { CONNECTION_ENTITY, type ConnectionRecord } from '../../src/datasource/connection.entity.js';
 import { CredentialCipher } from '../../src/datasource/credential-cipher.service.js';
 import { dataSourceOptions, openDataSource } from '../../src/persistence/persistence.module.js';
+import { WebhookSecretRotation } from '../../src/webhook/webhook-secret-rotation.js';
+import { newWebhookSecret } from '../../src/webhook/webhook-signature.js';
+import { WEBHOOK_ENTITY, type WebhookRecord } from '../../src/webhook/webhook.entity.js';
 
 function capture(): { stream: PassThrough; text: () => string } {
   const stream = new PassThrough();
@@ -58,7 +61,7 @@ describe('rotate-credentials CLI (npm run rotate-credentials)', () => {
           sslMode: null,
           sslCaEncrypted: null,
           sslCertEncrypted: null,
-          sslKeyEncrypted: cipher.encryptOptional('-----BEGIN PRIVATE KEY-----secret'),
+          sslKeyEncrypted: cipher.encryptOptional('-----BEGIN PRIVATE KEY-----ssl-key-body'),
           encryptionKeyVersion: version,
           metadata: null,
           createdAt: now,
@@ -72,6 +75,107 @@ describe('rotate-credentials CLI (npm run rotate-credentials)', () => {
   }
 
   const rotated = { DATA_DIR: '', APP_ENC_KEY: KEY_2, APP_ENC_KEY_VERSION: '2', APP_ENC_KEY_1: KEY_1 };
+
+  /** Webhook registrations (one deleted) sealed by a service whose current key is `key` of `version`; returns id → secret. */
+  async function seedWebhooks(key: string, version: string): Promise<Map<string, string>> {
+    const config = loadAppConfig({ DATA_DIR: dir, APP_ENC_KEY: key, APP_ENC_KEY_VERSION: version });
+    const cipher = new CredentialCipher(config);
+    const dataSource = await openDataSource(dataSourceOptions(config));
+    const secrets = new Map<string, string>();
+    try {
+      for (const deletedAt of [null, new Date()]) {
+        const id = uuidv7();
+        const secret = newWebhookSecret();
+        secrets.set(id, secret);
+        await dataSource.getRepository<WebhookRecord>(WEBHOOK_ENTITY).insert({
+          id,
+          productName: 'reporter',
+          url: 'https://hooks.example.com/fetcher',
+          events: ['job.completed'],
+          description: null,
+          secretCiphertext: cipher.encrypt(secret),
+          keyVersion: version,
+          createdAt: new Date(),
+          deletedAt,
+        });
+      }
+    } finally {
+      await dataSource.destroy();
+    }
+    return secrets;
+  }
+
+  /** What the store holds for each webhook, opened with the rotated environment's keys. */
+  async function storedWebhookSecrets(): Promise<Map<string, { version: string; secret: string }>> {
+    const config = loadAppConfig({ ...rotated, DATA_DIR: dir });
+    const cipher = new CredentialCipher(config);
+    const dataSource = await openDataSource(dataSourceOptions(config));
+    try {
+      const rows = await dataSource.getRepository<WebhookRecord>(WEBHOOK_ENTITY).find();
+      return new Map(
+        rows.map((row) => [row.id, { version: row.keyVersion, secret: cipher.decrypt(row.secretCiphertext, row.keyVersion) }]),
+      );
+    } finally {
+      await dataSource.destroy();
+    }
+  }
+
+  it('re-seals webhook signing secrets under the current version, the secrets themselves unchanged, and names one it cannot open', async () => {
+    const secrets = await seedWebhooks(KEY_1, '1');
+    const env = { ...rotated, DATA_DIR: dir };
+
+    const missingKey = await rotate([], { DATA_DIR: dir, APP_ENC_KEY: KEY_2, APP_ENC_KEY_VERSION: '2' });
+    expect(missingKey.stdout).toContain(
+      'webhook signing secrets: rewritten 0, already current 0, skipped (changed concurrently) 0, failed 2',
+    );
+    expect(missingKey.stderr).toMatch(/failed: webhook [0-9a-f-]{36}: .*set APP_ENC_KEY_1/);
+    expect(missingKey.code).toBe(1);
+
+    const dry = await rotate(['--dry-run'], env);
+    expect(dry.stdout).toContain('webhook signing secrets: would rewrite 2, already current 0');
+    expect([...(await storedWebhookSecrets()).values()].map((stored) => stored.version)).toEqual(['1', '1']);
+
+    const first = await rotate([], env);
+    expect(first.stdout).toContain(
+      'webhook signing secrets: rewritten 2, already current 0, skipped (changed concurrently) 0, failed 0, still under an older version 0',
+    );
+    expect(first.code).toBe(0);
+    const stored = await storedWebhookSecrets();
+    for (const [id, secret] of secrets) expect(stored.get(id)).toEqual({ version: '2', secret });
+
+    const second = await rotate([], env);
+    expect(second.stdout).toContain('webhook signing secrets: rewritten 0, already current 2');
+    expect(second.code).toBe(0);
+    for (const output of [missingKey.stdout, missingKey.stderr, dry.stdout, first.stdout, first.stderr]) {
+      for (const secret of [KEY_1, KEY_2, ...secrets.values()]) expect(output).not.toContain(secret);
+    }
+  });
+
+  it('leaves a webhook secret rotated through the API meanwhile as that rotation wrote it', async () => {
+    const [id] = [...(await seedWebhooks(KEY_1, '1')).keys()];
+    const config = loadAppConfig({ ...rotated, DATA_DIR: dir });
+    const cipher = new CredentialCipher(config);
+    const dataSource = await openDataSource(dataSourceOptions(config));
+    const fresh = newWebhookSecret();
+    try {
+      const racing = new (class extends WebhookSecretRotation {
+        protected override async replace(row: { id: string; secretCiphertext: string; keyVersion: string }, resealed: string) {
+          // POST …/{id}/rotate-secret lands between the read and the write.
+          if (row.id === id)
+            await dataSource
+              .getRepository<WebhookRecord>(WEBHOOK_ENTITY)
+              .update(id, { secretCiphertext: cipher.encrypt(fresh), keyVersion: '2' });
+          return super.replace(row, resealed);
+        }
+      })(dataSource, cipher);
+      const report = await racing.rotate();
+      expect(report).toMatchObject({ rewritten: 1, skippedConcurrent: 1, failed: [], remaining: 0 });
+      const row = await dataSource.getRepository<WebhookRecord>(WEBHOOK_ENTITY).findOneByOrFail({ id: id as string });
+      expect(cipher.decrypt(row.secretCiphertext, row.keyVersion)).toBe(fresh);
+    } finally {
+      await dataSource.destroy();
+    }
+  });
 
   it('refuses to run without APP_ENC_KEY or a development key, and generates none', async () => {
     const { code, stderr } = await rotate([], { DATA_DIR: dir });
@@ -109,7 +213,7 @@ describe('rotate-credentials CLI (npm run rotate-credentials)', () => {
     expect(second.stdout).toContain('rewritten: 0\nalready current: 2');
     expect(second.code).toBe(0);
     for (const output of [dry.stdout, dry.stderr, first.stdout, first.stderr, second.stdout]) {
-      for (const secret of [KEY_1, KEY_2, 'pw-a', 'pw-b', 'secret']) expect(output).not.toContain(secret);
+      for (const secret of [KEY_1, KEY_2, 'pw-a', 'pw-b', 'ssl-key-body']) expect(output).not.toContain(secret);
     }
   });
 
