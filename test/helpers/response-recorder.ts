@@ -38,10 +38,20 @@ function currentSpec(): string | undefined {
   }
 }
 
+/**
+ * Only the tiers that run Fetcher itself (test/integration, test/e2e): unit specs beside the code
+ * mount fake controllers on Fetcher's paths, whose answers the document does not describe.
+ */
+function recordsThisSpec(spec: string | undefined): boolean {
+  return spec === undefined || spec.startsWith('test/');
+}
+
 function write(record: ResponseRecord): void {
   if (!file) return;
+  const source = currentSpec();
+  if (!recordsThisSpec(source)) return;
   mkdirSync(dirname(file), { recursive: true });
-  appendFileSync(file, `${JSON.stringify({ ...record, source: currentSpec() })}\n`);
+  appendFileSync(file, `${JSON.stringify({ ...record, source })}\n`);
 }
 
 const isJson = (contentType: string | null) => contentType !== null && /^application\/(.+\+)?json\b/i.test(contentType);
@@ -70,7 +80,8 @@ function hookSupertest(): void {
   proto.assert = function (this: { method: string; url: string }, error, res, fn) {
     if (res && typeof res.status === 'number') {
       const contentType = res.headers?.['content-type'] ?? null;
-      const text = typeof res.text === 'string' ? res.text : undefined;
+      // A test that parsed the body as bytes (`.buffer(true).parse(…)`) has it as a Buffer: the text is that.
+      const text = typeof res.text === 'string' ? res.text : Buffer.isBuffer(res.body) ? res.body.toString('utf8') : undefined;
       const bytes = text !== undefined ? Buffer.byteLength(text) : Number(res.headers?.['content-length'] ?? 0);
       write({
         method: this.method,
