@@ -153,6 +153,9 @@ switch (command) {
     // The incremental scenario is its own script: one Fetcher, paired full and incremental jobs.
     if (args[args.indexOf('--scenario') + 1] === 'incremental' && args.includes('--scenario'))
       exec(process.execPath, ['bench/incremental-bench.mjs', ...args], { TZ: 'UTC' });
+    // Small jobs: a Manager and two Workers on the PostgreSQL store and Redis, many clients.
+    else if (args[args.indexOf('--scenario') + 1] === 'small-jobs' && args.includes('--scenario'))
+      exec(process.execPath, ['bench/small-jobs-bench.mjs', ...args], { TZ: 'UTC' });
     else exec(process.execPath, ['bench/extraction-bench.mjs', ...args], { TZ: 'UTC' });
     break;
   default:

@@ -36,18 +36,20 @@ const EXPECTED_NOISE = [/APP_ENC_KEY is not set: generated a development key/, /
 
 /**
  * Starts Fetcher on a free port with `dataDir` and waits for /health. `nodeArgs` go before the
- * script (e.g. --cpu-prof). Returns { pid, base, env, idle: { rss, hwm }, exited, stop() }.
+ * script (e.g. --cpu-prof); `extraEnv` is added to its environment (a worker, FETCHER_ROLE=worker,
+ * gets the port as WORKER_HTTP_PORT). Returns { pid, base, env, idle: { rss, hwm }, exited, stop() }.
  */
-export async function startFetcher({ root, dataDir, nodeArgs = [], say = (line) => process.stderr.write(`${line}\n`) }) {
+export async function startFetcher({ root, dataDir, nodeArgs = [], extraEnv = {}, say = (line) => process.stderr.write(`${line}\n`) }) {
   const port = await freePort();
   const env = {
     PATH: process.env.PATH,
     NODE_ENV: 'development',
     LOG_LEVEL: 'warn',
     DATA_DIR: dataDir,
-    PORT: String(port),
     // Measured as shipped: `npm start` and the image run with these heap settings.
     NODE_OPTIONS: fetcherNodeOptions(process.env),
+    ...extraEnv,
+    [extraEnv.FETCHER_ROLE === 'worker' ? 'WORKER_HTTP_PORT' : 'PORT']: String(port),
   };
   const child = spawn(process.execPath, [...nodeArgs, join(root, 'dist/main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);

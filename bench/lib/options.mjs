@@ -6,7 +6,8 @@ const USAGE = `usage: npm run bench -- [--engine postgres|mariadb] [--scenario r
                         [--format LIST] [--json FILE] [--profile DIR] [--keep]
   --engine    one engine only (default: both)
   --scenario  rows (1M × 8 columns) or large (~251 MiB result); default: both. \`--scenario incremental\`
-              runs bench/incremental-bench.mjs: full vs incremental job on PostgreSQL (--rows, --reps)
+              runs bench/incremental-bench.mjs: full vs incremental job on PostgreSQL (--rows, --reps);
+              \`--scenario small-jobs\` runs bench/small-jobs-bench.mjs: a Manager and two Workers, many small jobs
   --reps      paired repetitions per engine and scenario (default 3; 1 with --profile)
   --rows      rows of the rows scenario (default 1000000)
   --format    result formats of PostgreSQL's rows scenario, comma-separated (default json,ndjson,csv+gzip,parquet);
