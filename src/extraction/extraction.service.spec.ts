@@ -344,16 +344,22 @@ describe('ExtractionService', () => {
   });
 
   it('stores nothing and leaves the job failed as it is when it was cancelled before the commit', async () => {
-    // The cancel failed the job: the last lease confirmation finds it no longer ours.
-    jobs.renewLease.mockResolvedValue(false);
+    // The cancel failed the job between the last renewal and the commit: the commit's guard refuses.
+    jobs.complete.mockResolvedValueOnce(false);
     jobs.findById
       .mockResolvedValueOnce({ ...job })
       .mockResolvedValue({ ...job, status: JobStatus.Failed, error: { code: FetCode.ExtractionCancelled, message: 'cancelled' } });
 
     expect(await run()).toBe('lost');
-    expect(jobs.complete).not.toHaveBeenCalled();
     expect(jobs.fail).not.toHaveBeenCalled();
     expect(result.state).toMatchObject({ published: false, aborted: true });
+  });
+
+  it('asks the store nothing between the extraction and the commit: the commit itself checks the lease', async () => {
+    expect(await run()).toBe('completed');
+    // The lease timer of a job this short never fired: no renewal, only the claim's lease and the commit.
+    expect(jobs.renewLease).not.toHaveBeenCalled();
+    expect(jobs.complete).toHaveBeenCalledTimes(1);
   });
 
   it('discards its object when another claim took the job before the commit', async () => {

@@ -98,8 +98,9 @@ export class ExtractionService {
         // A per-table result: one upload per table and the manifest, which takes the one object's place.
         isPerTable(output) ? staged.parts : staged.upload,
       );
-      // Last check before the commit: a worker whose lease ran out does not even try.
-      if (!(await lease.confirm())) signal.throwIfAborted();
+      // A lease lost meanwhile (a renewal found the job no longer ours) stops here; one that ran out
+      // unnoticed is refused by the commit itself, which holds only while the lease still runs.
+      signal.throwIfAborted();
       const completedAt = this.clock.now();
       const result = {
         resultPath: staged.path,
@@ -119,7 +120,12 @@ export class ExtractionService {
       const publish = this.tracing.bind(() => this.tracing.inSpan(SPAN.publish, {}, () => publishing.publish()));
       if (!(await this.jobs.complete(jobId, claim, result, event, publish, progress?.snapshot(), this.commitMarks(job, extracted)))) {
         await staged.abort();
-        this.logger.warn(`job ${jobId} finished here but is no longer held by this claim; nothing was stored`, log);
+        if (await this.wasCancelled(jobId)) this.logger.log(`job ${jobId} was cancelled: stopped, nothing stored`, log);
+        else
+          this.logger.warn(
+            `job ${jobId} finished here but is no longer held by this claim (or its lease ran out); nothing was stored`,
+            log,
+          );
         return 'lost';
       }
       const durationMs = this.clock.nowMs() - started;

@@ -58,16 +58,4 @@ describe('JobLease', () => {
     expect(lease.signal.aborted).toBe(true);
     expect(calls).toBe(1);
   });
-
-  it('confirm() fails and aborts when the store cannot be reached', async () => {
-    const lease = new JobLease(
-      storeAnswering(() => Promise.reject(new Error('down'))),
-      'job',
-      'w1',
-      60_000,
-    );
-    expect(await lease.confirm()).toBe(false);
-    expect(lease.signal.aborted).toBe(true);
-    lease.stop();
-  });
 });

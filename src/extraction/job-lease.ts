@@ -41,21 +41,6 @@ export class JobLease {
     return this.lost.signal;
   }
 
-  /** One renewal now; false (and the signal aborted) when the job is no longer ours or the store failed. */
-  async confirm(): Promise<boolean> {
-    if (this.lost.signal.aborted) return false;
-    try {
-      if (await this.jobs.renewLease(this.jobId, this.workerId, this.leaseMs)) {
-        this.renewedAt = Date.now();
-        return true;
-      }
-      this.markLost('the job is no longer held by this worker');
-    } catch (error) {
-      this.markLost(`the job store could not confirm the lease: ${String(error)}`);
-    }
-    return false;
-  }
-
   stop(): void {
     clearInterval(this.timer);
   }

@@ -20,6 +20,7 @@ import {
   type JobTransitionRecord,
 } from './job.entity.js';
 import { JobStatus } from './job-status.js';
+import { guardHolds, type TransitionGuard } from './transition-guard.js';
 import type { ResultPart } from '../engine/formats/result-parts.js';
 
 /** At most one pending or processing job per (product, stream): the migration's partial unique index. */
@@ -59,14 +60,6 @@ export interface JobClaim {
 }
 
 /** Guards of a status change: the statuses it may leave, and optionally who must hold the job. */
-interface TransitionGuard {
-  readonly from: readonly JobStatus[];
-  readonly workerId?: string;
-  /** Only while the job is still on this attempt (with `workerId`: this very claim). */
-  readonly attempt?: number;
-  /** Only when the lease ran out before this instant. */
-  readonly leaseExpiredBefore?: Date;
-}
 
 /**
  * Job rows and their status machine. Every transition is one conditional update, recorded in
@@ -287,7 +280,8 @@ export class JobRepository {
     const finalProgress = progress ? { progress: progress as QueryDeepPartialEntity<JobProgress> } : {};
     return this.change(
       id,
-      { from: [JobStatus.Processing], workerId: claim.workerId, attempt: claim.attempt },
+      // The lease check is the commit's own: no renewal round trip is needed just before it.
+      { from: [JobStatus.Processing], workerId: claim.workerId, attempt: claim.attempt, leaseLiveAt: new Date() },
       JobStatus.Completed,
       claim.workerId,
       'completed',
@@ -354,6 +348,7 @@ export class JobRepository {
       if (guard.workerId !== undefined) query.andWhere('worker_id = :workerId', { workerId: guard.workerId });
       if (guard.attempt !== undefined) query.andWhere('attempts = :attempt', { attempt: guard.attempt });
       if (guard.leaseExpiredBefore) query.andWhere('lease_expires_at < :expiredBefore', { expiredBefore: guard.leaseExpiredBefore });
+      if (guard.leaseLiveAt) query.andWhere('lease_expires_at > :liveAt', { liveAt: guard.leaseLiveAt });
       // Unreachable while the row is locked (PostgreSQL) or transactions are queued (SQLite).
       if (((await query.execute()).affected ?? 0) !== 1) throw new Error(`job ${id} changed while its transition held it`);
       await this.record(manager, id, current.status, to, workerId, reason, now);
@@ -380,13 +375,6 @@ export class JobRepository {
     const row: JobTransitionRecord = { id: uuidv7(), jobId, fromStatus: from, toStatus: to, workerId, reason: reason.slice(0, 255), at };
     await manager.getRepository<JobTransitionRecord>(JOB_TRANSITION_ENTITY).insert(row);
   }
-}
-
-function guardHolds(guard: TransitionGuard, job: Pick<JobRecord, 'status' | 'workerId' | 'attempts' | 'leaseExpiresAt'>): boolean {
-  if (!guard.from.includes(job.status)) return false;
-  if (guard.workerId !== undefined && job.workerId !== guard.workerId) return false;
-  if (guard.attempt !== undefined && job.attempts !== guard.attempt) return false;
-  return !guard.leaseExpiredBefore || (job.leaseExpiresAt !== null && job.leaseExpiresAt < guard.leaseExpiredBefore);
 }
 
 function releasedColumns(): QueryDeepPartialEntity<JobRecord> {

@@ -120,6 +120,24 @@ describe.each(['sqlite', 'postgres'] as const)('JobRepository on %s', (kind) => 
     expect(outbox.map((row) => row.id)).toEqual([`fetcher.job.completed.${job.id}`]);
   });
 
+  it('refuses to complete for a claim whose lease ran out, even with no other claim yet, and publishes nothing', async () => {
+    const job = pendingJob();
+    await jobs.insertPending(job);
+    await jobs.claim(job.id, 'w1', 60_000);
+    // The store was away: no renewal for a whole lease, and the sweep has not run yet.
+    await dataSource.getRepository<JobRecord>(JOB_ENTITY).update({ id: job.id }, { leaseExpiresAt: new Date(Date.now() - 1) });
+    const event = { id: `fetcher.job.completed.${job.id}`, eventType: 'job.completed', payload: { jobId: job.id } };
+    const published: string[] = [];
+    expect(await jobs.complete(job.id, { workerId: 'w1', attempt: 1 }, result, event, async () => void published.push('late'))).toBe(false);
+    expect(published).toEqual([]);
+    expect((await jobs.findById(job.id))?.status).toBe(JobStatus.Processing);
+    expect(await dataSource.getRepository<OutboxEventRecord>(OUTBOX_EVENT_ENTITY).findBy({ jobId: job.id })).toEqual([]);
+    // Renewed in time, the same claim commits.
+    expect(await jobs.renewLease(job.id, 'w1', 60_000)).toBe(true);
+    expect(await jobs.complete(job.id, { workerId: 'w1', attempt: 1 }, result, event, async () => void published.push('live'))).toBe(true);
+    expect(published).toEqual(['live']);
+  });
+
   it('gives a job back to pending only for the worker that holds it', async () => {
     const job = pendingJob();
     await jobs.insertPending(job);
