@@ -95,6 +95,8 @@ export interface AppConfig {
   readonly results: { readonly retentionSeconds: number | null; readonly sweepIntervalMs: number };
   readonly extraction: ExtractionCeilings;
   readonly schemaCacheTtlSeconds: number;
+  /** Source sessions kept for reuse (docs/operations.md, "Source session reuse"). */
+  readonly sourcePool: { readonly maxIdlePerDatasource: number; readonly idleMs: number };
   /** Bytes of all schemas in the in-process cache; bytes of one schema, in memory and in Redis. */
   readonly schemaCache: { readonly maxBytes: number; readonly maxEntryBytes: number };
   readonly schemaDiscoveryTimeoutMs: number;

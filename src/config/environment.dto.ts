@@ -178,6 +178,16 @@ export class EnvironmentVariables {
   @IntRange(0)
   SCHEMA_CACHE_TTL_SECONDS?: number;
 
+  /** Idle source sessions kept per connection (and product and version) for the next job or test; 0: every one connects afresh. */
+  @IsOptional()
+  @IntRange(0, 64)
+  SOURCE_POOL_MAX_IDLE?: number;
+
+  /** An idle pooled source session older than this is closed. */
+  @IsOptional()
+  @IntRange(1_000, 3_600_000)
+  SOURCE_POOL_IDLE_MS?: number;
+
   /** Deadline of one live discovery for GET /schema and validate-schema (connect included). */
   @IsOptional()
   @IntRange(500, 300_000)

@@ -142,6 +142,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions
     },
     extraction: { ...DEFAULT_CEILINGS, maxResultBytes: vars.ENGINE_MAX_RESULT_BYTES ?? DEFAULT_CEILINGS.maxResultBytes },
     schemaCacheTtlSeconds: vars.SCHEMA_CACHE_TTL_SECONDS ?? 300,
+    sourcePool: { maxIdlePerDatasource: vars.SOURCE_POOL_MAX_IDLE ?? 4, idleMs: vars.SOURCE_POOL_IDLE_MS ?? 30_000 },
     schemaCache: {
       maxBytes: vars.SCHEMA_CACHE_MAX_BYTES ?? 32 * 1024 * 1024,
       maxEntryBytes: vars.SCHEMA_CACHE_MAX_ENTRY_BYTES ?? 4 * 1024 * 1024,

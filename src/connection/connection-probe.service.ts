@@ -25,7 +25,10 @@ export class ConnectionProbeService {
     const loaded = await this.queries.load(id, principal);
     // An internal datasource serves several products: each has its own count of tests of it.
     await this.testLimit.consume(id, loaded.internal ? principal : undefined);
-    const outcome = await this.tester.test(this.queries.resolved(loaded), TEST_TIMEOUT_MS);
+    // This route answers "does a new connection work?": a pooled session would only prove the
+    // server still answers, so the test connects afresh and its session is not kept.
+    const { reuseScope: _pooledUnder, ...fresh } = this.queries.resolved(loaded);
+    const outcome = await this.tester.test(fresh, TEST_TIMEOUT_MS);
     if (!outcome.ok) throw connectionFailed(FetCode.ConnectionTestFailed, outcome.error);
     return { status: 'success', message: 'Connection successful', latencyMs: outcome.latencyMs };
   }

@@ -17,6 +17,7 @@ import type { ActiveJobs } from './active-jobs.port.js';
 import { ConnectionQueryService } from './connection-query.service.js';
 import { ConnectionRecordFactory } from './connection-record.factory.js';
 import { ConnectionRules } from './connection-rules.js';
+import type { Engine } from '../engine/engine.js';
 import { ConnectionService } from './connection.service.js';
 import type { CreateConnectionDto } from './dto/create-connection.dto.js';
 
@@ -77,6 +78,7 @@ describe('ConnectionService', () => {
   let cipher: CredentialCipher;
   let busy: Set<string>;
   let service: ConnectionService;
+  let forgotten: string[];
 
   beforeEach(() => {
     clock = new ManualClock('2026-03-01T10:00:00.000Z');
@@ -96,6 +98,7 @@ describe('ConnectionService', () => {
     const internal = new InternalDatasources(config);
     const repository = connections as unknown as ConnectionRepository;
     const guard = new EgressGuard({ allowPrivateHosts: false }, async (host) => (host === 'db.example.com' ? ['93.184.216.34'] : []));
+    forgotten = [];
     const activeJobs: ActiveJobs = { usesConnection: async ({ configName }) => busy.has(configName) };
     service = new ConnectionService(
       repository,
@@ -104,6 +107,7 @@ describe('ConnectionService', () => {
       new ConnectionRecordFactory(cipher, clock, new SequentialIdGenerator()),
       activeJobs,
       clock,
+      { forgetSessions: async (id: string) => void forgotten.push(id) } as unknown as Engine,
     );
   });
 
@@ -195,6 +199,16 @@ describe('ConnectionService', () => {
       expect(stored(id).createdAt.toISOString()).toBe('2026-03-01T10:00:00.000Z');
     });
 
+    it('closes the pooled source sessions of the connection it changed, and of no other, only once the change is stored', async () => {
+      const { id } = await service.create('ledger', body());
+      busy.add('pg_main');
+      await expect(service.update(id, { port: 6432 }, PRODUCT)).rejects.toMatchObject({ code: 'FET-1021' });
+      expect(forgotten).toEqual([]);
+      busy.clear();
+      await service.update(id, { port: 6432 }, PRODUCT);
+      expect(forgotten).toEqual([id]);
+    });
+
     it('moves updatedAt forward even when the clock has not moved, so a cached schema is never reused', async () => {
       const { id } = await service.create('ledger', body());
       await service.update(id, { port: 6432, password: 'new' }, PRODUCT);
@@ -247,8 +261,10 @@ describe('ConnectionService', () => {
       await expect(service.remove(id, PRODUCT)).rejects.toMatchObject({ code: 'FET-1021' });
       busy.clear();
       clock.advance(5_000);
+      expect(forgotten).toEqual([]);
       await service.remove(id, PRODUCT);
       expect(stored(id).deletedAt?.toISOString()).toBe('2026-03-01T10:00:05.000Z');
+      expect(forgotten).toEqual([id]);
       await expect(service.remove(id, PRODUCT)).rejects.toMatchObject({ code: 'FET-1001' });
     });
 

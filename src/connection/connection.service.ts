@@ -5,6 +5,7 @@ import { FetCode } from '../engine/errors/fet-code.js';
 import type { ConnectionRecord } from '../datasource/connection.entity.js';
 import { ConnectionRepository } from '../datasource/connection.repository.js';
 import { DatasourceError, notFound } from '../datasource/datasource.error.js';
+import { Engine } from '../engine/engine.js';
 import { isUniqueViolation } from '../persistence/unique-violation.js';
 import { ACTIVE_JOBS, type ActiveJobs } from './active-jobs.port.js';
 import { ConnectionQueryService } from './connection-query.service.js';
@@ -24,6 +25,7 @@ export class ConnectionService {
     private readonly records: ConnectionRecordFactory,
     @Inject(ACTIVE_JOBS) private readonly activeJobs: ActiveJobs,
     private readonly clock: Clock,
+    private readonly engine: Engine,
   ) {}
 
   async create(productName: string, dto: CreateConnectionDto): Promise<ConnectionResponseDto> {
@@ -57,6 +59,8 @@ export class ConnectionService {
     } catch (error) {
       throw isUniqueViolation(error) ? duplicateName(next.configName, next.productName) : error;
     }
+    // Its new version is another pool key already; this only closes the old sessions' sockets now.
+    await this.engine.forgetSessions(id);
     return ConnectionResponseDto.from(next, identity);
   }
 
@@ -64,6 +68,7 @@ export class ConnectionService {
     const current = await this.loadStored(id, 'deleted', principal);
     await this.assertNoActiveJobs(current, 'delete');
     if (!(await this.connections.softDelete(id, this.clock.now()))) throw notFound();
+    await this.engine.forgetSessions(id);
   }
 
   /** Operators only (the route says so): a product cannot see an unassigned connection. */

@@ -87,6 +87,28 @@ describe('DatasourceResolver', () => {
     });
   });
 
+  describe('session reuse scope', () => {
+    it('scopes a stored connection’s sessions to its product and its version (updatedAt), for submission and worker alike', async () => {
+      const resolver = resolverOver([alphaDb]);
+      const submitted = (await resolver.resolve(['shared_name'], ['alpha'])).get('shared_name');
+      const recorded = (await resolver.resolveRecorded([{ configName: 'shared_name', connectionId: 'a1' }], 'alpha')).get('shared_name');
+      expect(submitted?.reuseScope).toBe('alpha@2026-03-01T10:00:00.000Z');
+      expect(recorded?.reuseScope).toBe(submitted?.reuseScope);
+      const patched = record('a1', 'shared_name', 'alpha', { updatedAt: new Date('2026-03-01T10:00:00.001Z') });
+      expect((await resolverOver([patched]).resolve(['shared_name'], ['alpha'])).get('shared_name')?.reuseScope).toBe(
+        'alpha@2026-03-01T10:00:00.001Z',
+      );
+    });
+
+    it('never pools an unassigned connection, and pools an internal datasource per product, never across the scope', async () => {
+      const unassigned = record('u1', 'orphan', null);
+      expect(resolverOver([unassigned]).fromRecord(unassigned).reuseScope).toBeUndefined();
+      const resolver = resolverOver([]);
+      expect((await resolver.resolve(['warehouse'], ['alpha'])).get('warehouse')?.reuseScope).toBe('internal:alpha');
+      expect((await resolver.resolve(['warehouse'], 'all')).get('warehouse')?.reuseScope).toBeUndefined();
+    });
+  });
+
   describe('resolveRecorded', () => {
     it("loads the very connection a job recorded, under the job's name for it, even if it was renamed since", async () => {
       const renamed = record('b1', 'renamed_since', 'beta');

@@ -50,7 +50,7 @@ export class DatasourceResolver {
       const internal = this.internal.findByConfigName(name);
       if (!internal) continue;
       internalNames.add(name);
-      if (InternalDatasources.openTo(internal, scope)) resolved.set(name, InternalDatasources.resolved(internal));
+      if (InternalDatasources.openTo(internal, scope)) resolved.set(name, InternalDatasources.resolved(internal, scope));
     }
     const external = configNames.filter((name) => !internalNames.has(name));
     const records = await this.connections.findByConfigNames(external, scope);
@@ -115,12 +115,14 @@ export class DatasourceResolver {
       metadata: record.metadata ?? {},
       productName: record.productName,
       internal: false,
+      // Sessions are reused only within the product, and only until the connection changes.
+      ...(record.productName === null ? {} : { reuseScope: `${record.productName}@${record.updatedAt.toISOString()}` }),
     };
   }
 
   private async loadRecorded(connectionId: string, scope: readonly string[]): Promise<ServiceDatasource | undefined> {
     const internal = this.internal.findById(connectionId);
-    if (internal) return InternalDatasources.openTo(internal, scope) ? InternalDatasources.resolved(internal) : undefined;
+    if (internal) return InternalDatasources.openTo(internal, scope) ? InternalDatasources.resolved(internal, scope) : undefined;
     const record = await this.connections.findById(connectionId);
     if (!record || record.productName === null || !scope.includes(record.productName)) return undefined;
     return this.fromRecord(record);

@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Module, type OnApplicationShutdown } from '@nestjs/common';
 import { EgressGuard } from '../engine/egress/egress-guard.js';
 import { Engine } from '../engine/engine.js';
 import { ConnectionRepository } from './connection.repository.js';
@@ -24,10 +24,17 @@ const EXPORTED = [
 
 /**
  * Connection records, credential protection, internal datasources, and the extraction engine
- * (src/engine/) configured for the service, with the egress guard it connects through. Shared by both roles.
+ * (src/engine/) configured for the service, with the egress guard it connects through. Shared by
+ * both roles. At shutdown, after the worker drained, the engine's pooled source sessions close.
  */
 @Module({
   providers: [...EXPORTED.filter((provider) => provider !== EgressGuard && provider !== Engine), ConnectionTestSlots, ...ENGINE_PROVIDERS],
   exports: EXPORTED,
 })
-export class DatasourceModule {}
+export class DatasourceModule implements OnApplicationShutdown {
+  constructor(private readonly engine: Engine) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.engine.close();
+  }
+}

@@ -48,6 +48,7 @@ export const ENGINE_PROVIDERS: Provider[] = [
         discoveryMaxBytes: config.schemaDiscoveryMaxBytes,
         schemaCache,
         schemaCacheTtlSeconds: config.schemaCacheTtlSeconds,
+        sessionPool: config.sourcePool,
         logger: engineLogger(new Logger('Engine')),
         tracer: tracing,
       }),

@@ -8,6 +8,7 @@ import { EngineOptionsError } from './errors/engine-errors.js';
 import { DEFAULT_CEILINGS, type ExtractionCeilings } from './request/data-request.js';
 import type { EngineLogger } from './support/engine-logger.js';
 import type { EngineTracer } from './tracing/engine-tracer.js';
+import type { SessionPoolOptions } from './sessions/session-pool.js';
 
 export interface EgressOptions {
   /**
@@ -47,6 +48,12 @@ export interface EngineOptions {
   readonly tracer?: EngineTracer;
   /** The engines it can connect to; default every built-in one (defaultConnectors()). */
   readonly connectors?: readonly EngineConnector[];
+  /**
+   * Keep sessions of datasources that carry a `reuseScope` for the next extraction, test or
+   * discovery of the same datasource (docs/engine.md, "Session reuse"). Absent: every open
+   * connects afresh; call `close()` when done with an engine that pools.
+   */
+  readonly sessionPool?: SessionPoolOptions;
 }
 
 export interface ResolvedEngineOptions {
@@ -58,6 +65,7 @@ export interface ResolvedEngineOptions {
   readonly discoveryMaxBytes: number;
   readonly testTimeoutMs: number;
   readonly schemaCacheTtlSeconds: number;
+  readonly sessionPool?: SessionPoolOptions;
 }
 
 const LIMIT_NAMES = Object.keys(DEFAULT_CEILINGS) as (keyof ExtractionCeilings)[];
@@ -85,6 +93,14 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     discoveryMaxBytes: positive(options.discoveryMaxBytes, DEFAULT_CATALOG_MAX_BYTES, 'discoveryMaxBytes'),
     testTimeoutMs: positive(options.testTimeoutMs, 10_000, 'testTimeoutMs'),
     schemaCacheTtlSeconds: positive(options.schemaCacheTtlSeconds, 300, 'schemaCacheTtlSeconds', 0),
+    ...(options.sessionPool === undefined
+      ? {}
+      : {
+          sessionPool: {
+            maxIdlePerDatasource: positive(options.sessionPool.maxIdlePerDatasource, 4, 'sessionPool.maxIdlePerDatasource', 0),
+            idleMs: positive(options.sessionPool.idleMs, 30_000, 'sessionPool.idleMs'),
+          },
+        }),
   };
 }
 

@@ -33,6 +33,7 @@ import { markProblems } from './incremental/stream-marks.js';
 import type { DataRequestLimits, ExtractionCeilings, Filters, MappedFields } from './request/data-request.js';
 import type { SealingKeys } from './result/result-encoding.js';
 import { DatasourceSessions } from './sessions/datasource-sessions.js';
+import { SessionPool } from './sessions/session-pool.js';
 import { SILENT_LOGGER } from './support/engine-logger.js';
 import { NO_TRACING, type EngineTracer } from './tracing/engine-tracer.js';
 import { ATTR, SPAN } from './tracing/span-names.js';
@@ -77,9 +78,13 @@ export class Engine {
     this.schemaCache = options.schemaCache;
     const connectors =
       options.connectors ?? defaultConnectors({ postgresReadPath: options.postgresReadPath, logger: options.logger ?? SILENT_LOGGER });
-    this.sessions = new DatasourceSessions(new ConnectorRegistry(connectors), this.options.guard, {
-      allowPlaintextPassword: this.options.allowPlaintextPassword,
-    });
+    const pool = this.options.sessionPool ? new SessionPool(this.options.sessionPool) : undefined;
+    this.sessions = new DatasourceSessions(
+      new ConnectorRegistry(connectors),
+      this.options.guard,
+      { allowPlaintextPassword: this.options.allowPlaintextPassword },
+      pool,
+    );
     this.planner = new ExtractionPlanner(this.sessions, this.tracer);
   }
 
@@ -186,6 +191,16 @@ export class Engine {
       throw options.signal?.aborted ? error : discoveryFailure(error);
     });
     return describeSchema(snapshot);
+  }
+
+  /** Closes the pooled sessions of datasource `id` at once (its connection was changed or deleted). */
+  forgetSessions(id: string): Promise<void> {
+    return this.sessions.forget(id);
+  }
+
+  /** Closes every pooled session; sessions closed afterwards are not pooled any more. */
+  close(): Promise<void> {
+    return this.sessions.closePool();
   }
 
   /** A connection URL or descriptor as the connectors take it (a `mongodb+srv` name looked up once). */

@@ -144,6 +144,9 @@ describe('no fan-out from one caller', () => {
         CONNECTION_TEST_MAX_CONCURRENCY: String(GLOBAL_CAP),
         CONNECTION_TEST_MAX_PER_HOST: String(PER_HOST_CAP),
         CONNECTION_TEST_TIMEOUT_MS: '30000',
+        // Every test a fresh connect, so each of the 500 tests is a connection the caps must hold;
+        // with reuse on, a pooled session's ping serves most of them (source-session-pool.e2e).
+        SOURCE_POOL_MAX_IDLE: '0',
       });
     });
     afterAll(async () => {

@@ -38,9 +38,13 @@ export class InternalDatasources {
     return products === 'all' || datasource.products === null || datasource.products.some((product) => products.includes(product));
   }
 
-  /** As the connectors see it: no product, and `internal`, so no SSRF guard. */
-  static resolved(datasource: InternalDatasourceConfig): ServiceDatasource {
+  /**
+   * As the connectors see it: no product, and `internal`, so no SSRF guard. Resolved for one
+   * product, its sessions may be reused by that product's later jobs (never by another's).
+   */
+  static resolved(datasource: InternalDatasourceConfig, products?: readonly string[] | 'all'): ServiceDatasource {
     const { envName: _envName, products: _products, ...endpoint } = datasource;
-    return { ...endpoint, productName: null, internal: true };
+    const reuse = Array.isArray(products) && products.length === 1 ? { reuseScope: `internal:${products[0]}` } : {};
+    return { ...endpoint, productName: null, internal: true, ...reuse };
   }
 }

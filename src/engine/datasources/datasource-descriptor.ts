@@ -31,6 +31,11 @@ export interface DatasourceDescriptor {
    * (the service's DATASOURCE_<NAME>_* variables), never for ones a caller sent.
    */
   readonly internal?: boolean;
+  /**
+   * With an engine that has a `sessionPool`: sessions of this datasource may be kept and serve
+   * later calls that give the same scope, id and credentials (docs/engine.md, "Session reuse").
+   */
+  readonly reuseScope?: string;
 }
 
 const CONFIG_NAME = /^[A-Za-z0-9_-]{1,100}$/;
@@ -82,5 +87,6 @@ export function resolveDescriptor(configName: string, descriptor: DatasourceDesc
     ssl: { mode: ssl.mode ?? null, ca: ssl.ca, cert: ssl.cert, key: ssl.key },
     metadata,
     internal: descriptor.internal === true,
+    ...(typeof descriptor.reuseScope === 'string' && descriptor.reuseScope !== '' ? { reuseScope: descriptor.reuseScope } : {}),
   };
 }

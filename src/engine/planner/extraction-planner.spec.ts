@@ -42,7 +42,8 @@ function harness(
   const sessions = {
     defaultSchema: () => 'public',
     canonicalName: () => (name: string) => name,
-    open: async (ds: ResolvedDatasource): Promise<ConnectorSession> => {
+    // Nothing pooled here: every acquire opens.
+    acquire: async (ds: ResolvedDatasource): Promise<ConnectorSession> => {
       const behaviour = known[ds.configName];
       inFlight += 1;
       log.peak = Math.max(log.peak, inFlight);

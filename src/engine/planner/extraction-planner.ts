@@ -63,7 +63,7 @@ export class ExtractionPlanner {
     const requested = collectRequested(request, datasources, this.sessions);
     const opened = new Map<string, ConnectorSession>();
     const discovered = await matchRequested(requested, limits.maxParallelDatasources, async (datasource, schemas) => {
-      const session = await this.sessions.open(datasource, { connectTimeoutMs, signal });
+      const session = await this.sessions.acquire(datasource, { connectTimeoutMs, signal });
       opened.set(datasource.configName, session);
       return discoverWithin(session, datasource.configName, schemas, input.discoveryMaxBytes, input.discoveryTimeoutMs, signal);
     });

@@ -28,7 +28,9 @@ export function gateHost(datasource: ResolvedDatasource, target: EgressTarget | 
 }
 
 /**
- * Opens a real connection to a datasource and closes it again, all within `timeoutMs`. A failed
+ * Opens a real connection to a datasource and closes it again, all within `timeoutMs`; a pooled
+ * session that answers a ping serves instead (SessionPool), and a fresh one goes back to the
+ * pool when it is reusable. A failed
  * connect is an outcome (`ok: false` with the connector's safe message and reason); a host the
  * egress policy refuses is thrown (FET-0414), not reported as a failed test.
  */
@@ -44,6 +46,15 @@ export async function testConnection(
   let started: number | undefined;
   let waiting = false;
   try {
+    // A pooled session proves the server answers with its ping: that is this test's round trip.
+    started = performance.now();
+    const pooled = await sessions.reuse(datasource, stop);
+    if (pooled !== undefined) {
+      const latencyMs = Math.max(1, Math.round(performance.now() - started));
+      await pooled.close();
+      return { ok: true, latencyMs } as const;
+    }
+    started = undefined;
     const target = await sessions.target(datasource);
     waiting = true;
     return await gate(gateHost(datasource, target), stop, async () => {
@@ -105,7 +116,8 @@ export async function discoverSchema(
     stage = 'waiting';
     return await gate(gateHost(datasource, target), stop, async () => {
       stage = 'started';
-      const session = await sessions.open(datasource, { connectTimeoutMs: Math.min(connectTimeoutMs, deadlineMs), signal: stop }, target);
+      const connect = { connectTimeoutMs: Math.min(connectTimeoutMs, deadlineMs), signal: stop };
+      const session = await sessions.acquire(datasource, connect, target);
       try {
         return await discoverWithinBudget(session, schemas, stop, maxCatalogBytes, datasource.configName);
       } finally {

@@ -4,6 +4,8 @@ import { DatasourceConnectError } from '../errors/datasource-errors.js';
 import { EgressGuard } from '../egress/egress-guard.js';
 import type { EgressTarget } from '../egress/egress-policy.js';
 import type { CursorKind } from '../incremental/cursor-range.js';
+import { LentSession } from './lent-session.js';
+import type { SessionPool } from './session-pool.js';
 
 /**
  * The one way into a datasource: finds its engine connector and runs the SSRF guard right before
@@ -11,13 +13,42 @@ import type { CursorKind } from '../incremental/cursor-range.js';
  * refused); the connector then dials the checked address and asks the same policy before any
  * other socket. Internal datasources, declared by the operator, connect by name unchecked. The
  * plaintext-password rule applies to every datasource, internal ones included.
+ *
+ * With a pool, the session of a datasource that has a `reuseScope` goes back to it on close when
+ * its connector says it is reusable, and `acquire`/`reuse` hand it out again once it answered a
+ * ping: a pooled session never dials anything, so the egress check of its connect still holds.
  */
 export class DatasourceSessions {
   constructor(
     private readonly connectors: ConnectorRegistry,
     private readonly guard: EgressGuard,
     private readonly config: { readonly allowPlaintextPassword: boolean },
+    private readonly pool?: SessionPool,
   ) {}
+
+  /** A pooled session of this datasource that answered its ping, or undefined (none pooled, or none answered). */
+  async reuse(datasource: ResolvedDatasource, signal?: AbortSignal): Promise<ConnectorSession | undefined> {
+    const key = this.pool?.keyOf(datasource);
+    if (this.pool === undefined || key === undefined) return undefined;
+    const pool = this.pool;
+    const session = await pool.take(key, signal);
+    return session === undefined ? undefined : new LentSession(session, datasource.configName, (returned) => pool.give(key, returned));
+  }
+
+  /** `reuse`, else `open`. */
+  async acquire(datasource: ResolvedDatasource, options: OpenSessionOptions, target?: EgressTarget): Promise<ConnectorSession> {
+    return (await this.reuse(datasource, options.signal)) ?? this.open(datasource, options, target);
+  }
+
+  /** Closes the pooled sessions of datasource `id`: its connection was deleted or changed. */
+  forget(id: string): Promise<void> {
+    return this.pool?.forget(id) ?? Promise.resolve();
+  }
+
+  /** Closes every pooled session, and every session closed from now on. */
+  closePool(): Promise<void> {
+    return this.pool?.close() ?? Promise.resolve();
+  }
 
   /** Namespace of unqualified table names, or null when the engine has none. */
   defaultSchema(datasource: ResolvedDatasource): string | null {
@@ -46,8 +77,19 @@ export class DatasourceSessions {
     return this.guard.resolveTarget(datasource.host, datasource.configName);
   }
 
-  /** `target`: what `target()` answered for this datasource, so the name is not resolved twice. */
+  /**
+   * A fresh session (never a pooled one); with a pool it goes back there on close.
+   * `target`: what `target()` answered for this datasource, so the name is not resolved twice.
+   */
   async open(datasource: ResolvedDatasource, options: OpenSessionOptions, target?: EgressTarget): Promise<ConnectorSession> {
+    const session = await this.connect(datasource, options, target);
+    const key = this.pool?.keyOf(datasource);
+    if (this.pool === undefined || key === undefined || session.ping === undefined) return session;
+    const pool = this.pool;
+    return new LentSession(session, datasource.configName, (returned) => pool.give(key, returned));
+  }
+
+  private async connect(datasource: ResolvedDatasource, options: OpenSessionOptions, target?: EgressTarget): Promise<ConnectorSession> {
     const connector = this.connectors.find(datasource.type);
     if (!connector) {
       throw new DatasourceConnectError(datasource.configName, 'unknown', `engine ${datasource.type} is not supported yet`);

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import Cursor from 'pg-cursor';
 import type { CatalogTooLargeError } from '../../errors/engine-errors.js';
+import type { DatasourceQueryError } from '../../errors/datasource-errors.js';
 import { type CatalogBudget, defaultCatalogBudget } from '../shared/catalog-budget.js';
 import { ABORT_BUDGET_MS, abortableRead } from '../shared/abortable-read.js';
 import type { ConnectorSession, RowBatch, SchemaSnapshot, TableReadRequest } from '../shared/engine-connector.js';
@@ -71,6 +72,8 @@ export class PostgresSession extends EngineSession implements ConnectorSession {
   private gauge: PostgresRowGauge | undefined;
   private readonly copyLink: CopySessionLink;
   private readonly rangeLink: RangeSessionLink;
+  /** A statement was cancelled or failed on it once: it is never handed to another caller. */
+  private disturbed = false;
 
   constructor(
     private readonly client: pg.Client,
@@ -256,8 +259,48 @@ export class PostgresSession extends EngineSession implements ConnectorSession {
     this.gauge = undefined;
   }
 
+  /**
+   * `SELECT 1` within the signal; it rejects unless the server answered and left the session
+   * idle outside any transaction. One that does not answer in time is cut.
+   */
+  async ping(signal: AbortSignal): Promise<void> {
+    this.assertUsable();
+    await abortableRead(
+      () => this.client.query({ text: 'SELECT 1', rowMode: 'array' }),
+      signal,
+      async () => this.sever(new Error('no answer to a ping; connection closed')),
+      (error) => this.readFailure(error, '(ping)'),
+      () => undefined,
+    );
+    if (this.client.getTransactionStatus() !== 'I') throw new Error('the session is inside a transaction');
+  }
+
+  /** Idle outside any transaction, nothing queued, nothing ever cancelled, cut or failed on it. */
+  get reusable(): boolean {
+    const client = this.client as pg.Client & { readonly readyForQuery?: boolean };
+    return (
+      this.lost === undefined &&
+      this.closing === undefined &&
+      !this.disturbed &&
+      this.tooLarge === undefined &&
+      client.readyForQuery === true &&
+      client.getTransactionStatus() === 'I'
+    );
+  }
+
+  protected override readFailure(error: unknown, table: string): Error {
+    this.disturbed = true;
+    return super.readFailure(error, table);
+  }
+
+  protected override discoveryFailure(error: unknown): DatasourceQueryError {
+    this.disturbed = true;
+    return super.discoveryFailure(error);
+  }
+
   /** Cuts the socket: nothing more is read, and the session is lost. */
   private sever(reason: Error): void {
+    this.disturbed = true;
     this.lost ??= reason;
     destroyClient(this.client);
   }
@@ -268,6 +311,7 @@ export class PostgresSession extends EngineSession implements ConnectorSession {
    * nothing keeps waiting on it (the session is then unusable).
    */
   private interrupt(read: Promise<unknown>): Promise<void> {
+    this.disturbed = true;
     const { cancelConfig, backendPid, cancelTimeoutMs, refusePlaintextPassword } = this.ctx;
     return cancelOrCut(cancelBackend(cancelConfig, backendPid, cancelTimeoutMs, refusePlaintextPassword), read, () =>
       this.sever(new Error('statement could not be cancelled; connection closed')),

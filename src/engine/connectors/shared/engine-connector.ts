@@ -28,6 +28,12 @@ export interface ResolvedDatasource extends DatasourceEndpoint {
   readonly id: string;
   /** Declared by whoever runs the process (the service's DATASOURCE_<NAME>_* variables): no egress check, it connects by name. */
   readonly internal: boolean;
+  /**
+   * Sessions of this datasource may serve later opens of the same id, credentials and scope
+   * (engines with a session pool, see SessionPool). The service gives the product and the
+   * connection's version; absent, every open connects afresh.
+   */
+  readonly reuseScope?: string;
 }
 
 export interface ColumnInfo {
@@ -121,6 +127,13 @@ export interface ConnectorSession {
   /** Streams the rows of one table in primary-key order, with backpressure: the next batch is read when asked for. */
   readRows(request: TableReadRequest, signal: AbortSignal): AsyncIterable<RowBatch>;
   close(): Promise<void>;
+  /**
+   * One round trip that proves the server still answers this session and left it outside any
+   * transaction; rejects otherwise. Engines whose sessions may be pooled implement it and `reusable`.
+   */
+  ping?(signal: AbortSignal): Promise<void>;
+  /** Nothing is running on it, and it was never interrupted, cut or failed: another caller may use it. */
+  readonly reusable?: boolean;
 }
 
 export interface OpenSessionOptions {
