@@ -66,7 +66,7 @@ describe('ExtractionService and incremental streams', () => {
     } as Partial<JobRecord> as JobRecord;
     // The real store runs the step, then the publish, inside the completion's transaction; a step that throws commits nothing.
     jobs = {
-      claim: vi.fn(async () => true),
+      claim: vi.fn(async () => ({ ...job })),
       findById: vi.fn(async () => ({ ...job })),
       renewLease: vi.fn(async () => true),
       complete: vi.fn(async (_id, _claim, _result, _event, publish: () => Promise<void>, _progress, step?: CompletionStep) => {

@@ -129,7 +129,7 @@ describe('ExtractionService', () => {
       limits: null,
     } as Partial<JobRecord> as JobRecord;
     jobs = {
-      claim: vi.fn(async () => true),
+      claim: vi.fn(async () => ({ ...job })),
       findById: vi.fn(async () => ({ ...job })),
       renewLease: vi.fn(async () => true),
       // The real store runs `publish` inside the commit's transaction.
@@ -270,7 +270,7 @@ describe('ExtractionService', () => {
   });
 
   it('skips a job another delivery claimed first, touching nothing', async () => {
-    jobs.claim.mockResolvedValueOnce(false);
+    jobs.claim.mockResolvedValueOnce(null);
     expect(await run()).toBe('skipped');
     expect(open).not.toHaveBeenCalled();
     expect(stageResult).not.toHaveBeenCalled();
@@ -346,9 +346,11 @@ describe('ExtractionService', () => {
   it('stores nothing and leaves the job failed as it is when it was cancelled before the commit', async () => {
     // The cancel failed the job between the last renewal and the commit: the commit's guard refuses.
     jobs.complete.mockResolvedValueOnce(false);
-    jobs.findById
-      .mockResolvedValueOnce({ ...job })
-      .mockResolvedValue({ ...job, status: JobStatus.Failed, error: { code: FetCode.ExtractionCancelled, message: 'cancelled' } });
+    jobs.findById.mockResolvedValue({
+      ...job,
+      status: JobStatus.Failed,
+      error: { code: FetCode.ExtractionCancelled, message: 'cancelled' },
+    });
 
     expect(await run()).toBe('lost');
     expect(jobs.fail).not.toHaveBeenCalled();
@@ -359,6 +361,8 @@ describe('ExtractionService', () => {
     expect(await run()).toBe('completed');
     // The lease timer of a job this short never fired: no renewal, only the claim's lease and the commit.
     expect(jobs.renewLease).not.toHaveBeenCalled();
+    // The claim hands over the job it locked: no second read of it.
+    expect(jobs.findById).not.toHaveBeenCalled();
     expect(jobs.complete).toHaveBeenCalledTimes(1);
   });
 

@@ -55,8 +55,8 @@ export class ExtractionService {
   /** Throws only when the job store itself fails; the job is then recovered by the sweep. */
   async process(jobId: string, shutdown: AbortSignal): Promise<ExtractionOutcome> {
     const { leaseMs } = this.config.leases;
-    if (!(await this.jobs.claim(jobId, this.workerId, leaseMs))) return 'skipped';
-    const job = (await this.jobs.findById(jobId)) as JobRecord;
+    const job = await this.jobs.claim(jobId, this.workerId, leaseMs);
+    if (job === null) return 'skipped';
     const claim: JobClaim = { workerId: this.workerId, attempt: job.attempts };
     const log = jobLogFields(job, claim.attempt);
     this.tracing.annotate({ [ATTR.jobAttempt]: job.attempts });

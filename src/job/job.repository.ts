@@ -20,7 +20,7 @@ import {
   type JobTransitionRecord,
 } from './job.entity.js';
 import { JobStatus } from './job-status.js';
-import { guardHolds, type TransitionGuard } from './transition-guard.js';
+import { guardHolds, releasedColumns, type Transition, type TransitionGuard } from './transition-guard.js';
 import type { ResultPart } from '../engine/formats/result-parts.js';
 
 /** At most one pending or processing job per (product, stream): the migration's partial unique index. */
@@ -201,15 +201,32 @@ export class JobRepository {
       .execute();
   }
 
-  /** pending → processing, only if still pending. False means another delivery got there first. */
-  claim(id: string, workerId: string, leaseMs: number): Promise<boolean> {
+  /**
+   * pending → processing, only if still pending: the job as it now is, read under the same lock,
+   * so the worker needs no second read. null means another delivery got there first.
+   */
+  async claim(id: string, workerId: string, leaseMs: number): Promise<JobRecord | null> {
     const now = new Date();
-    return this.change(id, { from: [JobStatus.Pending] }, JobStatus.Processing, workerId, 'claimed', {
-      startedAt: now,
+    const leaseExpiresAt = new Date(now.getTime() + leaseMs);
+    const before = await this.change(id, {
+      guard: { from: [JobStatus.Pending] },
+      to: JobStatus.Processing,
       workerId,
-      leaseExpiresAt: new Date(now.getTime() + leaseMs),
-      attempts: () => 'attempts + 1',
+      reason: 'claimed',
+      columns: { startedAt: now, workerId, leaseExpiresAt, attempts: () => 'attempts + 1' },
+      wholeRow: true,
     });
+    return (
+      before && {
+        ...before.row,
+        status: JobStatus.Processing,
+        startedAt: now,
+        workerId,
+        leaseExpiresAt,
+        attempts: before.row.attempts + 1,
+        updatedAt: before.at,
+      }
+    );
   }
 
   /**
@@ -232,23 +249,27 @@ export class JobRepository {
    * processing → pending for a job its worker gives back (shutdown); it will be claimed again. A
    * hand-back is not a failed attempt, so it does not count against JOB_MAX_ATTEMPTS.
    */
-  release(id: string, workerId: string, reason: string): Promise<boolean> {
-    return this.change(id, { from: [JobStatus.Processing], workerId }, JobStatus.Pending, workerId, reason, {
-      ...releasedColumns(),
-      attempts: () => 'attempts - 1',
+  async release(id: string, workerId: string, reason: string): Promise<boolean> {
+    const changed = await this.change(id, {
+      guard: { from: [JobStatus.Processing], workerId },
+      to: JobStatus.Pending,
+      workerId,
+      reason,
+      columns: { ...releasedColumns(), attempts: () => 'attempts - 1' },
     });
+    return changed !== null;
   }
 
   /** processing → pending for a job whose worker stopped renewing its lease. */
-  requeueExpired(job: JobRecord, now: Date): Promise<boolean> {
-    return this.change(
-      job.id,
-      { from: [JobStatus.Processing], workerId: job.workerId ?? undefined, leaseExpiredBefore: now },
-      JobStatus.Pending,
-      job.workerId,
-      `lease expired (attempt ${job.attempts})`,
-      releasedColumns(),
-    );
+  async requeueExpired(job: JobRecord, now: Date): Promise<boolean> {
+    const changed = await this.change(job.id, {
+      guard: { from: [JobStatus.Processing], workerId: job.workerId ?? undefined, leaseExpiredBefore: now },
+      to: JobStatus.Pending,
+      workerId: job.workerId,
+      reason: `lease expired (attempt ${job.attempts})`,
+      columns: releasedColumns(),
+    });
+    return changed !== null;
   }
 
   /** Marks a pending job as just re-queued, so the next sweep leaves it alone for a while. */
@@ -268,7 +289,7 @@ export class JobRepository {
    * claim can commit or publish in between, and no reader sees the job completed without its
    * object; if it throws, nothing is committed. `step` runs in the same place, before `publish`.
    */
-  complete(
+  async complete(
     id: string,
     claim: JobClaim,
     result: CompletedResult,
@@ -278,64 +299,60 @@ export class JobRepository {
     step?: CompletionStep,
   ): Promise<boolean> {
     const finalProgress = progress ? { progress: progress as QueryDeepPartialEntity<JobProgress> } : {};
-    return this.change(
-      id,
+    const changed = await this.change(id, {
       // The lease check is the commit's own: no renewal round trip is needed just before it.
-      { from: [JobStatus.Processing], workerId: claim.workerId, attempt: claim.attempt, leaseLiveAt: new Date() },
-      JobStatus.Completed,
-      claim.workerId,
-      'completed',
-      { ...result, ...finalProgress, leaseExpiresAt: null, completedAt: new Date() },
+      guard: { from: [JobStatus.Processing], workerId: claim.workerId, attempt: claim.attempt, leaseLiveAt: new Date() },
+      to: JobStatus.Completed,
+      workerId: claim.workerId,
+      reason: 'completed',
+      columns: { ...result, ...finalProgress, leaseExpiresAt: null, completedAt: new Date() },
       event,
-      step || publish
-        ? async (manager) => {
-            await step?.(manager);
-            await publish?.();
-          }
-        : undefined,
-    );
+      beforeCommit:
+        step || publish
+          ? async (manager) => {
+              await step?.(manager);
+              await publish?.();
+            }
+          : undefined,
+    });
+    return changed !== null;
   }
 
   /** pending|processing → failed and its terminal event, in one transaction; frees the dedup key. */
-  fail(id: string, error: JobErrorInfo, event: TerminalEvent, guard: Partial<TransitionGuard> = {}): Promise<boolean> {
-    return this.change(
-      id,
-      {
+  async fail(id: string, error: JobErrorInfo, event: TerminalEvent, guard: Partial<TransitionGuard> = {}): Promise<boolean> {
+    const changed = await this.change(id, {
+      guard: {
         from: guard.from ?? [JobStatus.Pending, JobStatus.Processing],
         workerId: guard.workerId,
         attempt: guard.attempt,
         leaseExpiredBefore: guard.leaseExpiredBefore,
       },
-      JobStatus.Failed,
-      guard.workerId ?? null,
-      error.code,
-      { error, dedupKey: null, leaseExpiresAt: null, completedAt: new Date() },
+      to: JobStatus.Failed,
+      workerId: guard.workerId ?? null,
+      reason: error.code,
+      columns: { error, dedupKey: null, leaseExpiresAt: null, completedAt: new Date() },
       event,
-    );
+    });
+    return changed !== null;
   }
 
-  private async change(
-    id: string,
-    guard: TransitionGuard,
-    to: JobStatus,
-    workerId: string | null,
-    reason: string,
-    columns: QueryDeepPartialEntity<JobRecord>,
-    event?: TerminalEvent,
-    beforeCommit?: (manager: EntityManager) => Promise<void>,
-  ): Promise<boolean> {
+  /**
+   * One guarded transition in one transaction: the row is read under a lock, the guard checked on
+   * it, then the row updated, the transition recorded and the terminal event written. The row as
+   * it was read (every column with `wholeRow`, else the guard's) and the transaction's time, or
+   * null when the guard refused.
+   */
+  private async change(id: string, transition: Transition): Promise<{ row: JobRecord; at: Date } | null> {
+    const { guard, to, workerId, reason, columns, event, beforeCommit } = transition;
     let fannedOut = 0;
     const changed = await inTransaction(this.dataSource, async (manager) => {
       const now = new Date();
-      const lookup = manager
-        .getRepository<JobRecord>(JOB_ENTITY)
-        .createQueryBuilder('job')
-        .select(['job.id', 'job.status', 'job.workerId', 'job.attempts', 'job.leaseExpiresAt'])
-        .where('job.id = :id', { id });
+      const lookup = manager.getRepository<JobRecord>(JOB_ENTITY).createQueryBuilder('job').where('job.id = :id', { id });
+      if (!transition.wholeRow) lookup.select(['job.id', 'job.status', 'job.workerId', 'job.attempts', 'job.leaseExpiresAt']);
       // Locked until the commit: the guard checked here still holds when the row is updated.
       if (this.dataSource.options.type === 'postgres') lookup.setLock('pessimistic_write');
       const current = await lookup.getOne();
-      if (!current || !guardHolds(guard, current)) return false;
+      if (!current || !guardHolds(guard, current)) return null;
       // Before the row says so: SQLite's one connection shows this transaction's writes to every
       // reader before the commit, so a job read as completed must already have its result object.
       await beforeCommit?.(manager);
@@ -357,7 +374,7 @@ export class JobRepository {
         // Same transaction: the terminal status commits with its webhook deliveries, or neither does.
         fannedOut = (await this.webhooks?.fanOut(manager, id, event, now)) ?? 0;
       }
-      return true;
+      return { row: current, at: now };
     });
     if (changed && fannedOut > 0) this.webhooks?.announceDeliveries();
     return changed;
@@ -375,8 +392,4 @@ export class JobRepository {
     const row: JobTransitionRecord = { id: uuidv7(), jobId, fromStatus: from, toStatus: to, workerId, reason: reason.slice(0, 255), at };
     await manager.getRepository<JobTransitionRecord>(JOB_TRANSITION_ENTITY).insert(row);
   }
-}
-
-function releasedColumns(): QueryDeepPartialEntity<JobRecord> {
-  return { workerId: null, leaseExpiresAt: null, startedAt: null };
 }

@@ -1,3 +1,5 @@
+import type { EntityManager, QueryDeepPartialEntity } from 'typeorm';
+import type { NewOutboxEvent } from '../events/outbox.repository.js';
 import type { JobRecord } from './job.entity.js';
 import type { JobStatus } from './job-status.js';
 
@@ -19,4 +21,22 @@ export function guardHolds(guard: TransitionGuard, job: Pick<JobRecord, 'status'
   if (guard.attempt !== undefined && job.attempts !== guard.attempt) return false;
   if (guard.leaseLiveAt && (job.leaseExpiresAt === null || job.leaseExpiresAt <= guard.leaseLiveAt)) return false;
   return !guard.leaseExpiredBefore || (job.leaseExpiresAt !== null && job.leaseExpiresAt < guard.leaseExpiredBefore);
+}
+
+/** What JobRepository.change() does: from which states, to which, by whom and why, with which columns and event. */
+export interface Transition {
+  readonly guard: TransitionGuard;
+  readonly to: JobStatus;
+  readonly workerId: string | null;
+  readonly reason: string;
+  readonly columns: QueryDeepPartialEntity<JobRecord>;
+  readonly event?: NewOutboxEvent;
+  readonly beforeCommit?: (manager: EntityManager) => Promise<void>;
+  /** Read every column under the lock (a claim hands the whole job to its worker). */
+  readonly wholeRow?: boolean;
+}
+
+/** A job going back to pending: no worker, no lease, not started. */
+export function releasedColumns(): QueryDeepPartialEntity<JobRecord> {
+  return { workerId: null, leaseExpiresAt: null, startedAt: null };
 }

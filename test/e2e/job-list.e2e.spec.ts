@@ -139,7 +139,8 @@ describe.each(['sqlite', 'postgres'] as const)('GET /v1/fetcher (job store: %s)'
       const status = STATUSES[Math.floor(index / 2) % 4];
       const job = seededJob(product, createdAtOf(index), index);
       expect(await jobs.insertPending(job)).toBe(true);
-      if (status !== JobStatus.Pending && status !== JobStatus.Failed) expect(await jobs.claim(job.id, WORKER, 3_600_000)).toBe(true);
+      if (status !== JobStatus.Pending && status !== JobStatus.Failed)
+        expect(await jobs.claim(job.id, WORKER, 3_600_000)).toMatchObject({ id: job.id, status: JobStatus.Processing });
       if (status === JobStatus.Completed) {
         const result = seededResult(job, index);
         expect(await jobs.complete(job.id, { workerId: WORKER, attempt: 1 }, result, completedEvent(job, result, 5, new Date()))).toBe(

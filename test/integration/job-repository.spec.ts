@@ -92,6 +92,8 @@ describe.each(['sqlite', 'postgres'] as const)('JobRepository on %s', (kind) => 
     const stored = (await jobs.findById(job.id)) as JobRecord;
     expect(stored).toMatchObject({ status: JobStatus.Processing, attempts: 1 });
     expect(stored.leaseExpiresAt?.getTime()).toBeGreaterThan(Date.now());
+    // The winner got the job as the store now holds it, so it needs no second read.
+    expect(claims.find(Boolean)).toEqual(stored);
   });
 
   it('refuses a second job with the same dedup key, and frees the key when the first fails', async () => {

@@ -105,7 +105,7 @@ describe.each(['sqlite', 'postgres'] as const)('streams on %s', (kind) => {
   const running = async (stream: string, from: StreamMarks = {}) => {
     const job = streamJob(stream, from);
     expect(await jobs.insertPending(job)).toBe(true);
-    expect(await jobs.claim(job.id, 'w1', 60_000)).toBe(true);
+    expect(await jobs.claim(job.id, 'w1', 60_000)).toMatchObject({ id: job.id, status: JobStatus.Processing });
     return job;
   };
   /**

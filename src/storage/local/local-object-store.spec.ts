@@ -35,6 +35,22 @@ describe('LocalObjectStore', () => {
     expect(await readdir(join(root, 'results', '.uploads'))).toEqual([]);
   });
 
+  it('stores and moves again after its directories were removed behind its back (it remembers the ones it made)', async () => {
+    const store_ = async (target: string, body: string) => {
+      const upload = await store.beginUpload(target);
+      await upload.write(Buffer.from(body));
+      await upload.complete();
+    };
+    await store_('external-data/.attempts/a.json', 'first');
+    await store.move('external-data/.attempts/a.json', key);
+    // An operator's cleanup, a retention sweep of another process: every directory is gone.
+    await rm(join(root, 'results'), { recursive: true, force: true });
+    await store_('external-data/.attempts/b.json', 'second');
+    await store.move('external-data/.attempts/b.json', key);
+    expect((await store.read(key)).toString()).toBe('second');
+    await expect(store.move('external-data/.attempts/missing.json', key)).rejects.toMatchObject({ code: FetCode.NotFound });
+  });
+
   it('streams an object with its size; a missing one is FET-1001 as for read', async () => {
     const upload = await store.beginUpload(key);
     const body = Buffer.alloc(200_000, 'x');

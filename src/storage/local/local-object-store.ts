@@ -6,7 +6,7 @@ import { FetCode } from '../../engine/errors/fet-code.js';
 import type { ObjectReadStream, ObjectStore, ObjectUpload } from '../object-store.port.js';
 import { assertSafeObjectKey, objectNotFound } from '../object-key.js';
 import { StorageError } from '../storage.error.js';
-import { fsFailure, syncDirectory } from './local-fs.js';
+import { fsFailure, isNotFound, KnownDirectories, syncDirectory } from './local-fs.js';
 import { LocalUpload } from './local-upload.js';
 
 /** Temp files live beside the results so the final rename stays on one file system (atomic). */
@@ -21,6 +21,7 @@ const READ_CHUNK_BYTES = 64 * 1024;
 export class LocalObjectStore implements ObjectStore {
   readonly kind = 'local' as const;
   readonly root: string;
+  private readonly directories = new KnownDirectories();
 
   constructor(root: string) {
     this.root = resolve(root);
@@ -31,8 +32,8 @@ export class LocalObjectStore implements ObjectStore {
     const uploads = join(this.root, LOCAL_UPLOADS_DIR);
     const temp = join(uploads, `${randomUUID()}.part`);
     try {
-      await mkdir(uploads, { recursive: true });
-      return new LocalUpload(await open(temp, 'wx'), temp, target, key);
+      const file = await this.directories.within(uploads, () => open(temp, 'wx'));
+      return new LocalUpload(file, temp, target, key, this.directories);
     } catch (error) {
       throw fsFailure(`cannot start writing ${key}`, error);
     }
@@ -79,10 +80,10 @@ export class LocalObjectStore implements ObjectStore {
 
   async move(from: string, to: string): Promise<void> {
     const target = this.pathOf(to);
+    const source = this.pathOf(from);
     try {
-      await mkdir(dirname(target), { recursive: true });
       // rename(2) replaces the target atomically: a reader sees the old object or the new one.
-      await rename(this.pathOf(from), target);
+      await this.directories.within(dirname(target), () => rename(source, target));
     } catch (error) {
       if (isNotFound(error)) throw objectNotFound(from);
       throw fsFailure(`cannot move ${from} to ${to}`, error);
@@ -99,8 +100,10 @@ export class LocalObjectStore implements ObjectStore {
   }
 
   async deleteFolder(key: string): Promise<void> {
+    const path = this.pathOf(key);
+    this.directories.forget(path);
     try {
-      await rm(this.pathOf(key), { recursive: true, force: true });
+      await rm(path, { recursive: true, force: true });
     } catch (error) {
       throw fsFailure(`cannot delete ${key}/`, error);
     }
@@ -154,9 +157,4 @@ export class LocalObjectStore implements ObjectStore {
     }
     return path;
   }
-}
-
-function isNotFound(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'ENOENT' || code === 'ENOTDIR';
 }

@@ -1,14 +1,24 @@
 import type { FileHandle } from 'node:fs/promises';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { FetCode } from '../../engine/errors/fet-code.js';
 import { BufferedUpload } from '../../engine/result/buffered-writer.js';
 import { StorageError } from '../storage.error.js';
-import { fsFailure, syncDirectory } from './local-fs.js';
+import { fsFailure, type KnownDirectories, syncDirectory } from './local-fs.js';
 
 /** Bytes gathered before a file write, and how many such writes may be in flight at once. */
 export const LOCAL_WRITE_BYTES = 512 * 1024;
 const WRITES_IN_FLIGHT = 2;
+
+/**
+ * Write buffers an ended upload gave back, for the next one: a small job then allocates none
+ * (half a MiB of fresh memory per job was garbage the collector had to chase). Bounded, so a burst
+ * of parallel uploads leaves at most this many behind.
+ */
+const FREE_BUFFERS: Buffer[] = [];
+const MAX_FREE_BUFFERS = 2 * WRITES_IN_FLIGHT + 2;
+
+const takeBuffer = (): Buffer => FREE_BUFFERS.pop() ?? Buffer.allocUnsafe(LOCAL_WRITE_BYTES);
 
 /**
  * One object being written to a temp file, published by rename. Writes go out behind the caller:
@@ -19,7 +29,7 @@ const WRITES_IN_FLIGHT = 2;
  */
 export class LocalUpload extends BufferedUpload {
   private state: 'open' | 'completed' | 'aborted' = 'open';
-  private buffer: Buffer = Buffer.allocUnsafe(LOCAL_WRITE_BYTES);
+  private buffer: Buffer = takeBuffer();
   private readonly spare: Buffer[] = [];
   private readonly inFlight = new Set<Promise<void>>();
   private failure: StorageError | undefined;
@@ -30,6 +40,7 @@ export class LocalUpload extends BufferedUpload {
     private readonly temp: string,
     private readonly target: string,
     private readonly key: string,
+    private readonly directories: KnownDirectories,
   ) {
     super();
   }
@@ -43,9 +54,9 @@ export class LocalUpload extends BufferedUpload {
       // Data must be on disk before the rename publishes it, or a crash could expose a short file.
       await this.file.sync();
       await this.file.close();
-      await mkdir(dirname(this.target), { recursive: true });
-      await rename(this.temp, this.target);
+      await this.directories.within(dirname(this.target), () => rename(this.temp, this.target));
       this.state = 'completed';
+      this.giveBuffersBack();
     } catch (error) {
       throw fsFailure(`cannot store ${this.key}`, error);
     }
@@ -57,8 +68,16 @@ export class LocalUpload extends BufferedUpload {
     this.state = 'aborted';
     // A write still running on the handle must end before the file goes.
     await Promise.allSettled(this.inFlight);
+    this.giveBuffersBack();
     await this.file.close().catch(() => undefined);
     await rm(this.temp, { force: true }).catch(() => undefined);
+  }
+
+  /** Only once no write is in flight: nothing refers to the buffers any more. */
+  private giveBuffersBack(): void {
+    for (const buffer of [this.buffer, ...this.spare.splice(0)]) {
+      if (FREE_BUFFERS.length < MAX_FREE_BUFFERS && buffer.length === LOCAL_WRITE_BYTES) FREE_BUFFERS.push(buffer);
+    }
   }
 
   protected override assertOpen(): void {
@@ -91,7 +110,7 @@ export class LocalUpload extends BufferedUpload {
       },
     );
     this.inFlight.add(tracked);
-    this.buffer = this.spare.pop() ?? Buffer.allocUnsafe(LOCAL_WRITE_BYTES);
+    this.buffer = this.spare.pop() ?? takeBuffer();
     this.filled = 0;
   }
 
