@@ -20,6 +20,7 @@ import {
   type JobTransitionRecord,
 } from './job.entity.js';
 import { JobStatus } from './job-status.js';
+import { PostgresJobStatements } from './postgres-job-statements.js';
 import { guardHolds, releasedColumns, type Transition, type TransitionGuard } from './transition-guard.js';
 import type { ResultPart } from '../engine/formats/result-parts.js';
 
@@ -68,6 +69,7 @@ export interface JobClaim {
 @Injectable()
 export class JobRepository {
   private readonly jobs: Repository<JobRecord>;
+  private statements: PostgresJobStatements | undefined;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -76,6 +78,12 @@ export class JobRepository {
     @Optional() private readonly webhooks?: WebhookDeliveryRepository,
   ) {
     this.jobs = dataSource.getRepository<JobRecord>(JOB_ENTITY);
+  }
+
+  /** One statement where PostgreSQL can do in one what takes SQLite a transaction. */
+  private get postgres(): PostgresJobStatements | undefined {
+    if (this.dataSource.options.type !== 'postgres') return undefined;
+    return (this.statements ??= new PostgresJobStatements(this.dataSource));
   }
 
   findById(id: string): Promise<JobRecord | null> {
@@ -152,17 +160,20 @@ export class JobRepository {
    * also when that job is its twin, or ended before it could be named, so that the caller tries again.
    */
   async insertPending(job: JobRecord, connectionIds: Readonly<Record<string, string>> = {}): Promise<boolean> {
+    const datasources: JobDatasourceRecord[] = Object.keys(job.mappedFields).map((configName) => ({
+      jobId: job.id,
+      configName,
+      connectionId: connectionIds[configName] ?? null,
+    }));
+    const accepted = transitionRow(job.id, null, JobStatus.Pending, null, 'accepted', job.createdAt);
     try {
-      await inTransaction(this.dataSource, async (manager) => {
-        await manager.getRepository<JobRecord>(JOB_ENTITY).insert(job as QueryDeepPartialEntity<JobRecord>);
-        const datasources: JobDatasourceRecord[] = Object.keys(job.mappedFields).map((configName) => ({
-          jobId: job.id,
-          configName,
-          connectionId: connectionIds[configName] ?? null,
-        }));
-        await manager.getRepository<JobDatasourceRecord>(JOB_DATASOURCE_ENTITY).insert(datasources);
-        await this.record(manager, job.id, null, JobStatus.Pending, null, 'accepted', job.createdAt);
-      });
+      if (this.postgres) await this.postgres.insertPending(job, datasources, accepted);
+      else
+        await inTransaction(this.dataSource, async (manager) => {
+          await manager.getRepository<JobRecord>(JOB_ENTITY).insert(job as QueryDeepPartialEntity<JobRecord>);
+          await manager.getRepository<JobDatasourceRecord>(JOB_DATASOURCE_ENTITY).insert(datasources);
+          await manager.getRepository<JobTransitionRecord>(JOB_TRANSITION_ENTITY).insert(accepted);
+        });
       return true;
     } catch (error) {
       if (job.streamName && violatesIndex(error, ACTIVE_STREAM_INDEX)) {
@@ -208,21 +219,24 @@ export class JobRepository {
   async claim(id: string, workerId: string, leaseMs: number): Promise<JobRecord | null> {
     const now = new Date();
     const leaseExpiresAt = new Date(now.getTime() + leaseMs);
+    const columns = { startedAt: now, workerId, leaseExpiresAt, updatedAt: now };
+    if (this.postgres) {
+      const claimed = transitionRow(id, JobStatus.Pending, JobStatus.Processing, workerId, 'claimed', now);
+      return this.postgres.claim(id, { ...columns, attempts: () => '"attempts" + 1' }, claimed);
+    }
     const before = await this.change(id, {
       guard: { from: [JobStatus.Pending] },
       to: JobStatus.Processing,
       workerId,
       reason: 'claimed',
-      columns: { startedAt: now, workerId, leaseExpiresAt, attempts: () => 'attempts + 1' },
+      columns: { ...columns, attempts: () => 'attempts + 1' },
       wholeRow: true,
     });
     return (
       before && {
         ...before.row,
+        ...columns,
         status: JobStatus.Processing,
-        startedAt: now,
-        workerId,
-        leaseExpiresAt,
         attempts: before.row.attempts + 1,
         updatedAt: before.at,
       }
@@ -389,7 +403,17 @@ export class JobRepository {
     reason: string,
     at: Date,
   ): Promise<void> {
-    const row: JobTransitionRecord = { id: uuidv7(), jobId, fromStatus: from, toStatus: to, workerId, reason: reason.slice(0, 255), at };
-    await manager.getRepository<JobTransitionRecord>(JOB_TRANSITION_ENTITY).insert(row);
+    await manager.getRepository<JobTransitionRecord>(JOB_TRANSITION_ENTITY).insert(transitionRow(jobId, from, to, workerId, reason, at));
   }
+}
+
+function transitionRow(
+  jobId: string,
+  from: JobStatus | null,
+  to: JobStatus,
+  workerId: string | null,
+  reason: string,
+  at: Date,
+): JobTransitionRecord {
+  return { id: uuidv7(), jobId, fromStatus: from, toStatus: to, workerId, reason: reason.slice(0, 255), at };
 }

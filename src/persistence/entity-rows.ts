@@ -1,0 +1,106 @@
+import type { DataSource, EntityMetadata } from 'typeorm';
+import type { SqlParameters } from './sql-parameters.js';
+
+/** A column set to an SQL expression over the row itself (`attempts + 1`), not to a value. */
+export type SqlExpression = () => string;
+
+/**
+ * One entity's columns for raw SQL on PostgreSQL, converted both ways by TypeORM's own driver
+ * (JSON, timestamps, transformers), so a hand-written statement reads and writes exactly what the
+ * repository would. For the hot paths that do in one statement (a data-modifying CTE) what the
+ * query builder needs a transaction of several round trips for.
+ */
+export class EntityRows<T extends object> {
+  private readonly metadata: EntityMetadata;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    entity: string,
+  ) {
+    this.metadata = dataSource.getMetadata(entity);
+  }
+
+  get table(): string {
+    return quoted(this.metadata.tableName);
+  }
+
+  /** `INSERT INTO table (…) VALUES (…)` of every column `row` sets (the others take their defaults). */
+  insert(row: Partial<T>, parameters: SqlParameters): string {
+    const columns: string[] = [];
+    const values: string[] = [];
+    for (const column of this.metadata.columns) {
+      const value = (row as Record<string, unknown>)[column.propertyName];
+      if (value === undefined) continue;
+      columns.push(quoted(column.databaseName));
+      values.push(parameters.bind(this.dataSource.driver.preparePersistentValue(value, column)));
+    }
+    return `INSERT INTO ${this.table} (${columns.join(', ')}) VALUES (${values.join(', ')})`;
+  }
+
+  /** One multi-row `INSERT INTO table (…) VALUES (…), (…)`; every row sets the same columns. */
+  insertMany(rows: readonly Partial<T>[], parameters: SqlParameters): string {
+    const columns = this.metadata.columns.filter((column) => (rows[0] as Record<string, unknown>)[column.propertyName] !== undefined);
+    const tuples = rows.map(
+      (row) =>
+        `(${columns
+          .map((column) =>
+            parameters.bind(this.dataSource.driver.preparePersistentValue((row as Record<string, unknown>)[column.propertyName], column)),
+          )
+          .join(', ')})`,
+    );
+    return `INSERT INTO ${this.table} (${columns.map((column) => quoted(column.databaseName)).join(', ')}) VALUES ${tuples.join(', ')}`;
+  }
+
+  /**
+   * `INSERT INTO table (…) SELECT $1::type, … FROM source`: the row is written once per row of
+   * `source` (a CTE), so it is written only when that statement changed something. Each value is
+   * cast to its column's type, which a SELECT list does not infer from the target.
+   */
+  insertFrom(row: Partial<T>, source: string, parameters: SqlParameters): string {
+    const columns: string[] = [];
+    const values: string[] = [];
+    for (const column of this.metadata.columns) {
+      const value = (row as Record<string, unknown>)[column.propertyName];
+      if (value === undefined) continue;
+      columns.push(quoted(column.databaseName));
+      const type = this.dataSource.driver.normalizeType(column);
+      values.push(`${parameters.bind(this.dataSource.driver.preparePersistentValue(value, column))}::${type}`);
+    }
+    return `INSERT INTO ${this.table} (${columns.join(', ')}) SELECT ${values.join(', ')} FROM ${source}`;
+  }
+
+  /** `"col" = $n, …` for an UPDATE's SET: values bound, expressions written as they are. */
+  set(changes: { readonly [K in keyof T]?: T[K] | SqlExpression }, parameters: SqlParameters): string {
+    const assignments: string[] = [];
+    for (const column of this.metadata.columns) {
+      const change = (changes as Record<string, unknown>)[column.propertyName];
+      if (change === undefined) continue;
+      const value =
+        typeof change === 'function'
+          ? (change as SqlExpression)()
+          : parameters.bind(this.dataSource.driver.preparePersistentValue(change, column));
+      assignments.push(`${quoted(column.databaseName)} = ${value}`);
+    }
+    return assignments.join(', ');
+  }
+
+  /** The database name of a property, quoted, for a WHERE clause. */
+  column(property: keyof T & string): string {
+    const column = this.metadata.findColumnWithPropertyName(property);
+    if (!column) throw new Error(`${this.metadata.name} has no column ${property}`);
+    return quoted(column.databaseName);
+  }
+
+  /** A row as `RETURNING *` or `SELECT *` gives it, as the entity the repository would have read. */
+  hydrate(raw: Record<string, unknown>): T {
+    const entity: Record<string, unknown> = {};
+    for (const column of this.metadata.columns) {
+      entity[column.propertyName] = this.dataSource.driver.prepareHydratedValue(raw[column.databaseName], column);
+    }
+    return entity as T;
+  }
+}
+
+function quoted(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
