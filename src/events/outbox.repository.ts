@@ -33,7 +33,13 @@ export class OutboxRepository {
 
   /** Records `event` for `jobId` in the caller's transaction: it exists exactly when the change commits. */
   async append(manager: EntityManager, jobId: string, event: NewOutboxEvent, at: Date): Promise<void> {
-    const row: OutboxEventRecord = {
+    const row = OutboxRepository.rowOf(jobId, event, at);
+    await manager.getRepository<OutboxEventRecord>(OUTBOX_EVENT_ENTITY).insert(row as QueryDeepPartialEntity<OutboxEventRecord>);
+  }
+
+  /** The outbox row of `event`, due at once: what append inserts (and a one-statement transition writes). */
+  static rowOf(jobId: string, event: NewOutboxEvent, at: Date): OutboxEventRecord {
+    return {
       id: event.id,
       jobId,
       eventType: event.eventType,
@@ -46,7 +52,6 @@ export class OutboxRepository {
       claimedBy: null,
       claimedUntil: null,
     };
-    await manager.getRepository<OutboxEventRecord>(OUTBOX_EVENT_ENTITY).insert(row as QueryDeepPartialEntity<OutboxEventRecord>);
   }
 
   /**

@@ -373,6 +373,26 @@ describe('ExtractionService', () => {
     expect(jobs.fail).not.toHaveBeenCalled();
   });
 
+  it('stores nothing and decides nothing more when the store fails the commit: the lease runs out and the sweep hands the job on', async () => {
+    const warn = vi.mocked(Logger.prototype.warn);
+    jobs.complete.mockRejectedValueOnce(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
+    expect(await run()).toBe('lost');
+    expect(result.state).toMatchObject({ published: false, aborted: true });
+    expect(jobs.fail).not.toHaveBeenCalled();
+    expect(warn).toHaveBeenCalledWith(
+      `job ${JOB_ID} stopped and stored nothing: the job store failed (connect ECONNREFUSED 127.0.0.1:5432); it is retried once its lease runs out`,
+      expect.objectContaining({ jobId: JOB_ID }),
+    );
+  });
+
+  it('does not fail the job when the store cannot be read for its datasources: nothing is stored, the sweep hands it on', async () => {
+    jobs.datasourcesOf.mockRejectedValueOnce(new Error('Connection terminated unexpectedly'));
+    expect(await run()).toBe('lost');
+    expect(jobs.fail).not.toHaveBeenCalled();
+    expect(jobs.complete).not.toHaveBeenCalled();
+    expect(open).not.toHaveBeenCalled();
+  });
+
   it('hands the job back to pending when the worker shuts down mid-job, without failing it', async () => {
     const shutdown = new AbortController();
     open.mockImplementationOnce(async () => {

@@ -3,6 +3,7 @@ import { Clock } from '../common/clock/clock.js';
 import { IdGenerator } from '../common/clock/id-generator.js';
 import { FetCode } from '../engine/errors/fet-code.js';
 import { FetcherError } from '../engine/errors/fetcher-error.js';
+import { isStoreError } from '../persistence/store-error.js';
 import { ATTR, SPAN } from '../engine/tracing/span-names.js';
 import { Tracing } from '../common/tracing/tracing.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
@@ -71,7 +72,9 @@ export class ExtractionService {
     this.metrics?.jobClaimed(this.workerId, job.attempts === 1 ? started - job.createdAt.getTime() : undefined);
     try {
       // The connections recorded at submission, by id and checked against the job's product again.
-      const datasources = await this.resolver.resolveRecorded(await this.jobs.datasourcesOf(jobId), job.productName);
+      const datasources = await fromStore(
+        this.jobs.datasourcesOf(jobId).then((recorded) => this.resolver.resolveRecorded(recorded, job.productName)),
+      );
       staged = this.storage.stageResult(jobId, claim);
       const output = outputOf(job);
       const extracted = await this.engine.extract(
@@ -118,7 +121,10 @@ export class ExtractionService {
       const publishing = staged;
       // Bound here: the store calls it from inside its transaction, which must not decide its parent span.
       const publish = this.tracing.bind(() => this.tracing.inSpan(SPAN.publish, {}, () => publishing.publish()));
-      if (!(await this.jobs.complete(jobId, claim, result, event, publish, progress?.snapshot(), this.commitMarks(job, extracted)))) {
+      const committed = await fromStore(
+        this.jobs.complete(jobId, claim, result, event, publish, progress?.snapshot(), this.commitMarks(job, extracted)),
+      );
+      if (!committed) {
         await staged.abort();
         if (await this.wasCancelled(jobId)) this.logger.log(`job ${jobId} was cancelled: stopped, nothing stored`, log);
         else
@@ -141,6 +147,15 @@ export class ExtractionService {
       if (lease.signal.aborted) {
         if (await this.wasCancelled(jobId)) this.logger.log(`job ${jobId} was cancelled: stopped, nothing stored`, log);
         else this.logger.warn(`job ${jobId} stopped and stored nothing: ${(lease.signal.reason as Error).message}`, log);
+        return 'lost';
+      }
+      if (error instanceof JobStoreFailure) {
+        // Not the job's failure, and nothing this claim can record: the job stays processing until
+        // its lease runs out, and the recovery sweep hands it on.
+        this.logger.warn(
+          `job ${jobId} stopped and stored nothing: the job store failed (${error.message}); it is retried once its lease runs out`,
+          log,
+        );
         return 'lost';
       }
       if (shutdown.aborted && !timedOut(error)) {
@@ -196,6 +211,21 @@ export class ExtractionService {
 function requestOf(recorded: JobIncremental): IncrementalRequest {
   const { from: _from, tables: _tables, ...request } = recorded;
   return request;
+}
+
+/** The job store failed under a job (unreachable, a connection gone mid-transaction). */
+class JobStoreFailure extends Error {
+  override readonly name = 'JobStoreFailure';
+}
+
+/** `work` on the job store, the store's own failures marked as such: every other error (a refused commit, a gone connection record, a bug) stays itself. */
+async function fromStore<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (!isStoreError(error)) throw error;
+    throw new JobStoreFailure((error as Error).message, { cause: error });
+  }
 }
 
 const timedOut = (error: unknown): boolean => error instanceof FetcherError && error.code === FetCode.ExtractionTimeout;

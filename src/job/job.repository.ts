@@ -370,6 +370,15 @@ export class JobRepository {
       // Before the row says so: SQLite's one connection shows this transaction's writes to every
       // reader before the commit, so a job read as completed must already have its result object.
       await beforeCommit?.(manager);
+      if (this.postgres) {
+        const recorded = transitionRow(id, current.status, to, workerId, reason, now);
+        const outboxRow = event ? OutboxRepository.rowOf(id, event, now) : undefined;
+        const applied = await this.postgres.apply(manager, id, current.status, transition, now, recorded, outboxRow);
+        if (applied.changed !== 1) throw new Error(`job ${id} changed while its transition held it`);
+        // Same transaction: the terminal status commits with its webhook deliveries, or neither does.
+        if (event && applied.hooks.length > 0) fannedOut = (await this.webhooks?.fanOutTo(manager, applied.hooks, id, event, now)) ?? 0;
+        return { row: current, at: now };
+      }
       const query = manager
         .getRepository<JobRecord>(JOB_ENTITY)
         .createQueryBuilder()

@@ -56,6 +56,12 @@ export interface DeliveryView {
   }[];
 }
 
+/** A live webhook of a job's product and the events it takes (as stored: JSON text or parsed). */
+export interface WebhookSubscription {
+  readonly id: string;
+  readonly events: unknown;
+}
+
 /**
  * webhook_deliveries: one row per (webhook, terminal event), inserted in the job's terminal
  * transaction (fanOut), then claimed and settled by the dispatchers. A webhook's deliveries are
@@ -81,11 +87,22 @@ export class WebhookDeliveryRepository {
    */
   async fanOut(manager: EntityManager, jobId: string, event: NewOutboxEvent, at: Date): Promise<number> {
     const select = this.statement();
-    const hooks: { id: string; events: unknown }[] = await manager.query(
+    const hooks: WebhookSubscription[] = await manager.query(
       `SELECT w.id, w.events FROM webhooks w JOIN jobs j ON j.product_name = w.product_name
        WHERE j.id = ${select.bind(jobId)} AND w.deleted_at IS NULL ORDER BY w.id`,
       select.values,
     );
+    return this.fanOutTo(manager, hooks, jobId, event, at);
+  }
+
+  /** fanOut to webhooks already read (in the same transaction): those subscribed to the event get a delivery. */
+  async fanOutTo(
+    manager: EntityManager,
+    hooks: readonly WebhookSubscription[],
+    jobId: string,
+    event: NewOutboxEvent,
+    at: Date,
+  ): Promise<number> {
     const subscribed = hooks.filter((hook) => parseJson<string[]>(hook.events).includes(event.eventType));
     const now = timeParam(this.dataSource, at);
     const payload = this.postgres ? event.payload : JSON.stringify(event.payload);
