@@ -218,7 +218,10 @@ class JobStoreFailure extends Error {
   override readonly name = 'JobStoreFailure';
 }
 
-/** `work` on the job store, the store's own failures marked as such: every other error (a refused commit, a gone connection record, a bug) stays itself. */
+/**
+ * `work` on the job store, the store's own failures marked as such: every other error (a refused
+ * commit, a gone connection record, a bug) stays itself.
+ */
 async function fromStore<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;

@@ -1,8 +1,7 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, LessThan, MoreThanOrEqual, type EntityManager, type QueryDeepPartialEntity, type Repository } from 'typeorm';
-import { v7 as uuidv7 } from 'uuid';
-import { OutboxRepository, type NewOutboxEvent } from '../events/outbox.repository.js';
+import { OutboxRepository } from '../events/outbox.repository.js';
 import { WebhookDeliveryRepository } from '../webhook/webhook-delivery.repository.js';
 import { sqlParameters } from '../persistence/sql-parameters.js';
 import { inTransaction } from '../persistence/transactions.js';
@@ -14,53 +13,19 @@ import {
   JOB_TRANSITION_ENTITY,
   type JobDatasourceRecord,
   type JobErrorInfo,
-  type JobIncremental,
   type JobProgress,
   type JobRecord,
   type JobTransitionRecord,
 } from './job.entity.js';
+import type { CompletedResult, CompletionStep, JobClaim, TerminalEvent } from './job-commit.js';
 import { JobStatus } from './job-status.js';
 import { PostgresJobStatements } from './postgres-job-statements.js';
-import { guardHolds, releasedColumns, type Transition, type TransitionGuard } from './transition-guard.js';
-import type { ResultPart } from '../engine/formats/result-parts.js';
+import { guardHolds, releasedColumns, transitionRow, type Transition, type TransitionGuard } from './transition-guard.js';
+
+export type { CompletedResult, CompletionStep, JobClaim, TerminalEvent } from './job-commit.js';
 
 /** At most one pending or processing job per (product, stream): the migration's partial unique index. */
 const ACTIVE_STREAM_INDEX: UniqueIndex = { name: 'uniq_jobs_active_stream', table: 'jobs', columns: ['product_name', 'stream_name'] };
-
-export interface CompletedResult {
-  readonly resultPath: string;
-  readonly resultHmac: string;
-  /** Master-key version the result was sealed with; a consumer needs that version's keys to open it. */
-  readonly resultKeyVersion: string;
-  readonly resultSha256: string;
-  readonly resultSizeBytes: number;
-  readonly resultRowCount: number;
-  readonly resultRowCounts: Record<string, Record<string, number>>;
-  /** A per-table result's parts, in result order; resultPath and the digests above are then the manifest's. */
-  readonly resultParts?: ResultPart[];
-  /** An incremental job's request and starting marks with, now, the ranges it read. */
-  readonly incremental?: JobIncremental;
-}
-
-/**
- * Work of a completion inside its transaction, once the claim is confirmed on the locked row and
- * before the result is published: committing a stream's marks. If it throws, nothing commits.
- */
-export type CompletionStep = (manager: EntityManager) => Promise<void>;
-
-/** job.completed / job.failed, written to the outbox with the terminal status. */
-export type TerminalEvent = NewOutboxEvent;
-
-/**
- * One claim of a job: the worker that made it and the attempt number it got. The pair is the fencing
- * token: a worker whose lease ran out and whose job someone else claimed no longer matches it.
- */
-export interface JobClaim {
-  readonly workerId: string;
-  readonly attempt: number;
-}
-
-/** Guards of a status change: the statuses it may leave, and optionally who must hold the job. */
 
 /**
  * Job rows and their status machine. Every transition is one conditional update, recorded in
@@ -414,15 +379,4 @@ export class JobRepository {
   ): Promise<void> {
     await manager.getRepository<JobTransitionRecord>(JOB_TRANSITION_ENTITY).insert(transitionRow(jobId, from, to, workerId, reason, at));
   }
-}
-
-function transitionRow(
-  jobId: string,
-  from: JobStatus | null,
-  to: JobStatus,
-  workerId: string | null,
-  reason: string,
-  at: Date,
-): JobTransitionRecord {
-  return { id: uuidv7(), jobId, fromStatus: from, toStatus: to, workerId, reason: reason.slice(0, 255), at };
 }

@@ -1,6 +1,7 @@
 import type { EntityManager, QueryDeepPartialEntity } from 'typeorm';
+import { v7 as uuidv7 } from 'uuid';
 import type { NewOutboxEvent } from '../events/outbox.repository.js';
-import type { JobRecord } from './job.entity.js';
+import type { JobRecord, JobTransitionRecord } from './job.entity.js';
 import type { JobStatus } from './job-status.js';
 
 /** What a transition requires of the job row, checked on the locked row and repeated in the UPDATE. */
@@ -39,4 +40,16 @@ export interface Transition {
 /** A job going back to pending: no worker, no lease, not started. */
 export function releasedColumns(): QueryDeepPartialEntity<JobRecord> {
   return { workerId: null, leaseExpiresAt: null, startedAt: null };
+}
+
+/** One row of job_transitions: the history every change writes in its own transaction. */
+export function transitionRow(
+  jobId: string,
+  from: JobStatus | null,
+  to: JobStatus,
+  workerId: string | null,
+  reason: string,
+  at: Date,
+): JobTransitionRecord {
+  return { id: uuidv7(), jobId, fromStatus: from, toStatus: to, workerId, reason: reason.slice(0, 255), at };
 }
