@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, IsNull, type QueryDeepPartialEntity, type Repository, type SelectQueryBuilder } from 'typeorm';
+import { EntityRows } from '../persistence/entity-rows.js';
+import { sqlParameters } from '../persistence/sql-parameters.js';
 import { CONNECTION_ENTITY, type ConnectionRecord } from './connection.entity.js';
 import type { DatasourceType } from '../engine/connectors/datasource-type.js';
 
@@ -31,10 +33,16 @@ export interface PageWindow {
 export class ConnectionRepository {
   private readonly repository: Repository<ConnectionRecord>;
   private readonly postgres: boolean;
+  private rowsOf: EntityRows<ConnectionRecord> | undefined;
 
-  constructor(@InjectDataSource() dataSource: DataSource) {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     this.repository = dataSource.getRepository<ConnectionRecord>(CONNECTION_ENTITY);
     this.postgres = dataSource.options.type === 'postgres';
+  }
+
+  /** Raw reads for the per-job lookups (every submission and every job makes them). */
+  private get rows(): EntityRows<ConnectionRecord> {
+    return (this.rowsOf ??= new EntityRows(this.dataSource, CONNECTION_ENTITY));
   }
 
   async insert(record: ConnectionRecord): Promise<void> {
@@ -42,8 +50,14 @@ export class ConnectionRepository {
     await this.repository.insert(record as QueryDeepPartialEntity<ConnectionRecord>);
   }
 
-  findById(id: string): Promise<ConnectionRecord | null> {
-    return this.repository.findOneBy({ id, deletedAt: IsNull() });
+  async findById(id: string): Promise<ConnectionRecord | null> {
+    const parameters = sqlParameters(this.dataSource);
+    const found = await this.rows.select(
+      this.dataSource,
+      `${this.rows.column('id')} = ${parameters.bind(id)} AND ${this.rows.column('deletedAt')} IS NULL`,
+      parameters,
+    );
+    return found[0] ?? null;
   }
 
   findByIds(ids: readonly string[]): Promise<ConnectionRecord[]> {
@@ -57,8 +71,11 @@ export class ConnectionRepository {
    */
   findByConfigNames(configNames: readonly string[], products: readonly string[] | 'all'): Promise<ConnectionRecord[]> {
     if (configNames.length === 0 || products.length === 0) return Promise.resolve([]);
-    const named = { configName: In([...configNames]), deletedAt: IsNull() };
-    return this.repository.findBy(products === 'all' ? named : { ...named, productName: In([...products]) });
+    const parameters = sqlParameters(this.dataSource);
+    const list = (values: readonly string[]) => values.map((value) => parameters.bind(value)).join(', ');
+    const named = `${this.rows.column('configName')} IN (${list(configNames)}) AND ${this.rows.column('deletedAt')} IS NULL`;
+    const owned = products === 'all' ? '' : ` AND ${this.rows.column('productName')} IN (${list(products)})`;
+    return this.rows.select(this.dataSource, named + owned, parameters);
   }
 
   /** Counts every match; returns the rows of one window, oldest or newest first. */

@@ -1,6 +1,6 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, In, LessThan, MoreThanOrEqual, type EntityManager, type QueryDeepPartialEntity, type Repository } from 'typeorm';
+import { DataSource, In, LessThan, type EntityManager, type QueryDeepPartialEntity, type Repository } from 'typeorm';
 import { OutboxRepository } from '../events/outbox.repository.js';
 import { WebhookDeliveryRepository } from '../webhook/webhook-delivery.repository.js';
 import { sqlParameters } from '../persistence/sql-parameters.js';
@@ -19,6 +19,7 @@ import {
 } from './job.entity.js';
 import type { CompletedResult, CompletionStep, JobClaim, TerminalEvent } from './job-commit.js';
 import { JobStatus } from './job-status.js';
+import { JobReads } from './job-reads.js';
 import { PostgresJobStatements } from './postgres-job-statements.js';
 import { guardHolds, releasedColumns, transitionRow, type Transition, type TransitionGuard } from './transition-guard.js';
 
@@ -35,6 +36,7 @@ const ACTIVE_STREAM_INDEX: UniqueIndex = { name: 'uniq_jobs_active_stream', tabl
 export class JobRepository {
   private readonly jobs: Repository<JobRecord>;
   private statements: PostgresJobStatements | undefined;
+  private reads: JobReads | undefined;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -57,7 +59,7 @@ export class JobRepository {
 
   /** The newest job with this hash created since `since`, whatever its status. */
   findNewestByHash(requestHash: string, since: Date): Promise<JobRecord | null> {
-    return this.jobs.findOne({ where: { requestHash, createdAt: MoreThanOrEqual(since) }, order: { createdAt: 'DESC' } });
+    return (this.reads ??= new JobReads(this.dataSource)).newestByHash(requestHash, since);
   }
 
   findByDedupKey(dedupKey: string): Promise<JobRecord | null> {
@@ -114,7 +116,7 @@ export class JobRepository {
 
   /** The datasources a job reads, with the connection each resolved to at submission. */
   datasourcesOf(jobId: string): Promise<JobDatasourceRecord[]> {
-    return this.dataSource.getRepository<JobDatasourceRecord>(JOB_DATASOURCE_ENTITY).findBy({ jobId });
+    return (this.reads ??= new JobReads(this.dataSource)).datasourcesOf(jobId);
   }
 
   /**

@@ -5,10 +5,11 @@ import type { SqlParameters } from './sql-parameters.js';
 export type SqlExpression = () => string;
 
 /**
- * One entity's columns for raw SQL on PostgreSQL, converted both ways by TypeORM's own driver
- * (JSON, timestamps, transformers), so a hand-written statement reads and writes exactly what the
- * repository would. For the hot paths that do in one statement (a data-modifying CTE) what the
- * query builder needs a transaction of several round trips for.
+ * One entity's columns for raw SQL, converted both ways by TypeORM's own driver (JSON, timestamps,
+ * transformers), so a hand-written statement reads and writes exactly what the repository would.
+ * For the hot paths: a data-modifying CTE on PostgreSQL where the query builder needs a
+ * transaction of several round trips, and the per-job reads, where building and hydrating a
+ * query through the builder costs more CPU than the database spends on it.
  */
 export class EntityRows<T extends object> {
   private readonly metadata: EntityMetadata;
@@ -82,6 +83,19 @@ export class EntityRows<T extends object> {
       assignments.push(`${quoted(column.databaseName)} = ${value}`);
     }
     return assignments.join(', ');
+  }
+
+  /** `value` bound as `property`'s column stores it (a Date in SQLite's text form, JSON as text). */
+  bind(property: keyof T & string, value: unknown, parameters: SqlParameters): string {
+    const column = this.metadata.findColumnWithPropertyName(property);
+    if (!column) throw new Error(`${this.metadata.name} has no column ${property}`);
+    return parameters.bind(this.dataSource.driver.preparePersistentValue(value, column));
+  }
+
+  /** `SELECT * FROM table WHERE …` (what follows is the caller's: conditions, order, limit), hydrated. */
+  async select(manager: { query: DataSource['query'] }, rest: string, parameters: SqlParameters): Promise<T[]> {
+    const rows: Record<string, unknown>[] = await manager.query(`SELECT * FROM ${this.table} WHERE ${rest}`, parameters.values);
+    return rows.map((row) => this.hydrate(row));
   }
 
   /** The database name of a property, quoted, for a WHERE clause. */
