@@ -14,7 +14,7 @@
 // Prints rows/s, MiB/s (of the plaintext result, for every side), the ratios Fetcher ÷ client and
 // fetcher extract ÷ client, and the peak and idle-after-boot RSS, each as median, min and max.
 //
-//   npm run bench -- [--engine postgres|mariadb] [--scenario rows|large] [--reps 3] [--rows 1000000]
+//   npm run bench -- [--engine postgres|mariadb] [--scenario rows|mixed|large[,…]] [--reps 3] [--rows 1000000]
 //                    [--format json,ndjson,csv+gzip,parquet] [--json FILE] [--profile DIR] [--keep]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,6 +39,8 @@ const PROJECTION = 'id, uid, name, amount, qty, active, created_at, note';
 // under the service's hard result ceiling of 256 MiB (MAX_RESULT_BYTES_CEILING, FET-1101 above it).
 const LARGE_ROWS = 240_000;
 const LARGE_RANGE = [240 * MiB, 270 * MiB];
+// 195 MiB per million rows: 1.25M rows is ≈ 244 MiB, the size the issue measured, under the 256 MiB result ceiling.
+const MIXED_ROWS = 1_250_000;
 const SCENARIOS = {
   rows: {
     table: 'bench_rows',
@@ -48,6 +50,16 @@ const SCENARIOS = {
     seed: 'seedRows',
     // The formats issue's comparison: the same table in every format, PostgreSQL only.
     outputs: (engine) => (engine.name === 'postgres' ? ['json', 'ndjson', 'csv+gzip', 'parquet'] : ['json']),
+  },
+  // The issue's mixed-types table: the rows table's eight types (bigint, uuid, text, numeric(12,2),
+  // int, bool, timestamptz, a nullable text with quotes and backslashes) near the result ceiling.
+  mixed: {
+    table: 'bench_mixed',
+    projection: PROJECTION,
+    rows: MIXED_ROWS,
+    describe: (n) => `${n.toLocaleString('en-US')} rows of mixed types (bigint, uuid, text, numeric, int, bool, timestamptz, escaped text)`,
+    seed: 'seedRows',
+    outputs: () => ['json'],
   },
   large: {
     table: 'bench_large',
@@ -125,7 +137,7 @@ async function runScenario(engine, scenarioName) {
   log();
   log(`── ${engine.name} · ${scenarioName}: ${scenario.describe(scenario.rows)}`);
   const seedStarted = Date.now();
-  await engine[scenario.seed](database, scenario.rows);
+  await engine[scenario.seed](database, scenario.rows, scenario.table);
   checkInterrupted();
   log(`  seeded ${database}.${scenario.table} in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
   engine.client(database, scenario.table, scenario.projection); // warm the cache: both sides read from memory

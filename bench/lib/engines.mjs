@@ -48,20 +48,20 @@ export const postgres = {
   async dropDatabase(database) {
     await withPg('postgres', (c) => c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
   },
-  async seedRows(database, rows) {
+  async seedRows(database, rows, table = 'bench_rows') {
     await withPg(database, async (c) => {
-      await c.query(`CREATE TABLE bench_rows (
+      await c.query(`CREATE TABLE ${table} (
         id bigint PRIMARY KEY, uid uuid NOT NULL, name text NOT NULL, amount numeric(12,2) NOT NULL,
         qty integer NOT NULL, active boolean NOT NULL, created_at timestamptz NOT NULL, note text)`);
       await c.query(
-        `INSERT INTO bench_rows
+        `INSERT INTO ${table}
         SELECT g, md5(g::text)::uuid, 'name-' || g, (g % 100000) / 100.0, g % 1000, g % 2 = 0,
                timestamptz '2026-01-01 00:00:00+00' + g * interval '1.000123 second',
                CASE WHEN g % 10 = 0 THEN NULL ELSE 'note "' || g || '" with \\ backslash' END
         FROM generate_series(1, $1) g`,
         [rows],
       );
-      await c.query('ANALYZE bench_rows');
+      await c.query(`ANALYZE ${table}`);
     });
   },
   // 1,000 characters a row: two md5s per 93-character segment (so rows differ), double quotes, a
@@ -106,19 +106,19 @@ export const mariadb = {
   async dropDatabase(database) {
     await withMaria((c) => c.query(`DROP DATABASE IF EXISTS ${database}`));
   },
-  async seedRows(database, rows) {
+  async seedRows(database, rows, table = 'bench_rows') {
     await withMaria(
       (c) =>
         c.query(`USE ${database};
-          CREATE TABLE bench_rows (
+          CREATE TABLE ${table} (
             id BIGINT PRIMARY KEY, uid CHAR(36) NOT NULL, name VARCHAR(32) NOT NULL, amount DECIMAL(12,2) NOT NULL,
             qty INT NOT NULL, active TINYINT(1) NOT NULL, created_at DATETIME(6) NOT NULL, note VARCHAR(64) NULL);
-          INSERT INTO bench_rows
+          INSERT INTO ${table}
             SELECT seq, UUID(), CONCAT('name-', seq), (seq % 100000) / 100, seq % 1000, seq % 2 = 0,
                    TIMESTAMP '2026-01-01 00:00:00' + INTERVAL seq * 1000123 MICROSECOND,
                    IF(seq % 10 = 0, NULL, CONCAT('note "', seq, '" with \\\\ backslash'))
             FROM seq_1_to_${rows};
-          ANALYZE TABLE bench_rows;`),
+          ANALYZE TABLE ${table};`),
       { multipleStatements: true },
     );
   },

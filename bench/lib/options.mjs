@@ -2,10 +2,11 @@
 import { resolve } from 'node:path';
 import { ENGINES } from './engines.mjs';
 
-const USAGE = `usage: npm run bench -- [--engine postgres|mariadb] [--scenario rows|large] [--reps N] [--rows N]
+const USAGE = `usage: npm run bench -- [--engine postgres|mariadb] [--scenario rows|mixed|large] [--reps N] [--rows N]
                         [--format LIST] [--json FILE] [--profile DIR] [--keep]
   --engine    one engine only (default: both)
-  --scenario  rows (1M × 8 columns) or large (~251 MiB result); default: both. \`--scenario incremental\`
+  --scenario  rows (1M × 8 columns), mixed (the same eight types at 1.25M rows, ~244 MiB), large
+              (~251 MiB result), or several comma-separated; default: rows,large. \`--scenario incremental\`
               runs bench/incremental-bench.mjs: full vs incremental job on PostgreSQL (--rows, --reps);
               \`--scenario small-jobs\` runs bench/small-jobs-bench.mjs: a Manager and two Workers, many small jobs
   --reps      paired repetitions per engine and scenario (default 3; 1 with --profile)
@@ -46,9 +47,9 @@ export function parseArgs(argv) {
       if (!ENGINES[engine]) usage('--engine must be postgres or mariadb');
       options.engines = [engine];
     } else if (arg === '--scenario') {
-      const scenario = value();
-      if (!['rows', 'large'].includes(scenario)) usage('--scenario must be rows or large');
-      options.scenarios = [scenario];
+      const scenarios = value().split(',');
+      if (scenarios.some((scenario) => !['rows', 'mixed', 'large'].includes(scenario))) usage('--scenario takes rows, mixed and large');
+      options.scenarios = scenarios;
     } else if (arg === '--reps') options.reps = count(value(), '--reps');
     else if (arg === '--rows') options.rows = count(value(), '--rows');
     else if (arg === '--format') {
