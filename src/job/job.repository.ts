@@ -358,7 +358,7 @@ export class JobRepository {
       if (guard.leaseLiveAt) query.andWhere('lease_expires_at > :liveAt', { liveAt: guard.leaseLiveAt });
       // Unreachable while the row is locked (PostgreSQL) or transactions are queued (SQLite).
       if (((await query.execute()).affected ?? 0) !== 1) throw new Error(`job ${id} changed while its transition held it`);
-      await this.record(manager, id, current.status, to, workerId, reason, now);
+      await this.record(manager, transitionRow(id, current.status, to, workerId, reason, now));
       if (event) {
         await this.outbox.append(manager, id, event, now);
         // Same transaction: the terminal status commits with its webhook deliveries, or neither does.
@@ -370,15 +370,7 @@ export class JobRepository {
     return changed;
   }
 
-  private async record(
-    manager: EntityManager,
-    jobId: string,
-    from: JobStatus | null,
-    to: JobStatus,
-    workerId: string | null,
-    reason: string,
-    at: Date,
-  ): Promise<void> {
-    await manager.getRepository<JobTransitionRecord>(JOB_TRANSITION_ENTITY).insert(transitionRow(jobId, from, to, workerId, reason, at));
+  private async record(manager: EntityManager, row: JobTransitionRecord): Promise<void> {
+    await manager.getRepository<JobTransitionRecord>(JOB_TRANSITION_ENTITY).insert(row);
   }
 }

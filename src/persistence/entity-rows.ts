@@ -27,14 +27,7 @@ export class EntityRows<T extends object> {
 
   /** `INSERT INTO table (…) VALUES (…)` of every column `row` sets (the others take their defaults). */
   insert(row: Partial<T>, parameters: SqlParameters): string {
-    const columns: string[] = [];
-    const values: string[] = [];
-    for (const column of this.metadata.columns) {
-      const value = (row as Record<string, unknown>)[column.propertyName];
-      if (value === undefined) continue;
-      columns.push(quoted(column.databaseName));
-      values.push(parameters.bind(this.dataSource.driver.preparePersistentValue(value, column)));
-    }
+    const { columns, values } = this.bound(row, parameters, false);
     return `INSERT INTO ${this.table} (${columns.join(', ')}) VALUES (${values.join(', ')})`;
   }
 
@@ -58,16 +51,22 @@ export class EntityRows<T extends object> {
    * cast to its column's type, which a SELECT list does not infer from the target.
    */
   insertFrom(row: Partial<T>, source: string, parameters: SqlParameters): string {
+    const { columns, values } = this.bound(row, parameters, true);
+    return `INSERT INTO ${this.table} (${columns.join(', ')}) SELECT ${values.join(', ')} FROM ${source}`;
+  }
+
+  /** The columns `row` sets and their placeholders (cast to the column's type when asked). */
+  private bound(row: Partial<T>, parameters: SqlParameters, cast: boolean): { columns: string[]; values: string[] } {
     const columns: string[] = [];
     const values: string[] = [];
     for (const column of this.metadata.columns) {
       const value = (row as Record<string, unknown>)[column.propertyName];
       if (value === undefined) continue;
       columns.push(quoted(column.databaseName));
-      const type = this.dataSource.driver.normalizeType(column);
-      values.push(`${parameters.bind(this.dataSource.driver.preparePersistentValue(value, column))}::${type}`);
+      const placeholder = parameters.bind(this.dataSource.driver.preparePersistentValue(value, column));
+      values.push(cast ? `${placeholder}::${this.dataSource.driver.normalizeType(column)}` : placeholder);
     }
-    return `INSERT INTO ${this.table} (${columns.join(', ')}) SELECT ${values.join(', ')} FROM ${source}`;
+    return { columns, values };
   }
 
   /** `"col" = $n, …` for an UPDATE's SET: values bound, expressions written as they are. */
