@@ -85,7 +85,8 @@ function workerOver(
     },
   };
   const jobs = {
-    claim: async () => true,
+    // A claim hands over the job it locked.
+    claim: async () => ({ ...job() }),
     findById: async () => ({ ...job() }),
     renewLease: async () => true,
     complete: async (_id: string, _claim: unknown, _result: unknown, _event: unknown, publish: () => Promise<void>) => (

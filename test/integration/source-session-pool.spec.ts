@@ -4,6 +4,7 @@ import type { DatasourceDescriptor } from '../../src/engine/datasources/datasour
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { PING_TIMEOUT_MS } from '../../src/engine/sessions/session-pool.js';
+import { TEST_SECRETS } from '../helpers/test-secrets.js';
 
 /**
  * The engine's session pool against a real PostgreSQL: which backend served an extraction is
@@ -78,7 +79,7 @@ describe('pooled source sessions (PostgreSQL)', () => {
     const ledger = await servedBy(descriptor());
     const payments = await servedBy(descriptor({ reuseScope: 'payments@2026-03-01T10:00:00.000Z' }));
     const patched = await servedBy(descriptor({ reuseScope: 'ledger@2026-03-01T10:05:00.000Z' }));
-    const otherLogin = await servedBy(descriptor({ password: 'another-password' }));
+    const otherLogin = await servedBy(descriptor({ password: TEST_SECRETS.TRUST_AUTH_PASSWORD_2 }));
     expect(new Set([ledger, payments, patched, otherLogin]).size).toBe(4);
     expect(await servedBy(descriptor())).toBe(ledger);
   });
