@@ -12,11 +12,19 @@ export interface ObjectReadStream {
   readonly sizeBytes: number;
 }
 
+export interface UploadOptions {
+  readonly provisional?: boolean;
+}
+
 /** Where results live: a local directory (embedded) or an S3 bucket (distributed). */
 export interface ObjectStore {
   readonly kind: 'local' | 's3';
-  /** Starts a fresh upload to `key` (a logical key such as `external-data/<jobId>.json`). */
-  beginUpload(key: string): Promise<ObjectUpload>;
+  /**
+   * Starts a fresh upload to `key` (a logical key such as `external-data/<jobId>.json`).
+   * `provisional`: the object is moved to its final key (`move`) before anything relies on it, so
+   * its own name need not be made durable when it completes (the move's is).
+   */
+  beginUpload(key: string, options?: UploadOptions): Promise<ObjectUpload>;
   exists(key: string): Promise<boolean>;
   /**
    * Makes the object at `from` the object at `to` (replacing it whole, never a mix of the two) and

@@ -41,7 +41,9 @@ export class StagedObjects implements PartSink {
     private readonly staging?: Staging,
   ) {
     const staged = staging?.object ?? path;
-    this.main = { final: path, staged, upload: new LazyUpload(() => store.beginUpload(staged)), published: false };
+    // A staged object becomes the result only by the move that publishes it, which is made durable then.
+    const options = { provisional: staging !== undefined };
+    this.main = { final: path, staged, upload: new LazyUpload(() => store.beginUpload(staged, options)), published: false };
   }
 
   /** The result object's upload (a one-object result), which is also the manifest's. */
@@ -64,7 +66,7 @@ export class StagedObjects implements PartSink {
     if (this.parts.some((existing) => existing.final === final)) {
       throw new StorageError(FetCode.StorageFailed, `two parts of job ${this.jobId} would both be stored as ${final}`);
     }
-    const upload = new LazyUpload(() => this.store.beginUpload(staged));
+    const upload = new LazyUpload(() => this.store.beginUpload(staged, { provisional: this.staging !== undefined }));
     this.parts.push({ final, staged, upload, published: false });
     return { path: final, upload };
   }

@@ -3,7 +3,7 @@ import { constants } from 'node:fs';
 import { access, mkdir, open, readdir, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { FetCode } from '../../engine/errors/fet-code.js';
-import type { ObjectReadStream, ObjectStore, ObjectUpload } from '../object-store.port.js';
+import type { ObjectReadStream, ObjectStore, ObjectUpload, UploadOptions } from '../object-store.port.js';
 import { assertSafeObjectKey, objectNotFound } from '../object-key.js';
 import { StorageError } from '../storage.error.js';
 import { fsFailure, isNotFound, KnownDirectories, syncDirectory } from './local-fs.js';
@@ -27,13 +27,13 @@ export class LocalObjectStore implements ObjectStore {
     this.root = resolve(root);
   }
 
-  async beginUpload(key: string): Promise<ObjectUpload> {
+  async beginUpload(key: string, options: UploadOptions = {}): Promise<ObjectUpload> {
     const target = this.pathOf(key);
     const uploads = join(this.root, LOCAL_UPLOADS_DIR);
     const temp = join(uploads, `${randomUUID()}.part`);
     try {
       const file = await this.directories.within(uploads, () => open(temp, 'wx'));
-      return new LocalUpload(file, temp, target, key, this.directories);
+      return new LocalUpload(file, temp, target, key, this.directories, options.provisional !== true);
     } catch (error) {
       throw fsFailure(`cannot start writing ${key}`, error);
     }

@@ -41,6 +41,8 @@ export class LocalUpload extends BufferedUpload {
     private readonly target: string,
     private readonly key: string,
     private readonly directories: KnownDirectories,
+    /** fsync the directory after the rename: false for a provisional object, whose move is synced instead. */
+    private readonly durableName: boolean,
   ) {
     super();
   }
@@ -60,7 +62,7 @@ export class LocalUpload extends BufferedUpload {
     } catch (error) {
       throw fsFailure(`cannot store ${this.key}`, error);
     }
-    await syncDirectory(dirname(this.target));
+    if (this.durableName) await syncDirectory(dirname(this.target));
   }
 
   override async abort(): Promise<void> {
