@@ -6,6 +6,7 @@ import { validateSync, type ValidationError } from 'class-validator';
 import { type AppConfig } from './app-config.js';
 import { DEFAULT_CATALOG_MAX_BYTES } from '../engine/connectors/shared/catalog-budget.js';
 import { DEFAULT_CEILINGS } from '../engine/request/data-request.js';
+import { DEFAULT_SESSION_POOL } from '../engine/sessions/session-pool.js';
 import { decodeMasterKey as decodeMasterKeyText } from '../engine/crypto/key-text.js';
 import { parseAuthConfig } from './auth.config.js';
 import { EnvironmentVariables } from './environment.dto.js';
@@ -142,7 +143,10 @@ export function loadAppConfig(env: NodeJS.ProcessEnv, options: LoadConfigOptions
     },
     extraction: { ...DEFAULT_CEILINGS, maxResultBytes: vars.ENGINE_MAX_RESULT_BYTES ?? DEFAULT_CEILINGS.maxResultBytes },
     schemaCacheTtlSeconds: vars.SCHEMA_CACHE_TTL_SECONDS ?? 300,
-    sourcePool: { maxIdlePerDatasource: vars.SOURCE_POOL_MAX_IDLE ?? 4, idleMs: vars.SOURCE_POOL_IDLE_MS ?? 30_000 },
+    sourcePool: {
+      maxIdlePerDatasource: vars.SOURCE_POOL_MAX_IDLE ?? DEFAULT_SESSION_POOL.maxIdlePerDatasource,
+      idleMs: vars.SOURCE_POOL_IDLE_MS ?? DEFAULT_SESSION_POOL.idleMs,
+    },
     schemaCache: {
       maxBytes: vars.SCHEMA_CACHE_MAX_BYTES ?? 32 * 1024 * 1024,
       maxEntryBytes: vars.SCHEMA_CACHE_MAX_ENTRY_BYTES ?? 4 * 1024 * 1024,

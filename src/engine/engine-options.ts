@@ -8,7 +8,7 @@ import { EngineOptionsError } from './errors/engine-errors.js';
 import { DEFAULT_CEILINGS, type ExtractionCeilings } from './request/data-request.js';
 import type { EngineLogger } from './support/engine-logger.js';
 import type { EngineTracer } from './tracing/engine-tracer.js';
-import type { SessionPoolOptions } from './sessions/session-pool.js';
+import { DEFAULT_SESSION_POOL, type SessionPoolOptions } from './sessions/session-pool.js';
 
 export interface EgressOptions {
   /**
@@ -97,8 +97,13 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
       ? {}
       : {
           sessionPool: {
-            maxIdlePerDatasource: positive(options.sessionPool.maxIdlePerDatasource, 4, 'sessionPool.maxIdlePerDatasource', 0),
-            idleMs: positive(options.sessionPool.idleMs, 30_000, 'sessionPool.idleMs'),
+            maxIdlePerDatasource: positive(
+              options.sessionPool.maxIdlePerDatasource,
+              DEFAULT_SESSION_POOL.maxIdlePerDatasource,
+              'sessionPool.maxIdlePerDatasource',
+              0,
+            ),
+            idleMs: positive(options.sessionPool.idleMs, DEFAULT_SESSION_POOL.idleMs, 'sessionPool.idleMs'),
           },
         }),
   };

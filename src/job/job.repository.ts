@@ -47,6 +47,10 @@ export class JobRepository {
     this.jobs = dataSource.getRepository<JobRecord>(JOB_ENTITY);
   }
 
+  private get plainReads(): JobReads {
+    return (this.reads ??= new JobReads(this.dataSource));
+  }
+
   /** One statement where PostgreSQL can do in one what takes SQLite a transaction. */
   private get postgres(): PostgresJobStatements | undefined {
     if (this.dataSource.options.type !== 'postgres') return undefined;
@@ -59,7 +63,7 @@ export class JobRepository {
 
   /** The newest job with this hash created since `since`, whatever its status. */
   findNewestByHash(requestHash: string, since: Date): Promise<JobRecord | null> {
-    return (this.reads ??= new JobReads(this.dataSource)).newestByHash(requestHash, since);
+    return this.plainReads.newestByHash(requestHash, since);
   }
 
   findByDedupKey(dedupKey: string): Promise<JobRecord | null> {
@@ -116,7 +120,7 @@ export class JobRepository {
 
   /** The datasources a job reads, with the connection each resolved to at submission. */
   datasourcesOf(jobId: string): Promise<JobDatasourceRecord[]> {
-    return (this.reads ??= new JobReads(this.dataSource)).datasourcesOf(jobId);
+    return this.plainReads.datasourcesOf(jobId);
   }
 
   /**

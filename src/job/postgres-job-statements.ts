@@ -15,10 +15,10 @@ import { JobStatus } from './job-status.js';
 import type { Transition } from './transition-guard.js';
 
 /**
- * The job store's two most frequent writes as one statement each on PostgreSQL, where the query
- * builder needs a transaction of five round trips: a submission's insert, and a worker's claim.
- * One statement is atomic by itself, so neither leaves half its rows behind; SQLite keeps the
- * transaction (JobRepository).
+ * The job store's most frequent writes as one statement each on PostgreSQL, where the query
+ * builder needs a transaction of several round trips: a submission's insert, a worker's claim, and
+ * the writes of a guarded change (a commit's). One statement is atomic by itself, so none leaves
+ * half its rows behind; SQLite keeps the transactions (JobRepository).
  */
 export class PostgresJobStatements {
   private readonly jobs: EntityRows<JobRecord>;

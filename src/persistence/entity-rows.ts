@@ -1,6 +1,8 @@
 import type { DataSource, EntityMetadata } from 'typeorm';
 import type { SqlParameters } from './sql-parameters.js';
 
+type ColumnMetadata = EntityMetadata['columns'][number];
+
 /** A column set to an SQL expression over the row itself (`attempts + 1`), not to a value. */
 export type SqlExpression = () => string;
 
@@ -33,16 +35,9 @@ export class EntityRows<T extends object> {
 
   /** One multi-row `INSERT INTO table (…) VALUES (…), (…)`; every row sets the same columns. */
   insertMany(rows: readonly Partial<T>[], parameters: SqlParameters): string {
-    const columns = this.metadata.columns.filter((column) => (rows[0] as Record<string, unknown>)[column.propertyName] !== undefined);
-    const tuples = rows.map(
-      (row) =>
-        `(${columns
-          .map((column) =>
-            parameters.bind(this.dataSource.driver.preparePersistentValue((row as Record<string, unknown>)[column.propertyName], column)),
-          )
-          .join(', ')})`,
-    );
-    return `INSERT INTO ${this.table} (${columns.map((column) => quoted(column.databaseName)).join(', ')}) VALUES ${tuples.join(', ')}`;
+    const bound = rows.map((row) => this.bound(row, parameters, false));
+    const tuples = bound.map(({ values }) => `(${values.join(', ')})`);
+    return `INSERT INTO ${this.table} (${bound[0].columns.join(', ')}) VALUES ${tuples.join(', ')}`;
   }
 
   /**
@@ -86,9 +81,7 @@ export class EntityRows<T extends object> {
 
   /** `value` bound as `property`'s column stores it (a Date in SQLite's text form, JSON as text). */
   bind(property: keyof T & string, value: unknown, parameters: SqlParameters): string {
-    const column = this.metadata.findColumnWithPropertyName(property);
-    if (!column) throw new Error(`${this.metadata.name} has no column ${property}`);
-    return parameters.bind(this.dataSource.driver.preparePersistentValue(value, column));
+    return parameters.bind(this.dataSource.driver.preparePersistentValue(value, this.columnOf(property)));
   }
 
   /** `SELECT * FROM table WHERE …` (what follows is the caller's: conditions, order, limit), hydrated. */
@@ -99,9 +92,13 @@ export class EntityRows<T extends object> {
 
   /** The database name of a property, quoted, for a WHERE clause. */
   column(property: keyof T & string): string {
+    return quoted(this.columnOf(property).databaseName);
+  }
+
+  private columnOf(property: string): ColumnMetadata {
     const column = this.metadata.findColumnWithPropertyName(property);
     if (!column) throw new Error(`${this.metadata.name} has no column ${property}`);
-    return quoted(column.databaseName);
+    return column;
   }
 
   /** A row as `RETURNING *` or `SELECT *` gives it, as the entity the repository would have read. */

@@ -29,10 +29,9 @@ export class DatasourceSessions {
   /** A pooled session of this datasource that answered its ping, or undefined (none pooled, or none answered). */
   async reuse(datasource: ResolvedDatasource, signal?: AbortSignal): Promise<ConnectorSession | undefined> {
     const key = this.pool?.keyOf(datasource);
-    if (this.pool === undefined || key === undefined) return undefined;
-    const pool = this.pool;
-    const session = await pool.take(key, signal);
-    return session === undefined ? undefined : new LentSession(session, datasource.configName, (returned) => pool.give(key, returned));
+    if (key === undefined) return undefined;
+    const session = await this.pool?.take(key, signal);
+    return session === undefined ? undefined : this.lend(key, session, datasource);
   }
 
   /** `reuse`, else `open`. */
@@ -84,8 +83,12 @@ export class DatasourceSessions {
   async open(datasource: ResolvedDatasource, options: OpenSessionOptions, target?: EgressTarget): Promise<ConnectorSession> {
     const session = await this.connect(datasource, options, target);
     const key = this.pool?.keyOf(datasource);
-    if (this.pool === undefined || key === undefined || session.ping === undefined) return session;
-    const pool = this.pool;
+    return key === undefined || session.ping === undefined ? session : this.lend(key, session, datasource);
+  }
+
+  /** `session` as its caller holds it: its close hands it back to the pool under `key`. */
+  private lend(key: string, session: ConnectorSession, datasource: ResolvedDatasource): ConnectorSession {
+    const pool = this.pool as SessionPool;
     return new LentSession(session, datasource.configName, (returned) => pool.give(key, returned));
   }
 

@@ -26,15 +26,6 @@ export class LentSession implements ConnectorSession {
     return this.held().readRows(request, signal);
   }
 
-  ping(signal: AbortSignal): Promise<void> {
-    const session = this.held();
-    return session.ping ? session.ping(signal) : Promise.resolve();
-  }
-
-  get reusable(): boolean {
-    return this.session?.reusable === true;
-  }
-
   close(): Promise<void> {
     if (this.closing === undefined) {
       const session = this.session;

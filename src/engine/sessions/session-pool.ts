@@ -32,7 +32,7 @@ export class SessionPool {
   private sweep: NodeJS.Timeout | undefined;
   private closed = false;
 
-  constructor(private readonly options: SessionPoolOptions = DEFAULT_SESSION_POOL) {}
+  constructor(private readonly options: SessionPoolOptions) {}
 
   /** The key sessions of this datasource are pooled under, or undefined when it is never pooled. */
   keyOf(datasource: ResolvedDatasource): string | undefined {
