@@ -20,6 +20,7 @@ import {
 import type { CompletedResult, CompletionStep, JobClaim, TerminalEvent } from './job-commit.js';
 import { JobStatus } from './job-status.js';
 import { JobReads } from './job-reads.js';
+import { PostgresJobChanges } from './postgres-job-changes.js';
 import { PostgresJobStatements } from './postgres-job-statements.js';
 import { guardHolds, releasedColumns, transitionRow, type Transition, type TransitionGuard } from './transition-guard.js';
 
@@ -37,6 +38,7 @@ export class JobRepository {
   private readonly jobs: Repository<JobRecord>;
   private statements: PostgresJobStatements | undefined;
   private reads: JobReads | undefined;
+  private changes: PostgresJobChanges | undefined;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -49,6 +51,10 @@ export class JobRepository {
 
   private get plainReads(): JobReads {
     return (this.reads ??= new JobReads(this.dataSource));
+  }
+
+  private get postgresChanges(): PostgresJobChanges {
+    return (this.changes ??= new PostgresJobChanges(this.dataSource, this.postgres as PostgresJobStatements, this.webhooks));
   }
 
   /** One statement where PostgreSQL can do in one what takes SQLite a transaction. */
@@ -203,15 +209,8 @@ export class JobRepository {
       columns: { ...columns, attempts: () => 'attempts + 1' },
       wholeRow: true,
     });
-    return (
-      before && {
-        ...before.row,
-        ...columns,
-        status: JobStatus.Processing,
-        attempts: before.row.attempts + 1,
-        updatedAt: before.at,
-      }
-    );
+    if (!before?.row) return null;
+    return { ...before.row, ...columns, status: JobStatus.Processing, attempts: before.row.attempts + 1, updatedAt: before.at };
   }
 
   /**
@@ -270,9 +269,10 @@ export class JobRepository {
   /**
    * processing → completed and its terminal event, in one transaction, only for the claim that still
    * holds the job. `publish` runs inside that transaction once the claim is confirmed on the locked
-   * row, before the row is updated: it makes the attempt's object the job's result, so no other
-   * claim can commit or publish in between, and no reader sees the job completed without its
-   * object; if it throws, nothing is committed. `step` runs in the same place, before `publish`.
+   * row (on PostgreSQL by the row's guarded update, on SQLite before it): it makes the attempt's
+   * object the job's result, so no other claim can commit or publish in between, and no reader sees
+   * the job completed without its object; if it throws, nothing is committed. `step` runs in the
+   * same place, before `publish`.
    */
   async complete(
     id: string,
@@ -322,12 +322,13 @@ export class JobRepository {
   }
 
   /**
-   * One guarded transition in one transaction: the row is read under a lock, the guard checked on
-   * it, then the row updated, the transition recorded and the terminal event written. The row as
-   * it was read (every column with `wholeRow`, else the guard's) and the transaction's time, or
-   * null when the guard refused.
+   * One guarded transition in one transaction: the row is locked and the guard checked on it, then
+   * the row updated, the transition recorded and the terminal event written. The row as it was read
+   * (every column with `wholeRow`, else the guard's; none where PostgreSQL's UPDATE checked the guard
+   * itself) and the transaction's time, or null when the guard refused.
    */
-  private async change(id: string, transition: Transition): Promise<{ row: JobRecord; at: Date } | null> {
+  private async change(id: string, transition: Transition): Promise<{ row?: JobRecord; at: Date } | null> {
+    if (this.postgres && transition.guard.from.length === 1 && !transition.wholeRow) return this.postgresChanges.inUpdate(id, transition);
     const { guard, to, workerId, reason, columns, event, beforeCommit } = transition;
     let fannedOut = 0;
     const changed = await inTransaction(this.dataSource, async (manager) => {
@@ -335,19 +336,16 @@ export class JobRepository {
       const lookup = manager.getRepository<JobRecord>(JOB_ENTITY).createQueryBuilder('job').where('job.id = :id', { id });
       if (!transition.wholeRow) lookup.select(['job.id', 'job.status', 'job.workerId', 'job.attempts', 'job.leaseExpiresAt']);
       // Locked until the commit: the guard checked here still holds when the row is updated.
-      if (this.dataSource.options.type === 'postgres') lookup.setLock('pessimistic_write');
+      if (this.postgres) lookup.setLock('pessimistic_write');
       const current = await lookup.getOne();
       if (!current || !guardHolds(guard, current)) return null;
       // Before the row says so: SQLite's one connection shows this transaction's writes to every
       // reader before the commit, so a job read as completed must already have its result object.
       await beforeCommit?.(manager);
       if (this.postgres) {
-        const recorded = transitionRow(id, current.status, to, workerId, reason, now);
-        const outboxRow = event ? OutboxRepository.rowOf(id, event, now) : undefined;
-        const applied = await this.postgres.apply(manager, id, current.status, transition, now, recorded, outboxRow);
-        if (applied.changed !== 1) throw new Error(`job ${id} changed while its transition held it`);
-        // Same transaction: the terminal status commits with its webhook deliveries, or neither does.
-        if (event && applied.hooks.length > 0) fannedOut = (await this.webhooks?.fanOutTo(manager, applied.hooks, id, event, now)) ?? 0;
+        const applied = await this.postgresChanges.apply(manager, id, current.status, transition, now);
+        if (applied === null) throw new Error(`job ${id} changed while its transition held it`);
+        fannedOut = applied;
         return { row: current, at: now };
       }
       const query = manager
@@ -360,7 +358,7 @@ export class JobRepository {
       if (guard.attempt !== undefined) query.andWhere('attempts = :attempt', { attempt: guard.attempt });
       if (guard.leaseExpiredBefore) query.andWhere('lease_expires_at < :expiredBefore', { expiredBefore: guard.leaseExpiredBefore });
       if (guard.leaseLiveAt) query.andWhere('lease_expires_at > :liveAt', { liveAt: guard.leaseLiveAt });
-      // Unreachable while the row is locked (PostgreSQL) or transactions are queued (SQLite).
+      // Unreachable while transactions are queued (SQLite).
       if (((await query.execute()).affected ?? 0) !== 1) throw new Error(`job ${id} changed while its transition held it`);
       await this.record(manager, transitionRow(id, current.status, to, workerId, reason, now));
       if (event) {

@@ -65,10 +65,10 @@ export class PostgresJobStatements {
   }
 
   /**
-   * The writes of a guarded change in one statement, inside its transaction once the locked row
-   * passed the guard: the row's update (the guard repeated in its WHERE), its transition and its
-   * outbox event, each written only when the update changed the row. With an event, the live
-   * webhooks of the job's product come back too, for the caller to fan the event out to.
+   * The writes of a guarded change in one statement: the row's update from `from` with the guard in
+   * its WHERE (which takes the row's lock and re-checks a row a concurrent change got to first), its
+   * transition and its outbox event, each written only when the update changed the row. With an
+   * event, the live webhooks of the job's product come back too, for the caller to fan the event out to.
    */
   async apply(
     manager: EntityManager,

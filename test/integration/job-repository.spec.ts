@@ -7,7 +7,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { loadAppConfig } from '../../src/config/load-config.js';
 import { OUTBOX_EVENT_ENTITY, type OutboxEventRecord } from '../../src/events/outbox.entity.js';
 import { OutboxRepository } from '../../src/events/outbox.repository.js';
-import { JOB_ENTITY, type JobRecord } from '../../src/job/job.entity.js';
+import { JOB_ENTITY, JOB_TRANSITION_ENTITY, type JobRecord, type JobTransitionRecord } from '../../src/job/job.entity.js';
 import { JobRepository } from '../../src/job/job.repository.js';
 import { JobStatus } from '../../src/job/job-status.js';
 import { failedEvent } from '../../src/job/terminal-events.js';
@@ -138,6 +138,34 @@ describe.each(['sqlite', 'postgres'] as const)('JobRepository on %s', (kind) => 
     expect(await jobs.renewLease(job.id, 'w1', 60_000)).toBe(true);
     expect(await jobs.complete(job.id, { workerId: 'w1', attempt: 1 }, result, event, async () => void published.push('live'))).toBe(true);
     expect(published).toEqual(['live']);
+  });
+
+  it('lets one of several racing commits and hand-backs of one claim win, with one transition and at most one event', async () => {
+    const job = pendingJob();
+    await jobs.insertPending(job);
+    await jobs.claim(job.id, 'w1', 60_000);
+    const event = { id: `fetcher.job.completed.${job.id}`, eventType: 'job.completed', payload: { jobId: job.id } };
+    const published: string[] = [];
+    const outcomes = await Promise.all([
+      jobs.complete(job.id, { workerId: 'w1', attempt: 1 }, result, event, async () => void published.push('a')),
+      jobs.release(job.id, 'w1', 'shutdown'),
+      jobs.complete(job.id, { workerId: 'w1', attempt: 1 }, result, event, async () => void published.push('b')),
+    ]);
+    expect(outcomes.filter(Boolean)).toHaveLength(1);
+    const stored = (await jobs.findById(job.id)) as JobRecord;
+    const outbox = await dataSource.getRepository<OutboxEventRecord>(OUTBOX_EVENT_ENTITY).findBy({ jobId: job.id });
+    const transitions = await dataSource.getRepository<JobTransitionRecord>(JOB_TRANSITION_ENTITY).findBy({ jobId: job.id });
+    if (outcomes[1]) {
+      expect(stored.status).toBe(JobStatus.Pending);
+      expect(published).toEqual([]);
+      expect(outbox).toEqual([]);
+    } else {
+      expect(stored.status).toBe(JobStatus.Completed);
+      expect(published).toHaveLength(1);
+      expect(outbox.map((row) => row.id)).toEqual([event.id]);
+    }
+    // accepted, claimed, and the one change that won.
+    expect(transitions.map((row) => row.toStatus).sort()).toEqual([JobStatus.Pending, JobStatus.Processing, stored.status].sort());
   });
 
   it('gives a job back to pending only for the worker that holds it', async () => {
