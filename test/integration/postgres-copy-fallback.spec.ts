@@ -93,7 +93,7 @@ describe('PostgreSQL read path fallback', () => {
     const id = '00000000-0000-4000-8000-00000000f002';
     const first = await open(connector, id);
     copyAttempts = 0;
-    // Filter values travel in a transaction on the COPY path; the refusal leaves it cleanly.
+    // Filter values travel in the COPY's pipeline; the refusal leaves it cleanly.
     expect(await ids(first.session, first.table, { id: { gt: [2990] } })).toEqual([
       2991, 2992, 2993, 2994, 2995, 2996, 2997, 2998, 2999, 3000,
     ]);

@@ -82,8 +82,33 @@ describe('CopyDataFramer', () => {
     expect(() => split.feed(huge.subarray(4))).toThrow(ValueTooLargeError);
   });
 
+  it('drops the answers of the pipeline before its COPY, however the socket cuts them, and hands an error among them to pg', () => {
+    // ParseComplete, BindComplete, the prelude's row and its CommandComplete, then the COPY's own two.
+    const prelude = Buffer.concat([message('1', ''), message('2', ''), message('D', '\0\x01\0\0\0\x01f'), message('C', 'SELECT 1\0')]);
+    const before = Buffer.concat([prelude, message('1', ''), message('2', '')]);
+    const wire = Buffer.concat([before, COPY_OUT_TEXT, ...ROWS, message('c', ''), AFTER]);
+    for (let size = 1; size <= wire.length; size++) {
+      const { rows, last } = framedIn(wire, size);
+      expect(rows.equals(Buffer.concat(ROWS)), `chunks of ${size}`).toBe(true);
+      expect((last as { rest: Buffer }).rest.equals(AFTER), `chunks of ${size}`).toBe(true);
+    }
+    const refused = Buffer.concat([
+      message('1', ''),
+      message('2', ''),
+      message('E', 'SERROR\0C22P02\0Minvalid input\0\0'),
+      message('Z', 'I'),
+    ]);
+    const { rows, last } = framedIn(refused, 3);
+    expect(rows.length).toBe(0);
+    expect(last?.kind).toBe('error');
+    expect((last as { rest: Buffer }).rest.equals(refused.subarray(10))).toBe(true);
+  });
+
   it('refuses a binary COPY and messages a COPY never sends', () => {
     expect(() => new CopyDataFramer(() => 1e9, 't').feed(message('H', Buffer.from([1, 0, 0])))).toThrow(CopyProtocolError);
     expect(() => new CopyDataFramer(() => 1e9, 't').feed(Buffer.concat([COPY_OUT_TEXT, message('D', 'x')]))).toThrow(CopyProtocolError);
+    // A second CopyOutResponse, or CopyDone before the COPY started, is not the COPY we asked for.
+    expect(() => new CopyDataFramer(() => 1e9, 't').feed(Buffer.concat([COPY_OUT_TEXT, COPY_OUT_TEXT]))).toThrow(CopyProtocolError);
+    expect(() => new CopyDataFramer(() => 1e9, 't').feed(message('c', ''))).toThrow(CopyProtocolError);
   });
 });

@@ -6,6 +6,11 @@ const COPY_OUT_RESPONSE = 0x48; // H
 const ERROR_RESPONSE = 0x45; // E
 /** Messages the server may send in the middle of a COPY: notices, parameter changes, notifications. */
 const INTERLEAVED = new Set([0x4e /* N */, 0x53 /* S */, 0x41 /* A */]);
+/**
+ * The answers of an extended-protocol pipeline before its COPY starts (CopyOutStream's prelude):
+ * ParseComplete, BindComplete, the prelude's DataRow and CommandComplete. Dropped.
+ */
+const BEFORE_COPY = new Set([0x31 /* 1 */, 0x32 /* 2 */, 0x44 /* D */, 0x43 /* C */]);
 const HEADER_BYTES = 5;
 
 /** A stream that is not the COPY text we asked for. */
@@ -31,6 +36,8 @@ export class CopyDataFramer {
   /** The first bytes of the held message, for its type and length. */
   private readonly header = Buffer.alloc(HEADER_BYTES);
   private finished = false;
+  /** CopyOutResponse was read: from now on only CopyData, interleaved messages and CopyDone. */
+  private started = false;
 
   constructor(
     private readonly remainingBytes: () => number,
@@ -111,12 +118,13 @@ export class CopyDataFramer {
 
   /** A message other than CopyData: checked or skipped. */
   private control(type: number, message: Buffer): void {
-    if (type === COPY_OUT_RESPONSE) {
+    if (type === COPY_OUT_RESPONSE && !this.started) {
       // Overall format 0 is text: what the renderer reads.
       if (message[HEADER_BYTES] !== 0) throw new CopyProtocolError('the server answered the COPY in binary format');
+      this.started = true;
       return;
     }
-    if (type === COPY_DONE || INTERLEAVED.has(type)) return;
+    if (INTERLEAVED.has(type) || (this.started ? type === COPY_DONE : BEFORE_COPY.has(type))) return;
     throw new CopyProtocolError(`unexpected message '${String.fromCharCode(type)}' during COPY`);
   }
 

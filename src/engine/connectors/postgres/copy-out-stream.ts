@@ -4,16 +4,30 @@ import type { CopyDataFramer } from './copy-data-framer.js';
 /** Bytes of rows received ahead of the renderer before the socket is no longer read (the server then waits). */
 const READ_AHEAD_BYTES = 256 * 1024;
 
-/** What this needs of pg's Connection: its socket and the simple-query call. */
+/** What this needs of pg's Connection: its socket, the simple-query call and the extended protocol's messages. */
 interface PgConnection {
-  readonly stream: Omit<NodeJS.ReadableStream, 'read'> & { read(): Buffer | null };
+  readonly stream: Omit<NodeJS.ReadableStream, 'read'> & { read(): Buffer | null; cork?(): void; uncork?(): void };
   query(text: string): void;
+  parse(query: { name: string; text: string; types: string[] }, more: boolean): void;
+  bind(config: { values?: Array<Buffer | string | null | undefined> }, more: boolean): void;
+  execute(config: object, more: boolean): void;
+  sync(): void;
+}
+
+/** A statement run just before the COPY, in the same implicit transaction (its answer is dropped). */
+export interface CopyPrelude {
+  readonly text: string;
+  readonly values: readonly unknown[];
 }
 
 type DataListener = (chunk: Buffer) => void;
 
 /**
- * One `COPY … TO STDOUT`, submitted to a pg client as its active query. Between CopyOutResponse and
+ * One `COPY … TO STDOUT`, submitted to a pg client as its active query. With a prelude (the bound
+ * values' settings), both go out in one write as one extended-protocol pipeline (Parse, Bind,
+ * Execute of each, then Sync): one round trip, one implicit transaction, so the prelude's
+ * transaction-local settings hold for the COPY and end with it; an error in the prelude stops the
+ * pipeline before the COPY runs. Without one it is a simple query. Between CopyOutResponse and
  * CopyDone it reads the socket itself (as the pg-copy-streams package does) and hands the renderer runs of whole
  * CopyData messages cut straight out of the socket's chunks (CopyDataFramer); everything from
  * CopyDone or an ErrorResponse on goes back to pg's parser, which ends the statement as usual.
@@ -35,6 +49,7 @@ export class CopyOutStream extends BatchStream {
   constructor(
     private readonly text: string,
     private readonly framer: CopyDataFramer,
+    private readonly prelude?: CopyPrelude,
   ) {
     super();
   }
@@ -50,7 +65,24 @@ export class CopyOutStream extends BatchStream {
     stream.pause();
     stream.on('readable', this.onReadable);
     this.attached = true;
-    connection.query(this.text);
+    if (this.prelude === undefined) {
+      connection.query(this.text);
+      return;
+    }
+    // Corked, as pg's own extended queries are: the seven messages leave in one write.
+    stream.cork?.();
+    try {
+      // Unnamed statements and portals: nothing outlives the pipeline. The values are pg's text forms (prepareValue).
+      connection.parse({ name: '', text: this.prelude.text, types: [] }, true);
+      connection.bind({ values: this.prelude.values as Array<string | null> }, true);
+      connection.execute({}, true);
+      connection.parse({ name: '', text: this.text, types: [] }, true);
+      connection.bind({}, true);
+      connection.execute({}, true);
+      connection.sync();
+    } finally {
+      stream.uncork?.();
+    }
   }
 
   /** The next run of CopyData messages if one is here, null at the end, undefined when it must be waited for. */

@@ -44,8 +44,9 @@ export class CopyRefusedError extends Error {
 
 /**
  * Streams one table with `COPY (SELECT …) TO STDOUT`: PostgreSQL formats every value on its own
- * core and Node only rewrites bytes (CopyTextRenderer). With filter values the COPY runs in a
- * read-only transaction whose first statement binds them (see buildCopy). An abort, a failure or
+ * core and Node only rewrites bytes (CopyTextRenderer). With filter values, the statement that binds
+ * them (see buildCopy) and the COPY go out as one pipeline (CopyOutStream): one round trip, one
+ * implicit transaction, or the caller's (an incremental read's snapshot). An abort, a failure or
  * a consumer that stops early cancels the COPY on the server; what is still in flight is read and
  * dropped so the cancel's error reaches pg and the session stays usable.
  */
@@ -54,33 +55,15 @@ export async function* readWithCopy(
   request: TableReadRequest,
   statement: CopyStatement,
   signal: AbortSignal,
-  /** Inside a transaction of the caller's (an incremental read's snapshot): neither begun nor ended here. */
-  inCallersTransaction = false,
 ): AsyncIterable<RowBatch> {
   const table = request.table.key;
   const columns = copyColumns(request.columns, { bytesMayNotBeUtf8: link.bytesMayNotBeUtf8 });
   const budget = request.budget ?? DEFAULT_READ_BUDGET;
   const renderer = new CopyTextRenderer(columns, budget, rowFrameBytes(request.rowFrame));
-  const run = (text: string, values?: unknown[]) =>
-    abortableRead(
-      () => link.client.query({ text, values, rowMode: 'array' }),
-      signal,
-      (read) => link.interrupt(read),
-      (error) => link.failure(error, table),
-      () => link.sever(new Error('statement could not be cancelled in time; connection closed')),
-    );
-
-  let inTransaction = false;
-  let reader: CopyOutStream | undefined;
-  let committed = false;
+  const framer = new CopyDataFramer(() => budget.remainingBytes(), table);
+  const copy = new CopyOutStream(statement.copy, framer, statement.settings ?? undefined);
   let yielded = false;
   try {
-    if (statement.settings !== null) {
-      inTransaction = !inCallersTransaction;
-      if (inTransaction) await run('BEGIN TRANSACTION READ ONLY');
-      await run(statement.settings.text, statement.settings.values);
-    }
-    const copy = (reader = new CopyOutStream(statement.copy, new CopyDataFramer(() => budget.remainingBytes(), table)));
     link.client.query(copy);
     // take(): a chunk, null at the end, undefined when the socket has to be waited for.
     for (let chunk = copy.take(); chunk !== null; chunk = copy.take()) {
@@ -104,10 +87,6 @@ export async function* readWithCopy(
       yielded = true;
       yield batch;
     }
-    if (inTransaction) {
-      await run('COMMIT');
-      committed = true;
-    }
   } catch (error) {
     if (signal.aborted) throw signal.reason;
     // The rest of that row may be a gigabyte in flight; cutting the socket is cheaper than reading it.
@@ -117,17 +96,16 @@ export async function* readWithCopy(
     if (error instanceof DatasourceQueryError || error instanceof FetcherError) throw error;
     const sqlState = (error as { code?: unknown } | null)?.code;
     if (!yielded && typeof sqlState === 'string' && COPY_REFUSALS.has(sqlState)) throw new CopyRefusedError(sqlState);
-    // The COPY stream's own failure, or output COPY never writes.
+    // The COPY stream's own failure (a value its type refused, the server's error), or output COPY never writes.
     throw link.failure(error, table);
   } finally {
-    await stop(link, reader, signal.aborted ? ABORT_BUDGET_MS : END_TRANSACTION_TIMEOUT_MS);
-    if (inTransaction && !committed) await endTransaction(link);
+    await stop(link, copy, signal.aborted ? ABORT_BUDGET_MS : END_TRANSACTION_TIMEOUT_MS);
   }
 }
 
 /** A COPY still running when the read ends early is cancelled, its remaining output dropped. */
-async function stop(link: CopySessionLink, reader: CopyOutStream | undefined, budgetMs: number): Promise<void> {
-  if (reader === undefined || reader.isFinished || link.isLost()) return;
+async function stop(link: CopySessionLink, reader: CopyOutStream, budgetMs: number): Promise<void> {
+  if (reader.isFinished || link.isLost()) return;
   reader.discard();
   await settleOrCut(link.interrupt(reader.finished), budgetMs, () =>
     link.sever(new Error('COPY could not be cancelled in time; connection closed')),

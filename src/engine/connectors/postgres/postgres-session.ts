@@ -148,7 +148,7 @@ export class PostgresSession extends EngineSession implements ConnectorSession {
       if (inTransaction) await this.runStatement('SAVEPOINT fetcher_copy', [], signal, table);
       this.detachGauge();
       try {
-        yield* readWithCopy(this.copyLink, request, copy, signal, inTransaction);
+        yield* readWithCopy(this.copyLink, request, copy, signal);
         return;
       } catch (error) {
         if (!(error instanceof CopyRefusedError)) throw error;

@@ -48,8 +48,9 @@ export function buildSelect(request: TableReadRequest): SqlStatement {
 
 export interface CopyStatement {
   /**
-   * Run first, in the COPY's transaction: binds every filter value (as `$n`, never as SQL text)
-   * into a transaction-local setting the COPY reads back. Null when the read has no values.
+   * Run first, in the COPY's pipeline (one implicit transaction, see CopyOutStream): binds every
+   * filter value (as `$n`, never as SQL text) into a transaction-local setting the COPY reads back.
+   * Null when the read has no values.
    */
   readonly settings: SqlStatement | null;
   readonly copy: string;
