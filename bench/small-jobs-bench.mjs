@@ -14,12 +14,13 @@
 //   npm run bench -- --scenario small-jobs [--jobs 600] [--clients 20,4,1] [--reps 3] [--json FILE]
 //                    [--profile DIR] [--keep]
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { formatTop, newestProfile, topFunctions } from './lib/cpuprofile.mjs';
+import { cpuPerJob, machineCpu } from './lib/machine-cpu.mjs';
 import { killAllFetchers, postJson, startFetcher } from './lib/fetcher-process.mjs';
 import { gitInfo, machineInfo } from './lib/machine.mjs';
 import { spread } from './lib/report.mjs';
@@ -192,7 +193,7 @@ async function main() {
     for (const clients of settings.clients) {
       const reps = [];
       for (let rep = 1; rep <= settings.reps; rep += 1) {
-        const before = { manager: cpuMs(manager.pid), workers: workers.map((worker) => cpuMs(worker.pid)) };
+        const before = { manager: cpuMs(manager.pid), workers: workers.map((worker) => cpuMs(worker.pid)), machine: machineCpu() };
         const figures = await repetition(manager.base, store, { jobs: settings.jobs, clients, offset, tag: `c${clients}-r${rep}` });
         offset += settings.jobs;
         const managerMs = cpuMs(manager.pid) - before.manager;
@@ -200,12 +201,18 @@ async function main() {
         figures.managerCpuMsPerPost = managerMs / settings.jobs;
         figures.workerCpuMsPerJob = workerMs.reduce((a, b) => a + b, 0) / settings.jobs;
         figures.workerCpuMs = workerMs;
+        figures.machine = cpuPerJob(before.machine, machineCpu(), settings.jobs, managerMs + workerMs.reduce((a, b) => a + b, 0));
         reps.push(figures);
         log(
           `  ${clients} client(s) rep ${rep}: POST p50 ${figures.postP50.toFixed(1)} ms p99 ${figures.postP99.toFixed(1)} ms · ` +
             `${figures.postsPerSecond.toFixed(1)} POSTs/s · ${figures.jobsPerSecond.toFixed(1)} jobs/s · POST→completed p50 ` +
             `${figures.endToEndP50.toFixed(0)} ms p99 ${figures.endToEndP99.toFixed(0)} ms · CPU ${figures.managerCpuMsPerPost.toFixed(2)} ms/POST ` +
             `(Manager), ${figures.workerCpuMsPerJob.toFixed(2)} ms/job (Workers: ${workerMs.join(' + ')} ms)`,
+        );
+        const m = figures.machine;
+        log(
+          `    machine CPU per job ${m.busy.toFixed(1)} ms: Fetcher ${m.fetcher.toFixed(1)}, PostgreSQL ${m.postgres.toFixed(1)}, ` +
+            `Redis ${m.redis.toFixed(1)}, bench driver ${m.driver.toFixed(1)}, rest ${m.rest.toFixed(1)}`,
         );
       }
       const of = (pick) => spread(reps.map(pick));
@@ -221,6 +228,11 @@ async function main() {
           endToEndP99: of((r) => r.endToEndP99),
           managerCpuMsPerPost: of((r) => r.managerCpuMsPerPost),
           workerCpuMsPerJob: of((r) => r.workerCpuMsPerJob),
+          machineBusyMsPerJob: of((r) => r.machine.busy),
+          postgresMsPerJob: of((r) => r.machine.postgres),
+          redisMsPerJob: of((r) => r.machine.redis),
+          driverMsPerJob: of((r) => r.machine.driver),
+          restMsPerJob: of((r) => r.machine.rest),
         },
       });
     }
@@ -239,6 +251,22 @@ async function main() {
     log(
       `| ${clients} | ${fmt(s.postP50, 1)} / ${fmt(s.postP99, 1)} | ${fmt(s.postsPerSecond)} | ${fmt(s.jobsPerSecond)} | ` +
         `${fmt(s.endToEndP50)} / ${fmt(s.endToEndP99)} | ${fmt(s.managerCpuMsPerPost, 2)} | ${fmt(s.workerCpuMsPerJob, 2)} |`,
+    );
+  }
+  log();
+  log(
+    `the whole machine's busy CPU per job (${cpus().length} cores: ${cpus().length * 1000} ms of CPU a second), by who spent it; ` +
+      'the ceiling is the jobs/s at which that CPU would fill every core:',
+  );
+  log(
+    '| clients | machine | Manager + Workers | PostgreSQL (source and store) | Redis | bench driver | rest (kernel, other) | ceiling jobs/s |',
+  );
+  log('|---|---|---|---|---|---|---|---|');
+  for (const { clients, summary: s } of results) {
+    const fetcher = s.managerCpuMsPerPost.median + s.workerCpuMsPerJob.median;
+    log(
+      `| ${clients} | ${fmt(s.machineBusyMsPerJob, 1)} | ${fetcher.toFixed(1)} | ${fmt(s.postgresMsPerJob, 1)} | ${fmt(s.redisMsPerJob, 1)} | ` +
+        `${fmt(s.driverMsPerJob, 1)} | ${fmt(s.restMsPerJob, 1)} | ${((cpus().length * 1000) / s.machineBusyMsPerJob.median).toFixed(0)} |`,
     );
   }
   if (settings.profile) {

@@ -11,7 +11,8 @@ import { DEFAULT_READ_BUDGET, type ValueTooLargeError } from '../shared/read-bud
 import { settleOrCut } from '../shared/settle.js';
 import { cancelOrCut } from '../shared/statement-cancel.js';
 import { cancelBackend, destroyClient, endClient, TEXT_TYPES } from './postgres-client.js';
-import { DISCOVERY_SQL, type DiscoveryRow, PostgresSnapshotBuilder } from './postgres-discovery.js';
+import { CatalogQuery } from './postgres-catalog-query.js';
+import { PostgresSnapshotBuilder } from './postgres-discovery.js';
 import { CopyRefusedError, endTransaction, readWithCopy, type CopySessionLink } from './postgres-copy-read.js';
 import { PostgresRowGauge } from './postgres-row-gauge.js';
 import { buildCopy, buildSelect } from './postgres-sql.js';
@@ -72,6 +73,7 @@ export class PostgresSession extends EngineSession implements ConnectorSession {
   private gauge: PostgresRowGauge | undefined;
   private readonly copyLink: CopySessionLink;
   private readonly rangeLink: RangeSessionLink;
+  private readonly catalog: CatalogQuery;
   /** A statement was cancelled or failed on it once: it is never handed to another caller. */
   private disturbed = false;
 
@@ -86,6 +88,7 @@ export class PostgresSession extends EngineSession implements ConnectorSession {
     client.on('end', () => {
       this.lost ??= new Error('connection closed');
     });
+    this.catalog = new CatalogQuery(client);
     this.copyLink = {
       client,
       bytesMayNotBeUtf8: ctx.serverEncoding === 'SQL_ASCII',
@@ -118,7 +121,7 @@ export class PostgresSession extends EngineSession implements ConnectorSession {
     });
     try {
       await abortableRead(
-        () => this.streamCatalog(names, (row) => builder.add(row)),
+        () => this.catalog.stream(names, (row) => builder.add(row)),
         signal,
         (read) => this.interrupt(read),
         (error) => catalog.exceeded ?? this.discoveryFailure(error),
@@ -242,18 +245,6 @@ export class PostgresSession extends EngineSession implements ConnectorSession {
   }
 
   /** The discovery statement, its rows handed to `onRow` one by one as pg parses them. */
-  private streamCatalog(names: string[] | null, onRow: (row: DiscoveryRow) => void): Promise<void> {
-    return new Promise((resolve, reject) => {
-      // With a row listener and no callback, pg keeps none of the rows itself.
-      const config: pg.QueryArrayConfig = { text: DISCOVERY_SQL, values: [names], rowMode: 'array' };
-      const query = new pg.Query<(string | null)[]>(config);
-      query.on('row', (row: (string | null)[]) => onRow(row));
-      query.on('error', reject);
-      query.on('end', () => resolve());
-      void this.client.query(query);
-    });
-  }
-
   private detachGauge(): void {
     this.gauge?.detach();
     this.gauge = undefined;
