@@ -100,6 +100,18 @@ async function startCluster() {
   return { manager, workers };
 }
 
+const IDLE_WINDOW_MS = 5_000;
+
+/** CPU ms per second each process spends with no job to run (pollers, timers, the queue's blocking reads). */
+async function idleCpu(manager, workers) {
+  // Let the warm-up's last completions, events and deliveries finish first.
+  await new Promise((done) => setTimeout(done, 2_000));
+  const before = [manager, ...workers].map((p) => cpuMs(p.pid));
+  await new Promise((done) => setTimeout(done, IDLE_WINDOW_MS));
+  const perSecond = [manager, ...workers].map((p, i) => ((cpuMs(p.pid) - before[i]) * 1000) / IDLE_WINDOW_MS);
+  return { manager: perSecond[0], workers: perSecond.slice(1) };
+}
+
 /** N jobs from C clients; returns the repetition's figures, read from the answers and the job store. */
 async function repetition(base, store, { jobs, clients, offset, tag }) {
   const posts = new Array(jobs);
@@ -171,6 +183,7 @@ async function main() {
   const store = new pg.Client({ ...PG, database: STORE_DB });
   await store.connect();
   const results = [];
+  let idle;
   try {
     const connection = await postJson(
       `${manager.base}/v1/management/connections`,
@@ -190,6 +203,10 @@ async function main() {
     // Warm every process (JIT, pools, the schema cache) before anything is measured.
     await repetition(manager.base, store, { jobs: WARMUP_JOBS, clients: 4, offset, tag: 'warmup' });
     offset += WARMUP_JOBS;
+    idle = await idleCpu(manager, workers);
+    log(
+      `idle CPU over ${IDLE_WINDOW_MS / 1000} s with nothing to do: Manager ${idle.manager.toFixed(1)} ms/s, Workers ${idle.workers.map((ms) => ms.toFixed(1)).join(' and ')} ms/s`,
+    );
     for (const clients of settings.clients) {
       const reps = [];
       for (let rep = 1; rep <= settings.reps; rep += 1) {
@@ -278,7 +295,7 @@ async function main() {
       for (const line of formatTop(topFunctions(path, { count: 15, root }))) log(line);
     }
   }
-  if (settings.json) writeFileSync(settings.json, `${JSON.stringify({ machine, git: gitInfo(root), results }, null, 2)}\n`);
+  if (settings.json) writeFileSync(settings.json, `${JSON.stringify({ machine, git: gitInfo(root), idle, results }, null, 2)}\n`);
 }
 
 /** The run's BullMQ keys (its own QUEUE_PREFIX), so that Redis is left as it was found. */
