@@ -5,6 +5,7 @@ import { firstValueFrom } from 'rxjs';
 import { Clock, SystemClock } from '../common/clock/clock.js';
 import { UnroutableEventError, type EventPublisher, type OutboundEvent } from './event-publisher.port.js';
 import type { EventSigner } from './event-signature.js';
+import { withDeadline } from '../engine/concurrency/settles-within.js';
 
 const PUBLISH_TIMEOUT_MS = 5_000;
 
@@ -151,20 +152,12 @@ export class RmqEventPublisher implements EventPublisher {
   }
 
   private async bounded<T>(work: Promise<T>, what: string): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
     try {
-      return await Promise.race([
-        work,
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`broker did not answer ${what} within ${PUBLISH_TIMEOUT_MS} ms`)), PUBLISH_TIMEOUT_MS);
-        }),
-      ]);
+      return await withDeadline(work, PUBLISH_TIMEOUT_MS, () => new Error(`broker did not answer ${what} within ${PUBLISH_TIMEOUT_MS} ms`));
     } catch (error) {
       this.logger.warn(`RabbitMQ ${what} failed: ${(error as Error).message ?? String(error)}`);
       await this.close().catch(() => undefined);
       throw error instanceof Error ? error : new Error(String(error));
-    } finally {
-      clearTimeout(timer);
     }
   }
 }

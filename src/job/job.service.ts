@@ -8,7 +8,6 @@ import { ServiceUnavailableError } from '../common/errors/request-errors.js';
 import { Tracing } from '../common/tracing/tracing.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ConnectionTester } from '../datasource/connection-tester.service.js';
-import { notFound } from '../datasource/datasource.error.js';
 import type { ServiceDatasource } from '../datasource/service-datasource.js';
 import { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
 import { checkDataRequest } from './data-request-check.js';
@@ -27,6 +26,7 @@ import { requestHash } from './request-hash.js';
 import { resultAvailability } from './result-availability.js';
 import { ResultRetentionRepository } from './retention/result-retention.repository.js';
 import { failedEvent } from './terminal-events.js';
+import { findOwnedJob } from './owned-job.js';
 
 export interface CreateJobOutcome {
   readonly duplicate: boolean;
@@ -127,9 +127,7 @@ export class JobService {
 
   /** Another product's job does not exist for a product principal. */
   async get(id: string, principal: Principal): Promise<JobResponseDto> {
-    const job = await this.jobs.findById(id);
-    if (!job || !actsFor(principal, job.productName)) throw notFound('job');
-    return JobResponseDto.from(job);
+    return JobResponseDto.from(await findOwnedJob(this.jobs, id, principal));
   }
 
   /**
@@ -138,9 +136,7 @@ export class JobService {
    * renewal (≤ 1 s), stops and stores nothing. Cancelling a cancelled job answers the same again.
    */
   async cancel(id: string, principal: Principal): Promise<JobResponseDto> {
-    const found = await this.jobs.findById(id);
-    if (!found || !actsFor(principal, found.productName)) throw notFound('job');
-    let job: JobRecord = found;
+    let job: JobRecord = await findOwnedJob(this.jobs, id, principal);
     // A few rounds: the job may move from pending to processing between the read and the update.
     for (let round = 0; round < 3 && (job.status === JobStatus.Pending || job.status === JobStatus.Processing); round += 1) {
       const info = { code: FetCode.ExtractionCancelled, message: `the job was cancelled (by ${principal.id}); nothing was stored` };

@@ -9,6 +9,7 @@ import { EVENT_PUBLISHER, type EventPublisher } from '../events/event-publisher.
 import type { Redis } from 'ioredis';
 import { Clock } from '../common/clock/clock.js';
 import { RecentResult } from '../common/cache/recent-result.js';
+import { withDeadline } from '../engine/concurrency/settles-within.js';
 
 export interface DependencyCheck {
   status: 'up' | 'down';
@@ -93,14 +94,8 @@ export class ReadinessService {
 
 async function timed(probe: () => Promise<unknown>): Promise<DependencyCheck> {
   const started = performance.now();
-  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([
-      probe(),
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
-      }),
-    ]);
+    await withDeadline(probe(), CHECK_TIMEOUT_MS, () => new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`));
     return { status: 'up', latencyMs: Math.round(performance.now() - started) };
   } catch (error) {
     return {
@@ -108,7 +103,5 @@ async function timed(probe: () => Promise<unknown>): Promise<DependencyCheck> {
       latencyMs: Math.round(performance.now() - started),
       error: error instanceof Error ? error.message : String(error),
     };
-  } finally {
-    clearTimeout(timer);
   }
 }

@@ -1,6 +1,9 @@
 /**
  * A bounded wait: a driver call against a server that stopped answering, or a job handler that
- * ignores its abort, must never hold a job, a connection test or a shutdown.
+ * ignores its abort, must never hold a job, a connection test or a shutdown. The one way Fetcher
+ * puts a deadline on a promise it cannot cancel: `settlesWithin` when only whether it settled
+ * matters, `withDeadline` when its value or failure does, `raceDeadline` when a signal can also
+ * stop it and something must be cut when either does.
  */
 
 /** True once `work` has settled (either way), false when `ms` pass first. Never rejects. */
@@ -19,4 +22,47 @@ export async function settlesWithin(work: Promise<unknown>, ms: number): Promise
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * `work`, unless the deadline (`timeoutMs` > 0) or the signal comes first: then `stop` runs at once
+ * (cut the socket) and this rejects with `timeoutError()` or the signal's reason, without waiting
+ * for the driver to notice; whatever `work` does afterwards is ignored.
+ */
+export async function raceDeadline<T>(
+  work: Promise<T>,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  timeoutError: () => Error,
+  stop: () => void,
+): Promise<T> {
+  signal?.throwIfAborted();
+  work.catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const interrupted = new Promise<never>((_, reject) => {
+    if (timeoutMs > 0) {
+      timer = setTimeout(() => {
+        stop();
+        reject(timeoutError());
+      }, timeoutMs);
+    }
+    onAbort = () => {
+      stop();
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  interrupted.catch(() => undefined);
+  try {
+    return await Promise.race([work, interrupted]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** `work`, or a rejection with `timeoutError()` once `ms` pass first; whatever `work` does afterwards is ignored. */
+export function withDeadline<T>(work: Promise<T>, ms: number, timeoutError: () => Error): Promise<T> {
+  return raceDeadline(work, ms, undefined, timeoutError, () => undefined);
 }

@@ -3,6 +3,7 @@ import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { traceCarrierFrom, type TraceCarrier } from '../../common/tracing/trace-carrier.js';
 import { QUEUE_NAME, type JobConsumer, type JobHandler, type JobQueue } from './job-queue.port.js';
+import { withDeadline } from '../../engine/concurrency/settles-within.js';
 import { RunningJobs } from './running-jobs.js';
 
 /** The data of one BullMQ job: the Fetcher job id and, since tracing, the creating request's trace context. */
@@ -41,20 +42,24 @@ export class BullMqJobQueue implements JobQueue, JobConsumer {
   async enqueue(jobId: string, deliveryKey?: string, trace?: TraceCarrier): Promise<void> {
     const bullId = deliveryKey ? `${jobId}-${deliveryKey}` : jobId;
     const data: QueueMessage = trace ? { jobId, trace } : { jobId };
-    await withTimeout(
+    await withDeadline(
       this.queue.add('extract', data, { jobId: bullId, removeOnComplete: true, removeOnFail: true, attempts: 1 }),
       ENQUEUE_TIMEOUT_MS,
-      'enqueue timed out',
+      () => new Error('enqueue timed out'),
     );
   }
 
   async ping(): Promise<void> {
-    await withTimeout(this.producerConnection.ping(), 1_000, 'redis ping timed out');
+    await withDeadline(this.producerConnection.ping(), 1_000, () => new Error('redis ping timed out'));
   }
 
   /** Bounded like ping: the Queue waits for Redis to be ready before it sends a command. */
   async depth(): Promise<number> {
-    const counts = await withTimeout(this.queue.getJobCounts('waiting', 'delayed', 'prioritized'), 1_000, 'redis job counts timed out');
+    const counts = await withDeadline(
+      this.queue.getJobCounts('waiting', 'delayed', 'prioritized'),
+      1_000,
+      () => new Error('redis job counts timed out'),
+    );
     return Object.values(counts).reduce((sum, count) => sum + count, 0);
   }
 
@@ -80,26 +85,12 @@ export class BullMqJobQueue implements JobQueue, JobConsumer {
     // Stop fetching first; then give running jobs their grace period (worker.close has no timeout).
     await worker.pause(true).catch(() => undefined);
     const stragglers = await this.running.drain(graceMs);
-    await withTimeout(worker.close(true), CLOSE_TIMEOUT_MS, 'worker close timed out').catch(() => undefined);
+    await withDeadline(worker.close(true), CLOSE_TIMEOUT_MS, () => new Error('worker close timed out')).catch(() => undefined);
     return stragglers;
   }
 
   async close(): Promise<void> {
     await this.queue.close().catch(() => undefined);
     this.producerConnection.disconnect();
-  }
-}
-
-async function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(message)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
   }
 }

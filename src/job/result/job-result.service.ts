@@ -1,12 +1,11 @@
 import type { Readable } from 'node:stream';
 import { Inject, Injectable, Logger, StreamableFile } from '@nestjs/common';
 import type { Response } from 'express';
-import { actsFor, type Principal } from '../../auth/principal.js';
+import type { Principal } from '../../auth/principal.js';
 import { FetCode } from '../../engine/errors/fet-code.js';
 import { FetExceptionFilter } from '../../common/errors/fet-exception.filter.js';
 import { FetcherError } from '../../engine/errors/fetcher-error.js';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
-import { notFound } from '../../datasource/datasource.error.js';
 import { ResultVerificationError, type ExpectedPlaintext, type ResultStreamOpener } from '../../engine/result/result-stream-opener.js';
 import { ResultStorageService } from '../../storage/result-storage.service.js';
 import { StorageError } from '../../storage/storage.error.js';
@@ -19,6 +18,7 @@ import { JobRepository } from '../job.repository.js';
 import { JobStatus } from '../job-status.js';
 import { resultAvailability } from '../result-availability.js';
 import type { ResultDownloadQuery } from './result-download.query.js';
+import { findOwnedJob } from '../owned-job.js';
 
 /**
  * The sealed object is sent as the bytes it is: base64 text, but a client must not re-encode,
@@ -105,11 +105,9 @@ export class JobResultService {
     return this.download(jobLogFields(job), { path, hmac, sha256, sizeBytes, keyVersion: result.keyVersion, type: part }, query);
   }
 
-  /** Exactly as JobService.get: another product's job does not exist for a product principal. */
-  private async completedJob(id: string, principal: Principal): Promise<JobRecord> {
-    const job = await this.jobs.findById(id);
-    if (!job || !actsFor(principal, job.productName)) throw notFound('job');
-    return job;
+  /** Exactly as JobService.get (findOwnedJob). */
+  private completedJob(id: string, principal: Principal): Promise<JobRecord> {
+    return findOwnedJob(this.jobs, id, principal);
   }
 
   /**

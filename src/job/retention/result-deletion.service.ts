@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { actsFor, type Principal } from '../../auth/principal.js';
+import type { Principal } from '../../auth/principal.js';
 import { FetCode } from '../../engine/errors/fet-code.js';
 import { ServiceUnavailableError } from '../../common/errors/request-errors.js';
-import { notFound } from '../../datasource/datasource.error.js';
 import { OBJECT_STORE, type ObjectStore } from '../../storage/object-store.port.js';
 import type { JobRecord } from '../job.entity.js';
 import { JobError } from '../job.error.js';
@@ -10,6 +9,7 @@ import { jobLogFields } from '../job-log-fields.js';
 import { JobRepository } from '../job.repository.js';
 import { JobStatus } from '../job-status.js';
 import { ResultRetentionRepository } from './result-retention.repository.js';
+import { findOwnedJob } from '../owned-job.js';
 
 /**
  * Deletes completed results, for their product (DELETE …/result) and for the retention sweep, in
@@ -30,8 +30,7 @@ export class ResultDeletionService {
 
   /** The owning product deletes a result it has consumed. Idempotent. */
   async deleteForPrincipal(id: string, principal: Principal): Promise<void> {
-    const job = await this.jobs.findById(id);
-    if (!job || !actsFor(principal, job.productName)) throw notFound('job');
+    const job = await findOwnedJob(this.jobs, id, principal);
     if (job.status !== JobStatus.Completed) {
       throw new JobError(FetCode.JobNotCompleted, `job ${id} is ${job.status}: only a completed job has a result to delete`);
     }

@@ -3,6 +3,7 @@ import { FetCode } from '../../engine/errors/fet-code.js';
 import { BufferedUpload } from '../../engine/result/buffered-writer.js';
 import { StorageError } from '../storage.error.js';
 import { describeS3Failure, type S3Secrets } from './s3-failure.js';
+import { withDeadline } from '../../engine/concurrency/settles-within.js';
 
 export type S3UploadClient = Pick<
   Client,
@@ -173,17 +174,8 @@ export class S3Upload extends BufferedUpload {
   }
 }
 
-/** Waits for `promise` at most `ms`, swallowing its failure: used only on the abort path. */
-async function within<T>(ms: number, promise: Promise<T> | undefined): Promise<T | undefined> {
-  if (!promise) return undefined;
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-    timer.unref();
-  });
-  try {
-    return await Promise.race([promise.catch(() => undefined), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+/** What `promise` resolves to within `ms`, else (late, failed, or none) undefined. Never rejects. */
+function within<T>(ms: number, promise: Promise<T> | undefined): Promise<T | undefined> {
+  if (!promise) return Promise.resolve(undefined);
+  return withDeadline(promise, ms, () => new Error('timed out')).catch(() => undefined);
 }
