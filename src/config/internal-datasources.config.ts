@@ -3,7 +3,10 @@ import type { DatasourceEndpoint } from '../engine/connectors/shared/engine-conn
 import { acceptsSslMode, ENGINE_FACTS, engineFacts } from '../engine/connectors/shared/engine-facts.js';
 import type { DatasourceType } from '../engine/connectors/datasource-type.js';
 
-/** Namespace of the original service, so internal datasource ids stay the same across both. */
+/**
+ * Namespace of the original service, so internal datasource ids stay the same across both
+ * (docs/compatibility.md#internal-datasource-ids).
+ */
 const INTERNAL_ID_NAMESPACE = 'f47ac10b-58cc-4372-a567-0e02b2c3d479';
 const CONFIG_NAME_PATTERN = /^[A-Za-z0-9_-]{3,100}$/;
 const PRODUCT_NAME_PATTERN = /^[a-z0-9_-]{1,100}$/;

@@ -4,7 +4,7 @@ import { FetcherError } from '../engine/errors/fetcher-error.js';
 /** Connection records and their use: not found, conflicts, product rules, unreachable databases. */
 export class DatasourceError extends FetcherError {}
 
-/** 404 FET-1001 with the original's wording. */
+/** 404 FET-1001 with the original's wording (docs/compatibility.md#error-codes). */
 export function notFound(entity: 'connection' | 'job' | 'api key' = 'connection'): DatasourceError {
   return new DatasourceError(
     FetCode.NotFound,

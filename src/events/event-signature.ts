@@ -3,7 +3,8 @@ import { deriveKey, KeyPurpose } from '../engine/crypto/key-derivation.js';
 
 /**
  * AMQP headers of a signed event (docs/security.md, "Event signatures"). The first three are the
- * original Fetcher's, with the same names, values and types, so its consumers verify ours.
+ * original Fetcher's, with the same names, values and types, so its consumers verify ours
+ * (docs/compatibility.md#terminal-events).
  */
 export const SIGNATURE_HEADERS = {
   signature: 'x-message-signature',
@@ -11,7 +12,8 @@ export const SIGNATURE_HEADERS = {
   version: 'signature-version',
   /**
    * Ours: which master key version signed. Outside the signed string (the original has no such
-   * line), so altering it can only make a verification fail, never pass.
+   * line: docs/compatibility.md#where-fetcher-differs-and-why), so altering it can only make a
+   * verification fail, never pass.
    */
   keyVersion: 'x-signature-key-version',
 } as const;
@@ -22,9 +24,9 @@ export const SIGNATURE_VERSION = 'v1';
 export interface SignedFields {
   /** Unix seconds of the publish. */
   readonly t: number;
-  /** Empty while Fetcher has no tenants (the original signs its X-Tenant-ID here). */
+  /** Empty while Fetcher has no tenants (the original signs its X-Tenant-ID here, docs/compatibility.md#terminal-events). */
   readonly tenantId: string;
-  /** The body's top-level `jobId`, empty when it has none, as the original reads it. */
+  /** The body's top-level `jobId`, empty when it has none, as the original reads it (docs/compatibility.md#terminal-events). */
   readonly jobId: string;
   readonly exchange: string;
   readonly routingKey: string;
@@ -56,7 +58,7 @@ export class EventSigner {
   headers(fields: SignedFields): Record<string, string> {
     return {
       [SIGNATURE_HEADERS.signature]: createHmac('sha256', this.key).update(signedString(fields)).digest('hex'),
-      // A string, as the original sends it (a decimal AMQP longstr, not a number).
+      // A string, as the original sends it (docs/compatibility.md#terminal-events) (a decimal AMQP longstr, not a number).
       [SIGNATURE_HEADERS.timestamp]: String(fields.t),
       [SIGNATURE_HEADERS.version]: SIGNATURE_VERSION,
       [SIGNATURE_HEADERS.keyVersion]: this.keyVersion,

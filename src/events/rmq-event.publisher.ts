@@ -54,7 +54,7 @@ class SignedEventClientRmq extends ClientRMQ {
 /**
  * Publishes to a RabbitMQ topic exchange through @nestjs/microservices: routing key = event type
  * (`job.completed` / `job.failed`), messageId = event id, persistent, with publisher confirms, and
- * signed as the original signs its messages (event-signature.ts). Each publish is signed afresh
+ * signed as the original signs its messages (docs/compatibility.md#terminal-events) (event-signature.ts). Each publish is signed afresh
  * with the time it is sent, so a retry after a refusal or an outage carries a current `t`.
  * A publish that does not complete in time closes the client, so a message queued while the broker
  * was away is discarded rather than sent later behind the relay's back (the relay retries it).

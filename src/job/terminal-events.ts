@@ -4,7 +4,7 @@ import type { CompletedResult, TerminalEvent } from './job.repository.js';
 import { JobIncrementalDto } from './dto/job-incremental.dto.js';
 
 /**
- * `job.completed` with the original's payload (docs/job-lifecycle.md, "Terminal events"); the id is
+ * `job.completed` with the original's payload (docs/compatibility.md#terminal-events, docs/job-lifecycle.md, "Terminal events"); the id is
  * stable across re-sends. A job of the default output gets exactly the original's payload; another
  * output adds `output` and `result.format` says it, and a per-table result lists `result.parts`
  * (`path` and the digests are then the manifest's). A job of a stream adds `incremental`, the
@@ -38,7 +38,7 @@ export function completedEvent(job: JobRecord, result: CompletedResult, executio
   };
 }
 
-/** `job.failed`: the request metadata with `error: {message}` (the original's shape). */
+/** `job.failed`: the request metadata with `error: {message}` (the original's shape, docs/compatibility.md#terminal-events). */
 export function failedEvent(job: Pick<JobRecord, 'id' | 'metadata'>, error: JobErrorInfo): TerminalEvent {
   return {
     id: `fetcher.job.failed.${job.id}`,

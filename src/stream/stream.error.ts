@@ -4,7 +4,7 @@ import { FetcherError } from '../engine/errors/fetcher-error.js';
 /** Incremental streams: not found, busy with a job, marks moved under a running job. */
 export class StreamError extends FetcherError {}
 
-/** 404 FET-1001 in the original's wording; also what another product's stream answers. */
+/** 404 FET-1001 in the original's wording (docs/compatibility.md#error-codes); also what another product's stream answers. */
 export function streamNotFound(): StreamError {
   return new StreamError(
     FetCode.NotFound,

@@ -24,7 +24,7 @@ export interface SignedDelivery {
 
 /**
  * The signature headers of one attempt (docs/webhooks.md, "Signatures"):
- * - the original Fetcher's (its BuildSignaturePayload): `t`, `x-message-signature` = hex
+ * - the original Fetcher's (its BuildSignaturePayload, docs/compatibility.md#webhook-signatures): `t`, `x-message-signature` = hex
  *   HMAC-SHA256 over `"<t>." + body`, `signature-version: v1`;
  * - Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature` = `v1,` + base64
  *   HMAC-SHA256 over `"<id>.<t>." + body`.

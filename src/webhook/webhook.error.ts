@@ -4,7 +4,7 @@ import { FetcherError } from '../engine/errors/fetcher-error.js';
 /** Webhooks: not found (also another product's), a refused target URL. */
 export class WebhookError extends FetcherError {}
 
-/** 404 FET-1001 in the original's wording; also what another product's webhook answers. */
+/** 404 FET-1001 in the original's wording (docs/compatibility.md#error-codes); also what another product's webhook answers. */
 export function webhookNotFound(): WebhookError {
   return new WebhookError(
     FetCode.NotFound,

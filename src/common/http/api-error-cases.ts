@@ -15,7 +15,7 @@ type Entity = 'connection' | 'job' | 'api key' | 'stream' | 'webhook';
 /** 400 FET-0404 of ParseIdPipe on every `{id}` route. */
 export const invalidId = (entity: Entity): ErrorAnswers => ({ 400: [[FetCode.InvalidPathId, `invalid ${entity} id`]] });
 
-/** 404 FET-1001 of an unknown (or another product's) entity, in the original's wording. */
+/** 404 FET-1001 of an unknown (or another product's) entity, in the original's wording (docs/compatibility.md#error-codes). */
 export const notFound = (entity: Entity): ErrorAnswers => ({
   404: [
     [

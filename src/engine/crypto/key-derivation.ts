@@ -1,9 +1,9 @@
 import { hkdfSync } from 'node:crypto';
 
-/** HKDF `info` labels; identical to the original service so its consumers can verify our results. */
+/** HKDF `info` labels; identical to the original service (docs/compatibility.md#key-derivation) so its consumers can verify our results. */
 export enum KeyPurpose {
   Credentials = 'fetcher-credentials-v1',
-  /** The original's external HMAC key: results' `resultHmac`, and the signatures of the events. */
+  /** The original's external HMAC key (docs/compatibility.md#key-derivation): results' `resultHmac`, and the signatures of the events. */
   ResultHmac = 'fetcher-external-hmac-v1',
   ResultEncryption = 'fetcher-storage-encryption-v1',
 }

@@ -1,7 +1,7 @@
 /**
  * The FET error catalogue: every code the API or a job can carry, with the HTTP status and title
- * it is rendered with. Codes up to FET-1062 follow the original service; FET-11xx are job
- * failures the original reported only as free text; FET-0010/0011 (authentication and
+ * it is rendered with. Codes up to FET-1062 follow the original service (docs/compatibility.md#error-codes); FET-11xx are job
+ * failures the original reported only as free text (docs/compatibility.md#where-fetcher-differs-and-why); FET-0010/0011 (authentication and
  * authorization) and FET-1024 (a connection whose password was cleared) are Fetcher's own.
  */
 export enum FetCode {

@@ -23,7 +23,7 @@ export const VIEW_SAMPLE_DOCS = 1_000;
 export const MAX_FIELD_PATHS = 1_000;
 /** Deeper paths are not listed; their values are still read whole through a parent. */
 export const MAX_PATH_DEPTH = 20;
-/** Server-side bound of each sampling query (the original used 30 s for schema discovery). */
+/** Server-side bound of each sampling query (the original used 30 s for schema discovery: docs/compatibility.md#discovery). */
 export const DISCOVERY_MAX_TIME_MS = 30_000;
 /** Collections sampled at the same time. */
 const PARALLEL_SAMPLES = 4;

@@ -1,6 +1,9 @@
 import { defineEngine } from '../shared/engine-definition.js';
 
-/** MongoDB; the SSL modes are the original service's mongo-driver URI flags (mongodb-ssl.ts maps them onto MongoClient). */
+/**
+ * MongoDB; the SSL modes are the original service's mongo-driver URI flags
+ * (docs/compatibility.md#tls-modes), which mongodb-ssl.ts maps onto MongoClient.
+ */
 export const MONGODB_ENGINE = defineEngine({
   type: 'MONGODB',
   label: 'MongoDB',

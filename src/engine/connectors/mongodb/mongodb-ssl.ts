@@ -20,12 +20,13 @@ export type MongoTlsOptions = Pick<
 export const normalizeSslMode = sslModeNormalizer('MongoDB', MONGODB_SSL_MODES, 'disable');
 
 /**
- * The original's modes (mongo-driver URI flags) → MongoClient TLS options:
+ * The original's modes (mongo-driver URI flags, docs/compatibility.md#tls-modes) → MongoClient TLS options:
  *
  * - disable, false (and null/''): no TLS.
  * - true, enable: TLS; the server's chain is verified against `ca` (the system roots without one)
  *   and its host name is checked.
- * - insecure: TLS without any certificate or host name check (the original's `tlsInsecure`).
+ * - insecure: TLS without any certificate or host name check (the original's `tlsInsecure`:
+ *   docs/compatibility.md#tls-modes).
  *
  * `cert`/`key` (client certificate, for x509-enforcing servers) are sent whenever TLS is used.
  */

@@ -3,7 +3,7 @@ import { describeColumnType } from './mysql-types.js';
 
 /**
  * MySQL's namespace is the connected database: discovery ignores any schema list and reads
- * `DATABASE()` only (no cross-database reads, as the original), keyed by bare table name. Three
+ * `DATABASE()` only (no cross-database reads, as the original: docs/compatibility.md#discovery), keyed by bare table name. Three
  * catalog queries for the whole database, never one per table. information_schema lists only what
  * the login has privileges on, i.e. what can be extracted.
  */

@@ -21,7 +21,7 @@ const serverHasNoSsl = (error: unknown): boolean =>
   typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'HANDSHAKE_NO_SSL_SUPPORT';
 
 /**
- * The original's go-sql-driver `tls` values → mysql2 `ssl` options:
+ * The original's go-sql-driver `tls` values (docs/compatibility.md#tls-modes) → mysql2 `ssl` options:
  *
  * - false (and null/''): plain TCP.
  * - true: TLS; the chain is verified against `ca` (the system roots without one) and the host

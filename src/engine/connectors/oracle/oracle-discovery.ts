@@ -3,7 +3,7 @@ import { OracleStatementBuilder, type SqlStatement } from './oracle-statement-bu
 import { describeColumnType, displayType } from './oracle-types.js';
 
 /**
- * Oracle's system owners, as the original service listed them, never discovered even when asked
+ * Oracle's system owners, as the original service listed them (docs/compatibility.md#discovery), never discovered even when asked
  * for. Owners the database itself maintains (ALL_USERS.ORACLE_MAINTAINED = 'Y', 12c+; thin mode
  * needs 12.1 or later anyway) are excluded too: the list predates most of them (AUDSYS, LBACSYS,
  * GSMADMIN…).

@@ -1,7 +1,7 @@
 import { defineEngine } from '../shared/engine-definition.js';
 
 /**
- * Oracle Database; the SSL modes are the original service's (oracle-ssl.ts maps them onto
+ * Oracle Database; the SSL modes are the original service's (docs/compatibility.md#tls-modes) (oracle-ssl.ts maps them onto
  * node-oracledb). A connection names its database service in `metadata.serviceName`.
  */
 export const ORACLE_ENGINE = defineEngine({

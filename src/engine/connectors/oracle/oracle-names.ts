@@ -54,7 +54,7 @@ export function normalizeOracleField(field: string, table: string, snapshot?: Sc
 /**
  * One Oracle datasource's `mappedFields` and `filters`, canonicalised. Tables that become the same
  * name are merged (fields in first-seen order, duplicates dropped; a wildcard wins), as are their
- * filters (the first condition given for a field wins, as in the original service).
+ * filters (the first condition given for a field wins, as in the original service: docs/compatibility.md#discovery).
  */
 export function normalizeOracleRequest(
   mapped: Readonly<Record<string, readonly string[]>>,

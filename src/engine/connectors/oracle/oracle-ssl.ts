@@ -36,7 +36,8 @@ export function walletFor(ssl: SslSettings, extraCas: readonly string[] = []): s
 }
 
 /**
- * The original's Oracle modes (which it validated but ignored) → node-oracledb thin TLS:
+ * The original's Oracle modes → node-oracledb thin TLS (it validated them but ignored them:
+ * docs/compatibility.md#where-fetcher-differs-and-why):
  *
  * - null/'', `disable`, `false`: plain TCP.
  * - `true`, `enable`: TCPS; the server chain is verified against `ca` (system roots without one);

@@ -7,7 +7,7 @@ import type { PostgresColumnType } from './postgres-types.js';
  *
  * - Relations: tables, partitioned tables, views, materialized views, foreign tables; system
  *   schemas are excluded even when asked for.
- * - Only what the login can read is listed (schema USAGE, column SELECT), like the original's
+ * - Only what the login can read is listed (schema USAGE, column SELECT), like the original's (docs/compatibility.md#discovery)
  *   information_schema discovery: the schema answers "what can be extracted".
  * - Domains are resolved to their base type (also through domain chains and for array elements),
  *   so values of a domain column map like its base type.

@@ -6,7 +6,7 @@ import { describeColumnType, formatDataType } from './sqlserver-types.js';
 /**
  * Schemas that are never data: the catalog views and the fixed database roles' schemas
  * (db_owner … db_denydatawriter). Whole schemas only: a user table called `dbo.db_users` is
- * discovered like any other (the original hid it).
+ * discovered like any other (the original hid it: docs/compatibility.md#where-fetcher-differs-and-why).
  */
 export const SYSTEM_SCHEMAS = [
   'sys',

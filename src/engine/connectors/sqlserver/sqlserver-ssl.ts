@@ -17,7 +17,7 @@ export interface SqlServerTls {
 }
 
 /**
- * null / '' mean `disable`, the original's default for SQL Server (and what the PostgreSQL and
+ * null / '' mean `disable`, the original's default for SQL Server (docs/compatibility.md#tls-modes) (and what the PostgreSQL and
  * MySQL connectors do with an empty mode): a server that forces encryption then answers with a
  * `tls` failure that says which mode to choose.
  */
@@ -25,7 +25,7 @@ export const normalizeSslMode = sslModeNormalizer('SQL Server', SQLSERVER_SSL_MO
 
 /**
  * The original's go-mssqldb `encrypt` values → tedious, without its quirks (`false` and `true`
- * meant "encrypt and trust any certificate" there):
+ * meant "encrypt and trust any certificate" there: docs/compatibility.md#where-fetcher-differs-and-why):
  *
  * - disable, false (and null/''): no encryption. tedious then advertises "encryption not
  *   supported", so even the login packet is sent in clear; a server that requires encryption
