@@ -13,14 +13,14 @@
 //
 //   npm run bench -- --scenario small-jobs [--jobs 600] [--clients 20,4,1] [--reps 3] [--json FILE]
 //                    [--profile DIR] [--keep]
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { formatTop, newestProfile, topFunctions } from './lib/cpuprofile.mjs';
-import { cpuPerJob, machineCpu } from './lib/machine-cpu.mjs';
+import { cpuPerJob, machineCpu, processMs as cpuMs } from './lib/machine-cpu.mjs';
 import { killAllFetchers, postJson, startFetcher } from './lib/fetcher-process.mjs';
 import { gitInfo, machineInfo } from './lib/machine.mjs';
 import { spread } from './lib/report.mjs';
@@ -62,13 +62,6 @@ async function seedSource() {
   } finally {
     await client.end();
   }
-}
-
-/** utime + stime of `pid`, in milliseconds (/proc/<pid>/stat, clock ticks of 10 ms). */
-function cpuMs(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 function percentile(values, p) {

@@ -11,7 +11,7 @@ function machineBusyMs() {
 }
 
 /** utime + stime of one process, and (`withChildren`) of its children that ended: cutime + cstime. */
-function processMs(pid, withChildren) {
+export function processMs(pid, withChildren = false) {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const own = Number(fields[11]) + Number(fields[12]);

@@ -58,7 +58,7 @@ export class EventSigner {
   headers(fields: SignedFields): Record<string, string> {
     return {
       [SIGNATURE_HEADERS.signature]: createHmac('sha256', this.key).update(signedString(fields)).digest('hex'),
-      // A string, as the original sends it (docs/compatibility.md#terminal-events) (a decimal AMQP longstr, not a number).
+      // A string, as the original sends it (a decimal AMQP longstr, not a number: docs/compatibility.md#terminal-events).
       [SIGNATURE_HEADERS.timestamp]: String(fields.t),
       [SIGNATURE_HEADERS.version]: SIGNATURE_VERSION,
       [SIGNATURE_HEADERS.keyVersion]: this.keyVersion,

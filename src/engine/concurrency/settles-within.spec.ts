@@ -13,6 +13,22 @@ describe('withDeadline', () => {
     }
   });
 
+  it('lets the process exit with only an unref deadline pending, and keeps it alive otherwise', async () => {
+    const timers = vi.spyOn(globalThis, 'setTimeout');
+    try {
+      const pending = new Promise<never>(() => undefined);
+      void withDeadline(pending, 60_000, () => new Error('late'), { unref: true }).catch(() => undefined);
+      void withDeadline(pending, 60_000, () => new Error('late')).catch(() => undefined);
+      const [unrefd, held] = timers.mock.results.map((result) => result.value as NodeJS.Timeout);
+      expect(unrefd.hasRef()).toBe(false);
+      expect(held.hasRef()).toBe(true);
+      clearTimeout(unrefd);
+      clearTimeout(held);
+    } finally {
+      timers.mockRestore();
+    }
+  });
+
   it('rejects with the timeout error once the deadline passes, and ignores the work from then on', async () => {
     vi.useFakeTimers();
     try {

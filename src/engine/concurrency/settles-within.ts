@@ -35,6 +35,8 @@ export async function raceDeadline<T>(
   signal: AbortSignal | undefined,
   timeoutError: () => Error,
   stop: () => void,
+  /** The deadline alone does not keep the process alive (a wait during shutdown). */
+  unrefTimer = false,
 ): Promise<T> {
   signal?.throwIfAborted();
   work.catch(() => undefined);
@@ -46,6 +48,7 @@ export async function raceDeadline<T>(
         stop();
         reject(timeoutError());
       }, timeoutMs);
+      if (unrefTimer) timer.unref();
     }
     onAbort = () => {
       stop();
@@ -62,7 +65,10 @@ export async function raceDeadline<T>(
   }
 }
 
-/** `work`, or a rejection with `timeoutError()` once `ms` pass first; whatever `work` does afterwards is ignored. */
-export function withDeadline<T>(work: Promise<T>, ms: number, timeoutError: () => Error): Promise<T> {
-  return raceDeadline(work, ms, undefined, timeoutError, () => undefined);
+/**
+ * `work`, or a rejection with `timeoutError()` once `ms` pass first; whatever `work` does afterwards
+ * is ignored. `unref`: the deadline alone does not keep the process alive.
+ */
+export function withDeadline<T>(work: Promise<T>, ms: number, timeoutError: () => Error, { unref = false } = {}): Promise<T> {
+  return raceDeadline(work, ms, undefined, timeoutError, () => undefined, unref);
 }

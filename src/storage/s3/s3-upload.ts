@@ -177,5 +177,6 @@ export class S3Upload extends BufferedUpload {
 /** What `promise` resolves to within `ms`, else (late, failed, or none) undefined. Never rejects. */
 function within<T>(ms: number, promise: Promise<T> | undefined): Promise<T | undefined> {
   if (!promise) return Promise.resolve(undefined);
-  return withDeadline(promise, ms, () => new Error('timed out')).catch(() => undefined);
+  // Waits of the abort path, often at shutdown: they never hold the process open by themselves.
+  return withDeadline(promise, ms, () => new Error('timed out'), { unref: true }).catch(() => undefined);
 }
