@@ -20,7 +20,7 @@ export interface BootLogger {
 export async function openBootLogger(config: Pick<AppConfig, 'logLevel' | 'logFormat' | 'logFile'>): Promise<BootLogger> {
   const destination = await openLogDestination(config, { sync: true });
   const root = pino(pinoOptions(config), destination);
-  return { logger: root.child({ context: 'Bootstrap' }), nest: nestLoggerOver(root), close: () => destination.end() };
+  return { logger: root.child({ context: 'Bootstrap' }), nest: nestLoggerOver(root), close: () => void destination.end() };
 }
 
 const STACK = /^.+\n\s+at .+/;

@@ -20,7 +20,23 @@ describe('log destinations', () => {
     const lines = readFileSync(file, 'utf8').trim().split('\n');
     expect(lines).toHaveLength(1_000);
     expect(JSON.parse(lines[999])).toMatchObject({ level: 30, msg: 'line', jobId: 'job-999' });
-    destination.end();
+    await destination.end();
+  });
+
+  it('has the last line written, even one whose write was under way, once end() resolves (before the process is killed)', async () => {
+    const file = join(dir, 'last-line.jsonl');
+    const destination = await openLogDestination({ logFormat: 'json', logFile: file });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const logger = pino(pinoOptions({ logLevel: 'log' }), destination);
+    for (let round = 0; round < 20; round += 1) {
+      // The first line starts an asynchronous write at once; flushSync() cannot write that one itself.
+      logger.info({ round }, 'Fetcher stopped (SIGTERM)');
+    }
+    destination.flushSync();
+    await destination.end();
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(20);
+    expect(JSON.parse(lines[0])).toMatchObject({ msg: 'Fetcher stopped (SIGTERM)', round: 0 });
   });
 
   it('keeps what was in the file (append, not truncate)', async () => {
@@ -28,7 +44,7 @@ describe('log destinations', () => {
     for (const round of [1, 2]) {
       const destination = await openLogDestination({ logFormat: 'json', logFile: file }, { sync: true });
       pino(pinoOptions({ logLevel: 'log' }), destination).info({ round }, 'boot');
-      destination.end();
+      await destination.end();
     }
     expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(2);
   });
@@ -39,8 +55,7 @@ describe('log destinations', () => {
     const logger = pino(pinoOptions({ logLevel: 'log' }), destination);
     logger.warn({ context: 'ExtractionService', jobId: 'j-1' }, 'job j-1 failed');
     logger.info({ requestId: 'r-1', method: 'GET', route: '/health', path: '/health', status: 200, durationMs: 1.5 }, 'request completed');
-    destination.end();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await destination.end();
     const text = readFileSync(file, 'utf8');
     expect(text).toMatch(/WARN.*\[ExtractionService\] job j-1 failed/);
     expect(text).toContain('jobId: "j-1"');

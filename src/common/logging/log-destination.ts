@@ -1,9 +1,17 @@
+import { once } from 'node:events';
 import { pino } from 'pino';
+import { settlesWithin } from '../../engine/concurrency/settles-within.js';
 import type { AppConfig } from '../../config/app-config.js';
 import { ACCESS_LINE_MESSAGE } from './access-log.middleware.js';
 import type { LogDestination } from './log-sink.js';
 
 type LogTarget = Pick<AppConfig, 'logFormat' | 'logFile'>;
+
+/**
+ * How long a closing destination may take to write out what it holds: a stdout pipe nobody reads
+ * must not hold a shutdown.
+ */
+const CLOSE_DEADLINE_MS = 2_000;
 
 /**
  * JSON lines go through sonic-boom, asynchronously: a line costs the caller a string append, and
@@ -27,10 +35,15 @@ export async function openLogDestination(target: LogTarget, options: { sync?: bo
         // Not open yet (a file opens asynchronously): end() still writes the buffer once it is.
       }
     },
-    end: () => {
+    end: async () => {
       if (ended) return;
       ended = true;
+      // flushSync() cannot write a line whose asynchronous write is already under way; Nest kills
+      // the process with its signal right after the shutdown hooks, so the hook waits for that
+      // write (and the rest) to land before it returns.
+      const closed = once(boom, 'close').catch(() => undefined);
       boom.end();
+      await settlesWithin(closed, CLOSE_DEADLINE_MS);
     },
   };
 }
@@ -53,8 +66,11 @@ async function openPretty(file: string | undefined): Promise<LogDestination> {
   return {
     write: (line: string) => stream.write(line),
     flushSync: () => undefined,
-    end: () => {
-      if (!stream.writableEnded) stream.end();
+    end: async () => {
+      if (stream.writableEnded) return;
+      const finished = once(stream, 'finish').catch(() => undefined);
+      stream.end();
+      await settlesWithin(finished, CLOSE_DEADLINE_MS);
     },
   };
 }

@@ -4,8 +4,8 @@ import type { DestinationStream } from 'pino';
 export interface LogDestination extends DestinationStream {
   /** Writes out what is buffered, synchronously: called at shutdown, before the process may be killed. */
   flushSync(): void;
-  /** Flushes and releases the file (never stdout itself). */
-  end(): void;
+  /** Writes out everything, including a write already under way, and releases the file (never stdout itself). */
+  end(): Promise<void>;
 }
 
 /**

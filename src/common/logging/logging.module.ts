@@ -17,10 +17,10 @@ const LOG_DESTINATION = Symbol('LOG_DESTINATION');
 class LogDestinationLifecycle implements OnApplicationShutdown {
   constructor(@Inject(LOG_DESTINATION) private readonly destination: LogDestination) {}
 
-  onApplicationShutdown(): void {
+  async onApplicationShutdown(): Promise<void> {
     logSink.detach(this.destination);
     this.destination.flushSync();
-    this.destination.end();
+    await this.destination.end();
   }
 }
 
