@@ -20,6 +20,7 @@ import { marksMoved } from '../stream/stream.error.js';
 import type { StreamRepository } from '../stream/stream.repository.js';
 import { ExtractionService } from './extraction.service.js';
 import type { MemoryGuard } from './memory-guard.js';
+import { TimerScheduler } from '../common/clock/scheduler.js';
 
 const JOB_ID = '0190f3c2-0000-7000-8000-0000000000c1';
 const KEYS = { hmacKey: randomBytes(32), encryptionKey: randomBytes(32) };
@@ -113,6 +114,7 @@ describe('ExtractionService and incremental streams', () => {
       { stageResult: () => staged } as unknown as ResultStorageService,
       { check: () => undefined } as unknown as MemoryGuard,
       new ManualClock('2026-03-01T10:00:01.000Z'),
+      new TimerScheduler(),
       new SequentialIdGenerator(),
       streams as unknown as StreamRepository,
     );

@@ -24,6 +24,7 @@ import type { ResultStorageService, StagedResult } from '../storage/result-stora
 import type { StreamRepository } from '../stream/stream.repository.js';
 import { ExtractionService } from './extraction.service.js';
 import type { MemoryGuard } from './memory-guard.js';
+import { TimerScheduler } from '../common/clock/scheduler.js';
 
 const JOB_ID = '0190f3c2-0000-7000-8000-000000000001';
 const STARTED_AT = new Date('2026-03-01T10:00:00.000Z');
@@ -154,6 +155,7 @@ describe('ExtractionService', () => {
       { stageResult } as unknown as ResultStorageService,
       { check: () => undefined } as unknown as MemoryGuard,
       clock,
+      new TimerScheduler(),
       new SequentialIdGenerator(),
       {} as StreamRepository,
     );

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { Clock } from '../common/clock/clock.js';
 import { IdGenerator } from '../common/clock/id-generator.js';
+import { Scheduler } from '../common/clock/scheduler.js';
 import { FetCode } from '../engine/errors/fet-code.js';
 import { FetcherError } from '../engine/errors/fetcher-error.js';
 import { isStoreError } from '../persistence/store-error.js';
@@ -44,6 +45,7 @@ export class ExtractionService {
     private readonly storage: ResultStorageService,
     private readonly memory: MemoryGuard,
     private readonly clock: Clock,
+    private readonly scheduler: Scheduler,
     ids: IdGenerator,
     private readonly streams: StreamRepository,
     @Optional() private readonly metrics?: MetricsService,
@@ -63,7 +65,15 @@ export class ExtractionService {
     this.tracing.annotate({ [ATTR.jobAttempt]: job.attempts });
     const started = this.clock.nowMs();
     let progress: JobProgressTracker | undefined;
-    const lease = new JobLease(this.jobs, jobId, this.workerId, leaseMs, () => progress?.snapshot(), log);
+    const lease = new JobLease(
+      this.jobs,
+      jobId,
+      this.workerId,
+      leaseMs,
+      { clock: this.clock, scheduler: this.scheduler },
+      () => progress?.snapshot(),
+      log,
+    );
     // The job's own deadline (its timeoutMs, planning included) is the engine's.
     const signal = AbortSignal.any([shutdown, lease.signal]);
 
@@ -92,8 +102,7 @@ export class ExtractionService {
           signal,
           checkpoint: () => this.memory.check(jobId, log),
           onProgress: (event) => {
-            if (event.type === 'planned')
-              progress = new JobProgressTracker(event.tables, job.startedAt ?? new Date(started), () => this.clock.now());
+            if (event.type === 'planned') progress = new JobProgressTracker(event.tables, job.startedAt ?? new Date(started), this.clock);
             progress?.record(event);
             this.countThroughput(event);
           },

@@ -1,4 +1,6 @@
 import { Logger } from '@nestjs/common';
+import type { Clock } from '../common/clock/clock.js';
+import type { Scheduler } from '../common/clock/scheduler.js';
 import type { JobProgress } from '../job/job.entity.js';
 import type { JobLogFields } from '../job/job-log-fields.js';
 import type { JobRepository } from '../job/job.repository.js';
@@ -8,6 +10,12 @@ import type { JobRepository } from '../job/job.repository.js';
  * and a renewal that finds the job no longer ours is how a cancel reaches the worker, in ≤ 1 s.
  */
 const MAX_RENEWAL_INTERVAL_MS = 1_000;
+
+/** Where a lease reads the time and its renewal timer: the process's clock and scheduler, or a spec's manual ones. */
+export interface LeaseTiming {
+  readonly clock: Clock;
+  readonly scheduler: Scheduler;
+}
 
 /**
  * Keeps one claimed job's lease alive while its worker runs it, and says when it is gone. The lease
@@ -19,8 +27,9 @@ const MAX_RENEWAL_INTERVAL_MS = 1_000;
 export class JobLease {
   private readonly logger = new Logger(JobLease.name);
   private readonly lost = new AbortController();
-  private readonly timer: NodeJS.Timeout;
-  private renewedAt = Date.now();
+  private readonly stopTicking: () => void;
+  private readonly clock: Clock;
+  private renewedAt: number;
   private inFlight = false;
 
   constructor(
@@ -28,12 +37,16 @@ export class JobLease {
     private readonly jobId: string,
     private readonly workerId: string,
     private readonly leaseMs: number,
+    timing: LeaseTiming,
     /** The progress written with each renewal. */
     private readonly progress: () => JobProgress | undefined = () => undefined,
     /** The fields of its log lines: the job, this attempt, its datasource. */
     private readonly log: JobLogFields = { jobId },
   ) {
-    this.timer = setInterval(() => this.tick(), Math.min(MAX_RENEWAL_INTERVAL_MS, Math.max(250, Math.floor(leaseMs / 4))));
+    this.clock = timing.clock;
+    this.renewedAt = this.clock.nowMs();
+    const intervalMs = Math.min(MAX_RENEWAL_INTERVAL_MS, Math.max(250, Math.floor(leaseMs / 4)));
+    this.stopTicking = timing.scheduler.repeat(intervalMs, () => this.tick());
   }
 
   /** Aborts (with the reason) once the lease is lost. */
@@ -42,11 +55,11 @@ export class JobLease {
   }
 
   stop(): void {
-    clearInterval(this.timer);
+    this.stopTicking();
   }
 
   private tick(): void {
-    if (Date.now() - this.renewedAt >= this.leaseMs) {
+    if (this.clock.nowMs() - this.renewedAt >= this.leaseMs) {
       this.markLost(`no lease renewal succeeded for ${this.leaseMs} ms`);
       return;
     }
@@ -57,7 +70,7 @@ export class JobLease {
       .renewLease(this.jobId, this.workerId, this.leaseMs, this.progress())
       .then(
         (held) => {
-          if (held) this.renewedAt = Date.now();
+          if (held) this.renewedAt = this.clock.nowMs();
           else this.markLost('the job is no longer held by this worker');
         },
         (error: unknown) => this.logger.warn(`lease renewal of ${this.jobId} failed: ${String(error)}`, this.log),

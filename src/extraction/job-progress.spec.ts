@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PlannedTable } from '../engine/extract-request.js';
 import { JobProgressTracker } from './job-progress.js';
+import { ManualClock } from '../common/clock/testing/manual-clock.js';
 
 const planned: PlannedTable[] = [
   { datasource: 'pg_main', table: 'accounts', engine: 'POSTGRESQL' },
@@ -15,7 +16,7 @@ describe('JobProgressTracker', () => {
   const startedAt = new Date('2026-12-01T10:00:00Z');
 
   it('starts every planned table as pending with no rows', () => {
-    const progress = new JobProgressTracker(planned, startedAt, () => new Date('2026-12-01T10:00:01Z')).snapshot();
+    const progress = new JobProgressTracker(planned, startedAt, new ManualClock('2026-12-01T10:00:01Z')).snapshot();
     expect(progress).toEqual({
       rowsRead: 0,
       bytesWritten: 0,
@@ -29,7 +30,7 @@ describe('JobProgressTracker', () => {
   });
 
   it('follows tables from reading to done and sums rows and bytes across them', () => {
-    const tracker = new JobProgressTracker(planned, startedAt);
+    const tracker = new JobProgressTracker(planned, startedAt, new ManualClock());
     tracker.record({ type: 'table', datasource: 'pg_main', table: 'accounts', status: 'reading', rows: 0 });
     tracker.record(rows('pg_main', 'accounts', 2000));
     tracker.record(rows('pg_main', 'accounts', 40));
@@ -49,7 +50,7 @@ describe('JobProgressTracker', () => {
   });
 
   it('hands out copies: a snapshot being written does not change under the writer', () => {
-    const tracker = new JobProgressTracker(planned, startedAt);
+    const tracker = new JobProgressTracker(planned, startedAt, new ManualClock());
     const before = tracker.snapshot();
     tracker.record(rows('pg_main', 'accounts', 5));
     expect(before.tables.pg_main.accounts.rows).toBe(0);

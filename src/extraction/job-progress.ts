@@ -1,3 +1,4 @@
+import type { Clock } from '../common/clock/clock.js';
 import type { PlannedTable, ProgressEvent } from '../engine/extract-request.js';
 import { ProgressTally } from '../engine/output/progress-tally.js';
 import type { JobProgress } from '../job/job.entity.js';
@@ -12,7 +13,7 @@ export class JobProgressTracker {
   constructor(
     planned: readonly PlannedTable[],
     private readonly startedAt: Date,
-    private readonly clock: () => Date = () => new Date(),
+    private readonly clock: Clock,
   ) {
     this.tally.record({ type: 'planned', tables: planned });
   }
@@ -30,7 +31,7 @@ export class JobProgressTracker {
       rowsRead: this.tally.rows,
       bytesWritten: this.tally.bytes,
       startedAt: this.startedAt.toISOString(),
-      updatedAt: this.clock().toISOString(),
+      updatedAt: this.clock.now().toISOString(),
       tables,
     };
   }

@@ -1,4 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Clock } from '../common/clock/clock.js';
+import { Scheduler } from '../common/clock/scheduler.js';
 import { FetCode } from '../engine/errors/fet-code.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import type { JobLogFields } from '../job/job-log-fields.js';
@@ -31,6 +33,8 @@ export class MemoryGuard {
   constructor(
     @Inject(APP_CONFIG) config: Pick<AppConfig, 'worker'>,
     @Inject(RSS_SAMPLER) private readonly sampleRss: RssSampler,
+    private readonly clock: Clock,
+    private readonly scheduler: Scheduler,
   ) {
     this.limitBytes = config.worker.maxRssBytes;
   }
@@ -41,7 +45,7 @@ export class MemoryGuard {
 
   overLimit(): boolean {
     if (!this.enabled) return false;
-    const now = Date.now();
+    const now = this.clock.nowMs();
     if (now - this.sampledAt >= SAMPLE_MS) {
       this.rss = this.sampleRss();
       this.sampledAt = now;
@@ -52,7 +56,7 @@ export class MemoryGuard {
   /** Called by a running job between batches: throws for the job chosen to give its memory back. */
   check(jobId: string, log: JobLogFields = { jobId }): void {
     if (!this.overLimit()) return;
-    const now = Date.now();
+    const now = this.clock.nowMs();
     if (now - this.lastVictimAt < VICTIM_COOLDOWN_MS) return;
     this.lastVictimAt = now;
     const mib = (bytes: number) => Math.round(bytes / (1024 * 1024));
@@ -73,8 +77,8 @@ export class MemoryGuard {
     this.logger.warn('worker memory is above its limit: not taking new jobs until it falls');
     while (this.overLimit() && !signal.aborted) {
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, RESUME_POLL_MS);
-        signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+        const cancel = this.scheduler.delay(RESUME_POLL_MS, async () => resolve());
+        signal.addEventListener('abort', () => (cancel(), resolve()), { once: true });
       });
     }
   }

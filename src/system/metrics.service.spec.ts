@@ -30,6 +30,7 @@ import type { JobRecord } from '../job/job.entity.js';
 import type { JobRepository } from '../job/job.repository.js';
 import type { ResultStorageService } from '../storage/result-storage.service.js';
 import { MetricsService } from './metrics.service.js';
+import { TimerScheduler } from '../common/clock/scheduler.js';
 
 const scrape = async (metrics: MetricsService) => parsePrometheusText(await metrics.registry.metrics());
 
@@ -108,6 +109,7 @@ function workerOver(
     storage as unknown as ResultStorageService,
     { check: () => undefined } as unknown as MemoryGuard,
     clock,
+    new TimerScheduler(),
     new SequentialIdGenerator(),
     {} as StreamRepository,
     metrics,

@@ -1,22 +1,6 @@
 /**
- * The time as the services see it. Injected (not `new Date()`) so that a unit spec can hold the
- * clock still or move it, and assert what a service stamps on a record.
+ * The clock the service's modules inject (ClockModule provides SystemClock under this token). The
+ * class lives in the engine, the lowest layer, so that the engine's parts and the service's take
+ * the same port.
  */
-export abstract class Clock {
-  abstract now(): Date;
-
-  /** Milliseconds since the epoch; `now().getTime()` without the allocation. */
-  nowMs(): number {
-    return this.now().getTime();
-  }
-}
-
-export class SystemClock extends Clock {
-  now(): Date {
-    return new Date();
-  }
-
-  override nowMs(): number {
-    return Date.now();
-  }
-}
+export { Clock, SystemClock } from '../../engine/support/clock.js';

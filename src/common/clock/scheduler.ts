@@ -12,6 +12,13 @@ export abstract class Scheduler implements Delayer {
   /** Calls `callback` once after `delayMs`; the returned function cancels a call not yet made. */
   abstract delay(delayMs: number, callback: () => Promise<void>, options?: DelayOptions): () => void;
 
+  /**
+   * Calls `callback` every `intervalMs` on a fixed cadence, whether or not what the last call
+   * started has finished (a lease's watchdog must tick while a renewal hangs); the returned
+   * function stops it.
+   */
+  abstract repeat(intervalMs: number, callback: () => void, options?: DelayOptions): () => void;
+
   /** A loop running `pass` every `options.intervalMs`; it waits until started. */
   every(pass: () => Promise<unknown>, options: PeriodicTaskOptions): PeriodicTask {
     return new PeriodicTask(this, pass, options);
@@ -20,8 +27,15 @@ export abstract class Scheduler implements Delayer {
 
 export class TimerScheduler extends Scheduler {
   delay(delayMs: number, callback: () => Promise<void>, options: DelayOptions = {}): () => void {
-    const timer = setTimeout(callback, delayMs);
+    // The callback settles its own failures (PeriodicTask's pass reports them): nothing to await here.
+    const timer = setTimeout(() => void callback(), delayMs);
     if (options.unref) timer.unref();
     return () => clearTimeout(timer);
+  }
+
+  repeat(intervalMs: number, callback: () => void, options: DelayOptions = {}): () => void {
+    const timer = setInterval(callback, intervalMs);
+    if (options.unref) timer.unref();
+    return () => clearInterval(timer);
   }
 }

@@ -1,4 +1,5 @@
 import type { SchemaSnapshot, TableInfo } from '../connectors/shared/engine-connector.js';
+import { systemClock, type Clock } from '../support/clock.js';
 
 /**
  * Discovered schemas, keyed by datasource, its version and the namespaces discovered. An
@@ -28,6 +29,8 @@ export interface MemorySchemaCacheLimits {
   readonly maxBytes?: number;
   /** Bytes one entry may take; a larger schema is not cached. Default 4 MiB. */
   readonly maxEntryBytes?: number;
+  /** What entries expire by. Default the system's clock. */
+  readonly clock?: Clock;
 }
 
 const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
@@ -46,8 +49,10 @@ export class MemorySchemaCache implements SchemaCache {
   private totalBytes = 0;
   private readonly maxBytes: number;
   private readonly maxEntryBytes: number;
+  private readonly clock: Clock;
 
   constructor(limits: MemorySchemaCacheLimits = {}) {
+    this.clock = limits.clock ?? systemClock;
     this.maxBytes = limits.maxBytes ?? DEFAULT_MAX_BYTES;
     this.maxEntryBytes = Math.min(limits.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES, this.maxBytes);
   }
@@ -61,7 +66,7 @@ export class MemorySchemaCache implements SchemaCache {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
     this.entries.delete(key);
-    if (entry.expiresAt <= Date.now()) {
+    if (entry.expiresAt <= this.clock.nowMs()) {
       this.totalBytes -= entry.bytes;
       return undefined;
     }
@@ -76,7 +81,7 @@ export class MemorySchemaCache implements SchemaCache {
     const text = serializeSnapshot(snapshot);
     const bytes = textBytes(text);
     if (bytes > this.maxEntryBytes) return;
-    const now = Date.now();
+    const now = this.clock.nowMs();
     this.entries.set(key, { text, bytes, expiresAt: now + ttlSeconds * 1000 });
     this.totalBytes += bytes;
     // Map order is use order: the first key is the least recently used.

@@ -23,6 +23,23 @@ export class ManualScheduler extends Scheduler {
     return () => this.remove(call);
   }
 
+  repeat(intervalMs: number, callback: () => void): () => void {
+    let cancelNext = () => undefined as void;
+    let stopped = false;
+    const schedule = () => {
+      cancelNext = this.delay(intervalMs, async () => {
+        if (stopped) return;
+        schedule();
+        callback();
+      });
+    };
+    schedule();
+    return () => {
+      stopped = true;
+      cancelNext();
+    };
+  }
+
   /** Calls waiting for their time. */
   get pending(): number {
     return this.calls.length;

@@ -1,4 +1,5 @@
 import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
+import { systemClock } from '../../support/clock.js';
 
 /**
  * A throw-away client identity (P-256 key and self-signed certificate), made once per process.
@@ -67,7 +68,7 @@ export function pemOf(label: string, der: Buffer): string {
 }
 
 /** Makes a new identity; `now` is for tests. Valid from a day before `now` for ten years. */
-export function createTlsIdentity(now = new Date()): TlsIdentity {
+export function createTlsIdentity(now = systemClock.now()): TlsIdentity {
   const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const spki = publicKey.export({ type: 'spki', format: 'der' });
   const name = commonName(`fetcher-oracle-client-${createHash('sha256').update(spki).digest('hex').slice(0, 12)}`);

@@ -66,7 +66,8 @@ export class OracleConnector extends ConnectorBase {
       target: connectTarget(datasource),
       tls: tlsPlan(datasource.ssl, datasource.metadata),
     }));
-    const started = Date.now();
+    // Elapsed time, not a time of day: the monotonic clock.
+    const started = performance.now();
     const connection = await attempt.connect(async () => {
       let wallet: string | undefined;
       if (tls.trustPresentedChain) {
@@ -75,7 +76,7 @@ export class OracleConnector extends ConnectorBase {
         wallet = walletFor(datasource.ssl, chain);
       }
       // The probe's time counts against the same deadline.
-      const remaining = connectTimeoutMs > 0 ? Math.max(1, connectTimeoutMs - (Date.now() - started)) : connectTimeoutMs;
+      const remaining = connectTimeoutMs > 0 ? Math.max(1, connectTimeoutMs - (performance.now() - started)) : connectTimeoutMs;
       const connect = () => connectOracle(this.driver, connectOptions(datasource, target, tls, remaining, wallet), remaining, signal);
       return egress === undefined ? connect() : runInEgressScope(egress, connect);
     });
