@@ -2,6 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectorSession, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
 import { MySqlConnector } from '../../src/engine/connectors/mysql/mysql.connector.js';
 import { createTempMariaDatabase, resolvedMySqlDatasource, type TempMariaDatabase } from '../helpers/mariadb-database.js';
+import {
+  closeMidRead,
+  countTableRows,
+  expectAbortReasonBetweenBatches,
+  expectKeyOrderedBatches,
+  expectPromptAbort,
+  expectRefusedWhenAborted,
+  expectStopAfterTwoBatches,
+  waitUntil,
+} from '../../src/engine/connectors/testing/batch-reading.js';
 
 const ROWS = 200_000;
 
@@ -20,15 +30,6 @@ describe('MySqlConnector streaming and abort', () => {
       [`%${pattern}%`],
     );
     return Number(rows[0].n);
-  };
-
-  const waitUntil = async (check: () => Promise<boolean>, timeoutMs: number): Promise<number> => {
-    const started = Date.now();
-    while (!(await check())) {
-      if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    return Date.now() - started;
   };
 
   beforeAll(async () => {
@@ -52,38 +53,15 @@ describe('MySqlConnector streaming and abort', () => {
     await db?.drop();
   });
 
-  const readSmall = async (s: ConnectorSession = session): Promise<number> => {
-    const small = (await s.discover(null, new AbortController().signal)).tables.get('small')!;
-    let n = 0;
-    for await (const batch of s.readRows({ table: small, columns: small.columns }, new AbortController().signal)) n += batch.rowCount;
-    return n;
-  };
+  const readSmall = async (): Promise<number> =>
+    countTableRows(session, (await session.discover(null, new AbortController().signal)).tables.get('small')!);
 
   it('streams a large table in many bounded batches, in key order', async () => {
-    let rows = 0;
-    let batches = 0;
-    let largest = 0;
-    let expectedId = 1;
-    for await (const batch of session.readRows({ table: big, columns: big.columns }, new AbortController().signal)) {
-      batches++;
-      rows += batch.rowCount;
-      largest = Math.max(largest, batch.rowCount);
-      const ids = (JSON.parse('[' + batch.json.toString('utf8') + ']') as { id: number }[]).map((r) => r.id);
-      expect(ids[0]).toBe(expectedId);
-      expectedId = ids[ids.length - 1] + 1;
-    }
-    expect(rows).toBe(ROWS);
-    expect(batches).toBeGreaterThanOrEqual(50);
-    expect(largest).toBeLessThanOrEqual(5_000);
+    await expectKeyOrderedBatches(session, big, { rows: ROWS, minBatches: 50, maxBatchRows: 5_000 });
   });
 
   it('lets the consumer stop early; the statement ends and the session stays usable', async () => {
-    let batches = 0;
-    for await (const batch of session.readRows({ table: big, columns: big.columns }, new AbortController().signal)) {
-      expect(batch.rowCount).toBeGreaterThan(0);
-      if (++batches === 2) break;
-    }
-    expect(batches).toBe(2);
+    await expectStopAfterTwoBatches(session, big);
     expect(await runningStatements('FROM `' + db.name + '`.`big`')).toBe(0);
     expect(await readSmall()).toBe(2);
   });
@@ -107,18 +85,12 @@ describe('MySqlConnector streaming and abort', () => {
   });
 
   it('aborts a running statement promptly and leaves nothing running on the server', async () => {
-    const controller = new AbortController();
-    const reading = (async () => {
-      for await (const _ of session.readRows({ table: slow, columns: slow.columns }, controller.signal)) {
-        // never reached: the view sleeps 30 s
-      }
-    })();
-    await waitUntil(async () => (await runningStatements('`slow`')) === 1, 5_000);
-    await new Promise((r) => setTimeout(r, 300));
-    const abortedAt = Date.now();
-    controller.abort();
-    await expect(reading).rejects.toMatchObject({ name: 'AbortError' });
-    expect(Date.now() - abortedAt).toBeLessThan(2_000);
+    // The view sleeps 30 s: only the abort ends the read.
+    const started = async () => {
+      await waitUntil(async () => (await runningStatements('`slow`')) === 1, 5_000);
+      await new Promise((r) => setTimeout(r, 300));
+    };
+    await expectPromptAbort(session, slow, { started, withinMs: 2_000 });
     const gone = await waitUntil(async () => (await runningStatements('`slow`')) === 0, 1_000);
     expect(gone).toBeLessThan(1_000);
     // KILL QUERY hit only that statement: the session goes on.
@@ -126,37 +98,20 @@ describe('MySqlConnector streaming and abort', () => {
   });
 
   it('throws the abort reason when aborted between batches', async () => {
-    const controller = new AbortController();
-    const reason = new Error('job timed out');
-    const iterator = session.readRows({ table: big, columns: big.columns }, controller.signal)[Symbol.asyncIterator]();
-    try {
-      await iterator.next();
-      controller.abort(reason);
-      await expect(iterator.next()).rejects.toBe(reason);
-    } finally {
-      await iterator.return?.();
-    }
+    await expectAbortReasonBetweenBatches(session, big);
     expect(await runningStatements('FROM `' + db.name + '`.`big`')).toBe(0);
     expect(await readSmall()).toBe(2);
   });
 
   it('refuses to start with an already aborted signal', async () => {
-    const controller = new AbortController();
-    controller.abort();
-    const iterator = session.readRows({ table: big, columns: big.columns }, controller.signal)[Symbol.asyncIterator]();
-    await expect(iterator.next()).rejects.toMatchObject({ name: 'AbortError' });
-    await expect(connector.open(resolvedMySqlDatasource(db), { connectTimeoutMs: 5_000, signal: controller.signal })).rejects.toMatchObject(
-      { name: 'AbortError' },
+    await expectRefusedWhenAborted(session, big, (signal) =>
+      connector.open(resolvedMySqlDatasource(db), { connectTimeoutMs: 5_000, signal }),
     );
   });
 
   it('closes promptly a session whose stream was left unfinished, stopping the statement', async () => {
     const other = await connector.open(resolvedMySqlDatasource(db), { connectTimeoutMs: 5_000 });
-    const iterator = other.readRows({ table: big, columns: big.columns }, new AbortController().signal)[Symbol.asyncIterator]();
-    await iterator.next();
-    const started = Date.now();
-    await other.close();
-    expect(Date.now() - started).toBeLessThan(1_000);
+    const iterator = await closeMidRead(other, big, 1_000);
     expect(await runningStatements('FROM `' + db.name + '`.`big`')).toBe(0);
     await expect(iterator.next()).rejects.toMatchObject({ name: 'DatasourceQueryError' });
   });

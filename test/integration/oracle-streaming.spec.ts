@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectorSession, RowBatch, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
+import type { ConnectorSession, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
 import { OracleConnector } from '../../src/engine/connectors/oracle/oracle.connector.js';
 import {
   createTempOracleSchema,
@@ -9,18 +9,9 @@ import {
   TEST_ORACLE_URL,
   type TempOracleSchema,
 } from '../helpers/oracle-database.js';
+import { collectBatches, countTableRows, expectKeyOrderedBatches } from '../../src/engine/connectors/testing/batch-reading.js';
 
 /** Streaming with backpressure, early stop, and abort of a running statement (connection.break()). */
-
-async function collect(batches: AsyncIterable<RowBatch>): Promise<{ json: string; rowCount: number }> {
-  const parts: string[] = [];
-  let rowCount = 0;
-  for await (const batch of batches) {
-    parts.push(batch.json.toString('utf8'));
-    rowCount += batch.rowCount;
-  }
-  return { json: parts.join(','), rowCount };
-}
 
 const suite = TEST_ORACLE_URL ? describe : describe.skip;
 if (!TEST_ORACLE_URL) process.stdout.write(`\n[oracle-streaming] SKIPPED — ${ORACLE_SKIP_REASON}\n`);
@@ -67,27 +58,11 @@ suite(`OracleConnector streaming and abort${TEST_ORACLE_URL ? '' : ` — SKIPPED
     await db?.drop();
   });
 
-  const readSmall = async (s: ConnectorSession = session): Promise<number> => {
-    const small = (await s.discover([], new AbortController().signal)).tables.get(db.name('SMALL'))!;
-    return (await collect(s.readRows({ table: small, columns: small.columns }, new AbortController().signal))).rowCount;
-  };
+  const readSmall = async (): Promise<number> =>
+    countTableRows(session, (await session.discover([], new AbortController().signal)).tables.get(db.name('SMALL'))!);
 
   it('streams a large table in many bounded batches, in key order', async () => {
-    let rows = 0;
-    let batches = 0;
-    let largest = 0;
-    let expectedId = 1;
-    for await (const batch of session.readRows({ table: big, columns: big.columns }, new AbortController().signal)) {
-      batches++;
-      rows += batch.rowCount;
-      largest = Math.max(largest, batch.rowCount);
-      const ids = (JSON.parse('[' + batch.json.toString('utf8') + ']') as { ID: number }[]).map((r) => r.ID);
-      expect(ids[0]).toBe(expectedId);
-      expectedId = ids[ids.length - 1] + 1;
-    }
-    expect(rows).toBe(ROWS);
-    expect(batches).toBeGreaterThanOrEqual(25);
-    expect(largest).toBeLessThanOrEqual(2_000);
+    await expectKeyOrderedBatches(session, big, { rows: ROWS, minBatches: 25, maxBatchRows: 2_000, key: 'ID' });
   });
 
   it('lets the consumer stop early; the cursor closes and the session stays usable', async () => {
@@ -105,14 +80,16 @@ suite(`OracleConnector streaming and abort${TEST_ORACLE_URL ? '' : ` — SKIPPED
     const controller = new AbortController();
     const started = Date.now();
     setTimeout(() => controller.abort(new Error('job timed out')), 500);
-    await expect(collect(session.readRows({ table: slow, columns: slow.columns }, controller.signal))).rejects.toThrow('job timed out');
+    await expect(collectBatches(session.readRows({ table: slow, columns: slow.columns }, controller.signal))).rejects.toThrow(
+      'job timed out',
+    );
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(await readSmall()).toBe(2);
   });
 
   it('closing a session while a statement runs breaks it instead of waiting', async () => {
     const other = await connector.open(resolvedOracleDatasource(db.server), { connectTimeoutMs: 15_000 });
-    const reading = collect(other.readRows({ table: slow, columns: slow.columns }, new AbortController().signal));
+    const reading = collectBatches(other.readRows({ table: slow, columns: slow.columns }, new AbortController().signal));
     await new Promise((resolve) => setTimeout(resolve, 500));
     const started = Date.now();
     await other.close();

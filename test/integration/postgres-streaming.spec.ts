@@ -4,6 +4,15 @@ import { PostgresConnector } from '../../src/engine/connectors/postgres/postgres
 import type { Socket } from 'node:net';
 import type pg from 'pg';
 import { createTempDatabase, PG_READ_PATHS, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';
+import {
+  countTableRows,
+  expectAbortReasonBetweenBatches,
+  expectKeyOrderedBatches,
+  expectPromptAbort,
+  expectRefusedWhenAborted,
+  expectStopAfterTwoBatches,
+  waitUntil,
+} from '../../src/engine/connectors/testing/batch-reading.js';
 
 const ROWS = 200_000;
 
@@ -22,15 +31,6 @@ describe.each(PG_READ_PATHS)('PostgresConnector streaming and abort (%s path)', 
       [`%${pattern}%`],
     );
     return Number(rows[0].n);
-  };
-
-  const waitUntil = async (check: () => Promise<boolean>, timeoutMs: number): Promise<number> => {
-    const started = Date.now();
-    while (!(await check())) {
-      if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    return Date.now() - started;
   };
 
   beforeAll(async () => {
@@ -53,38 +53,15 @@ describe.each(PG_READ_PATHS)('PostgresConnector streaming and abort (%s path)', 
     await db?.drop();
   });
 
-  const readSmall = async (s: ConnectorSession = session): Promise<number> => {
-    const small = (await s.discover(['public'], new AbortController().signal)).tables.get('small')!;
-    let n = 0;
-    for await (const batch of s.readRows({ table: small, columns: small.columns }, new AbortController().signal)) n += batch.rowCount;
-    return n;
-  };
+  const readSmall = async (): Promise<number> =>
+    countTableRows(session, (await session.discover(['public'], new AbortController().signal)).tables.get('small')!);
 
   it('streams a large table in many bounded batches, in key order', async () => {
-    let rows = 0;
-    let batches = 0;
-    let largest = 0;
-    let expectedId = 1;
-    for await (const batch of session.readRows({ table: big, columns: big.columns }, new AbortController().signal)) {
-      batches++;
-      rows += batch.rowCount;
-      largest = Math.max(largest, batch.rowCount);
-      const ids = (JSON.parse('[' + batch.json.toString('utf8') + ']') as { id: number }[]).map((r) => r.id);
-      expect(ids[0]).toBe(expectedId);
-      expectedId = ids[ids.length - 1] + 1;
-    }
-    expect(rows).toBe(ROWS);
-    expect(batches).toBeGreaterThanOrEqual(50);
-    expect(largest).toBeLessThanOrEqual(5_000);
+    await expectKeyOrderedBatches(session, big, { rows: ROWS, minBatches: 50, maxBatchRows: 5_000 });
   });
 
   it('lets the consumer stop early; the statement ends and the session stays usable', async () => {
-    let batches = 0;
-    for await (const batch of session.readRows({ table: big, columns: big.columns }, new AbortController().signal)) {
-      expect(batch.rowCount).toBeGreaterThan(0);
-      if (++batches === 2) break;
-    }
-    expect(batches).toBe(2);
+    await expectStopAfterTwoBatches(session, big);
     expect(await runningStatements('FROM "public"."big"')).toBe(0);
     expect(await readSmall()).toBe(2);
   });
@@ -129,18 +106,12 @@ describe.each(PG_READ_PATHS)('PostgresConnector streaming and abort (%s path)', 
   });
 
   it('aborts a running statement promptly and leaves nothing running on the server', async () => {
-    const controller = new AbortController();
-    const reading = (async () => {
-      for await (const _ of session.readRows({ table: slow, columns: slow.columns }, controller.signal)) {
-        // never reached: the view sleeps 30 s
-      }
-    })();
-    await waitUntil(async () => (await runningStatements('FROM "public"."slow"')) === 1, 5_000);
-    await new Promise((r) => setTimeout(r, 300));
-    const abortedAt = Date.now();
-    controller.abort();
-    await expect(reading).rejects.toMatchObject({ name: 'AbortError' });
-    expect(Date.now() - abortedAt).toBeLessThan(2_000);
+    // The view sleeps 30 s: only the abort ends the read.
+    const started = async () => {
+      await waitUntil(async () => (await runningStatements('FROM "public"."slow"')) === 1, 5_000);
+      await new Promise((r) => setTimeout(r, 300));
+    };
+    await expectPromptAbort(session, slow, { started, withinMs: 2_000 });
     const gone = await waitUntil(
       async () => (await runningStatements('pg_sleep')) === 0 && (await runningStatements('"slow"')) === 0,
       1_000,
@@ -151,27 +122,12 @@ describe.each(PG_READ_PATHS)('PostgresConnector streaming and abort (%s path)', 
   });
 
   it('throws the abort reason when aborted between batches', async () => {
-    const controller = new AbortController();
-    const reason = new Error('job timed out');
-    const iterator = session.readRows({ table: big, columns: big.columns }, controller.signal)[Symbol.asyncIterator]();
-    try {
-      await iterator.next();
-      controller.abort(reason);
-      await expect(iterator.next()).rejects.toBe(reason);
-    } finally {
-      await iterator.return?.();
-    }
+    await expectAbortReasonBetweenBatches(session, big);
     expect(await runningStatements('FROM "public"."big"')).toBe(0);
     expect(await readSmall()).toBe(2);
   });
 
   it('refuses to start with an already aborted signal', async () => {
-    const controller = new AbortController();
-    controller.abort();
-    const iterator = session.readRows({ table: big, columns: big.columns }, controller.signal)[Symbol.asyncIterator]();
-    await expect(iterator.next()).rejects.toMatchObject({ name: 'AbortError' });
-    await expect(connector.open(resolvedDatasource(db), { connectTimeoutMs: 5_000, signal: controller.signal })).rejects.toMatchObject({
-      name: 'AbortError',
-    });
+    await expectRefusedWhenAborted(session, big, (signal) => connector.open(resolvedDatasource(db), { connectTimeoutMs: 5_000, signal }));
   });
 });

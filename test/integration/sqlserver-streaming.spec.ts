@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { ConnectorSession, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
+import type { TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
 import type { SqlServerSession } from '../../src/engine/connectors/sqlserver/sqlserver-session.js';
 import { SqlServerConnector } from '../../src/engine/connectors/sqlserver/sqlserver.connector.js';
 import {
@@ -9,6 +9,15 @@ import {
   withSqlServerAdmin,
   type TempSqlServerDatabase,
 } from '../helpers/sqlserver-database.js';
+import {
+  closeMidRead,
+  countTableRows,
+  expectAbortReasonBetweenBatches,
+  expectKeyOrderedBatches,
+  expectPromptAbort,
+  expectStopAfterTwoBatches,
+  waitUntil,
+} from '../../src/engine/connectors/testing/batch-reading.js';
 
 const ROWS = 200_000;
 
@@ -20,30 +29,17 @@ describeWithSqlServer('SqlServerConnector against SQL Server: streaming, early s
   let slow: TableInfo;
   let small: TableInfo;
 
-  /** Requests of our session still running on the server. */
-  const running = async (): Promise<number> =>
+  /** Requests of a session (ours unless named) still running on the server. */
+  const running = async (spid = session.spid): Promise<number> =>
     withSqlServerAdmin(target, async (admin) => {
       const result = await admin
         .request()
-        .input('spid', session.spid)
+        .input('spid', spid)
         .query<{ n: number }>('SELECT COUNT(*) AS n FROM sys.dm_exec_requests WHERE session_id = @spid');
       return result.recordset[0].n;
     });
 
-  const waitUntil = async (check: () => Promise<boolean>, timeoutMs: number): Promise<number> => {
-    const started = Date.now();
-    while (!(await check())) {
-      if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    return Date.now() - started;
-  };
-
-  const readSmall = async (s: ConnectorSession = session): Promise<number> => {
-    let n = 0;
-    for await (const batch of s.readRows({ table: small, columns: small.columns }, new AbortController().signal)) n += batch.rowCount;
-    return n;
-  };
+  const readSmall = (): Promise<number> => countTableRows(session, small);
 
   beforeAll(async () => {
     db = await createTempSqlServerDatabase(target, 'streaming');
@@ -71,19 +67,7 @@ describeWithSqlServer('SqlServerConnector against SQL Server: streaming, early s
   });
 
   it('streams a large table in many bounded batches, in key order', async () => {
-    let rows = 0;
-    let batches = 0;
-    let expectedId = 1;
-    for await (const batch of session.readRows({ table: big, columns: big.columns }, new AbortController().signal)) {
-      batches++;
-      rows += batch.rowCount;
-      expect(batch.rowCount).toBeLessThanOrEqual(5_000);
-      const ids = (JSON.parse('[' + batch.json.toString('utf8') + ']') as { id: number }[]).map((r) => r.id);
-      expect(ids[0]).toBe(expectedId);
-      expectedId = ids[ids.length - 1] + 1;
-    }
-    expect(rows).toBe(ROWS);
-    expect(batches).toBeGreaterThanOrEqual(50);
+    await expectKeyOrderedBatches(session, big, { rows: ROWS, minBatches: 50, maxBatchRows: 5_000 });
   });
 
   it('reads the next batch only when asked: the statement waits on the paused connection', async () => {
@@ -101,65 +85,32 @@ describeWithSqlServer('SqlServerConnector against SQL Server: streaming, early s
   });
 
   it('lets the consumer stop early; the statement is cancelled and the session stays usable', async () => {
-    let batches = 0;
-    for await (const batch of session.readRows({ table: big, columns: big.columns }, new AbortController().signal)) {
-      expect(batch.rowCount).toBeGreaterThan(0);
-      if (++batches === 2) break;
-    }
+    await expectStopAfterTwoBatches(session, big);
     expect(await running()).toBe(0);
     expect(await readSmall()).toBe(2);
   });
 
   it('aborts a long-running statement promptly: it is gone from sys.dm_exec_requests and the session goes on', async () => {
-    const controller = new AbortController();
-    const reading = (async () => {
-      for await (const _ of session.readRows({ table: slow, columns: slow.columns }, controller.signal)) {
-        // never reached: the view counts for hours
-      }
-    })();
-    await waitUntil(async () => (await running()) === 1, 10_000);
-    await new Promise((r) => setTimeout(r, 300));
-    const abortedAt = Date.now();
-    controller.abort();
-    await expect(reading).rejects.toMatchObject({ name: 'AbortError' });
-    expect(Date.now() - abortedAt).toBeLessThan(3_000);
-    expect(await waitUntil(async () => (await running()) === 0, 2_000)).toBeLessThan(2_000);
+    // The view counts for hours: only the abort ends the read.
+    const started = async () => {
+      await waitUntil(async () => (await running()) === 1, 10_000, 50);
+      await new Promise((r) => setTimeout(r, 300));
+    };
+    await expectPromptAbort(session, slow, { started, withinMs: 3_000 });
+    expect(await waitUntil(async () => (await running()) === 0, 2_000, 50)).toBeLessThan(2_000);
     expect(await readSmall()).toBe(2);
   });
 
   it('throws the abort reason when aborted between batches', async () => {
-    const controller = new AbortController();
-    const reason = new Error('job timed out');
-    const iterator = session.readRows({ table: big, columns: big.columns }, controller.signal)[Symbol.asyncIterator]();
-    try {
-      await iterator.next();
-      controller.abort(reason);
-      await expect(iterator.next()).rejects.toBe(reason);
-    } finally {
-      await iterator.return?.();
-    }
+    await expectAbortReasonBetweenBatches(session, big);
     expect(await running()).toBe(0);
     expect(await readSmall()).toBe(2);
   });
 
   it('closes promptly a session whose stream was left unfinished, cancelling the statement', async () => {
     const other = (await connector.open(resolvedSqlServerDatasource(db), { connectTimeoutMs: 15_000 })) as SqlServerSession;
-    const iterator = other.readRows({ table: big, columns: big.columns }, new AbortController().signal)[Symbol.asyncIterator]();
-    await iterator.next();
-    const started = Date.now();
-    await other.close();
-    expect(Date.now() - started).toBeLessThan(3_000);
-    const left = await withSqlServerAdmin(
-      target,
-      async (admin) =>
-        (
-          await admin
-            .request()
-            .input('spid', other.spid)
-            .query<{ n: number }>('SELECT COUNT(*) AS n FROM sys.dm_exec_requests WHERE session_id = @spid')
-        ).recordset[0].n,
-    );
-    expect(left).toBe(0);
+    const iterator = await closeMidRead(other, big, 3_000);
+    expect(await running(other.spid)).toBe(0);
     await expect(iterator.next()).rejects.toMatchObject({ name: 'DatasourceQueryError' });
   });
 });

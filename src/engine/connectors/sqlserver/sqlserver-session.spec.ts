@@ -1,6 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectorSession, RowBatch, RowFrame, TableInfo } from '../shared/engine-connector.js';
+import type { RowBatch, RowFrame, TableInfo } from '../shared/engine-connector.js';
 import { allBatches, expectNdjsonLike, ndjsonFrame } from '../testing/row-frames.js';
+import {
+  closeMidRead,
+  collectBatches as collect,
+  countTableRows,
+  expectAbortReasonBetweenBatches,
+  expectKeyOrderedBatches,
+  expectPromptAbort,
+  expectStopAfterTwoBatches,
+  waitUntil,
+} from '../testing/batch-reading.js';
 import { describeError, type SqlServerSession } from './sqlserver-session.js';
 import { SqlServerConnector } from './sqlserver.connector.js';
 import { column, fakeDatasource, tableOf } from './testing/fake-datasource.js';
@@ -79,25 +89,6 @@ function answer(sql: string): FakeAnswer {
   return { columns: [{ name: 'n', type: 'int' }], rows: [] };
 }
 
-async function collect(batches: AsyncIterable<RowBatch>): Promise<{ json: string; rowCount: number; batches: number }> {
-  const parts: string[] = [];
-  let rowCount = 0;
-  for await (const batch of batches) {
-    parts.push(batch.json.toString('utf8'));
-    rowCount += batch.rowCount;
-  }
-  return { json: parts.join(','), rowCount, batches: parts.length };
-}
-
-const waitUntil = async (check: () => boolean, timeoutMs: number): Promise<number> => {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return Date.now() - started;
-};
-
 describe('SqlServerSession through mssql/tedious (fake TDS server)', () => {
   const connector = new SqlServerConnector();
   let server: FakeTdsServer;
@@ -105,8 +96,7 @@ describe('SqlServerSession through mssql/tedious (fake TDS server)', () => {
 
   const open = async (): Promise<SqlServerSession> =>
     (await connector.open(fakeDatasource(server.port), { connectTimeoutMs: 5_000 })) as SqlServerSession;
-  const readSmall = async (s: ConnectorSession = session) =>
-    (await collect(s.readRows({ table: SMALL, columns: SMALL.columns }, new AbortController().signal))).rowCount;
+  const readSmall = () => countTableRows(session, SMALL);
 
   beforeAll(async () => {
     server = await startFakeTdsServer({ answer });
@@ -167,21 +157,7 @@ describe('SqlServerSession through mssql/tedious (fake TDS server)', () => {
   });
 
   it('streams a large table in many bounded batches, in key order', async () => {
-    let rows = 0;
-    let batches = 0;
-    let largest = 0;
-    let expectedId = 1;
-    for await (const batch of session.readRows({ table: BIG, columns: BIG.columns }, new AbortController().signal)) {
-      batches++;
-      rows += batch.rowCount;
-      largest = Math.max(largest, batch.rowCount);
-      const ids = (JSON.parse('[' + batch.json.toString('utf8') + ']') as { id: number }[]).map((r) => r.id);
-      expect(ids[0]).toBe(expectedId);
-      expectedId = ids[ids.length - 1] + 1;
-    }
-    expect(rows).toBe(ROWS);
-    expect(batches).toBeGreaterThanOrEqual(60);
-    expect(largest).toBeLessThanOrEqual(5_000);
+    await expectKeyOrderedBatches(session, BIG, { rows: ROWS, minBatches: 60, maxBatchRows: 5_000 });
     expect(server.running).toBe(0);
   });
 
@@ -207,39 +183,20 @@ describe('SqlServerSession through mssql/tedious (fake TDS server)', () => {
 
   it('lets the consumer stop early: the statement is cancelled on the server and the session stays usable', async () => {
     const attentions = server.attentions;
-    let batches = 0;
-    for await (const batch of session.readRows({ table: BIG, columns: BIG.columns }, new AbortController().signal)) {
-      expect(batch.rowCount).toBeGreaterThan(0);
-      if (++batches === 2) break;
-    }
+    await expectStopAfterTwoBatches(session, BIG);
     expect(server.attentions).toBe(attentions + 1);
     expect(server.running).toBe(0);
     expect(await readSmall()).toBe(2);
   });
 
   it('aborts a running statement promptly and leaves nothing running on the server', async () => {
-    const controller = new AbortController();
-    const reading = collect(session.readRows({ table: SLOW, columns: SLOW.columns }, controller.signal));
-    await waitUntil(() => server.running === 1, 2_000);
-    const abortedAt = Date.now();
-    controller.abort();
-    await expect(reading).rejects.toMatchObject({ name: 'AbortError' });
-    expect(Date.now() - abortedAt).toBeLessThan(2_000);
+    await expectPromptAbort(session, SLOW, { started: () => waitUntil(() => server.running === 1, 2_000, 10), withinMs: 2_000 });
     expect(server.running).toBe(0);
     expect(await readSmall()).toBe(2);
   });
 
   it('throws the abort reason when aborted between batches', async () => {
-    const controller = new AbortController();
-    const reason = new Error('job timed out');
-    const iterator = session.readRows({ table: BIG, columns: BIG.columns }, controller.signal)[Symbol.asyncIterator]();
-    try {
-      await iterator.next();
-      controller.abort(reason);
-      await expect(iterator.next()).rejects.toBe(reason);
-    } finally {
-      await iterator.return?.();
-    }
+    await expectAbortReasonBetweenBatches(session, BIG);
     expect(server.running).toBe(0);
     expect(await readSmall()).toBe(2);
   });
@@ -268,11 +225,7 @@ describe('SqlServerSession through mssql/tedious (fake TDS server)', () => {
   it('closes promptly a session whose stream was left unfinished, cancelling the statement', async () => {
     const other = await open();
     const attentions = server.attentions;
-    const iterator = other.readRows({ table: BIG, columns: BIG.columns }, new AbortController().signal)[Symbol.asyncIterator]();
-    await iterator.next();
-    const started = Date.now();
-    await other.close();
-    expect(Date.now() - started).toBeLessThan(1_000);
+    const iterator = await closeMidRead(other, BIG, 1_000);
     expect(server.attentions).toBe(attentions + 1);
     await expect(iterator.next()).rejects.toMatchObject({ name: 'DatasourceQueryError' });
     await expect(other.close()).resolves.toBeUndefined();
