@@ -1,14 +1,11 @@
 import { MongoNetworkError, MongoNetworkTimeoutError, MongoServerError, MongoServerSelectionError } from 'mongodb';
-import { describe, expect, it } from 'vitest';
 import { DatasourceType } from '../datasource-type.js';
-import type { ResolvedDatasource } from '../shared/engine-connector.js';
+import { connectErrorDatasource, describeConnectErrors, nodeError } from '../testing/connect-error-table.js';
 import { ConnectTimeoutError } from '../shared/connect-failure.js';
 import { InvalidMongoSettingError } from './mongodb-client.js';
 import { classifyConnectError, toConnectError } from './mongodb-connect-error.js';
 import { UnsupportedSslModeError } from '../shared/tls-options.js';
 
-/** A node socket / DNS / TLS error. */
-const nodeError = (code: string, message: string) => Object.assign(new Error(message), { code });
 /** The driver wraps socket errors: message copied, node error as cause. */
 const network = (cause: Error) => new MongoNetworkError(cause.message, { cause });
 
@@ -32,23 +29,19 @@ function selectionError(
 /** The server's answer to a refused SCRAM conversation. */
 const authFailed = () => new MongoServerError({ ok: 0, errmsg: 'Authentication failed.', code: 18, codeName: 'AuthenticationFailed' });
 
-const DS: ResolvedDatasource = {
-  id: 'id-1',
-  configName: 'docs_db',
-  type: DatasourceType.MongoDB,
-  host: 'mongo.internal.example',
-  port: 27018,
-  databaseName: 'shop',
-  schemaName: null,
-  userName: 'svc_fetch',
-  password: 'hunter2-very-secret',
-  ssl: { mode: 'true' },
-  metadata: { authSource: 'users_db' },
-  internal: false,
-};
-
-describe('MongoDB connect error classification', () => {
-  it.each<[string, unknown, string]>([
+describeConnectErrors({
+  engine: 'MongoDB',
+  datasource: connectErrorDatasource(DatasourceType.MongoDB, {
+    configName: 'docs_db',
+    host: 'mongo.internal.example',
+    port: 27018,
+    databaseName: 'shop',
+    ssl: { mode: 'true' },
+    metadata: { authSource: 'users_db' },
+  }),
+  classify: classifyConnectError,
+  toConnectError,
+  reasons: [
     ['wrong password / unknown user (code 18)', authFailed(), 'auth_failed'],
     [
       'no right on the database (code 13)',
@@ -118,11 +111,8 @@ describe('MongoDB connect error classification', () => {
     ],
     ['another server error', new MongoServerError({ ok: 0, errmsg: 'too many users', code: 9999, codeName: 'SomethingElse' }), 'unknown'],
     ['not even an error', 'boom', 'unknown'],
-  ])('%s → reason', (_label, error, reason) => {
-    expect(classifyConnectError(error)).toBe(reason);
-  });
-
-  it.each<[string, unknown, RegExp]>([
+  ],
+  messages: [
     ['auth_failed', authFailed(), /authentication failed: the server rejected the credentials \(authSource "users_db"\)/],
     [
       'auth_failed',
@@ -153,14 +143,5 @@ describe('MongoDB connect error classification', () => {
       new MongoServerError({ ok: 0, errmsg: 'user svc_fetch is locked', code: 9999, codeName: 'SomethingElse' }),
       /connection failed \(SomethingElse\)/,
     ],
-  ])('%s: message names the datasource and the reason, without secrets', (reason, error, pattern) => {
-    const connectError = toConnectError(error, DS, 2500);
-    expect(connectError.reason).toBe(reason);
-    expect(connectError.configName).toBe('docs_db');
-    expect(connectError.message).toMatch(/^Cannot connect to MongoDB datasource "docs_db": /);
-    expect(connectError.message).toMatch(pattern);
-    expect(connectError.message).not.toContain('svc_fetch');
-    expect(connectError.message).not.toContain('hunter2');
-    expect(connectError.message).not.toContain('://');
-  });
+  ],
 });

@@ -1,6 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import { DatasourceType } from '../datasource-type.js';
-import type { ResolvedDatasource } from '../shared/engine-connector.js';
+import { connectErrorDatasource, describeConnectErrors, nodeError, unreachableReasons } from '../testing/connect-error-table.js';
 import { ConnectTimeoutError } from '../shared/connect-failure.js';
 import { classifyConnectError, toConnectError } from './mysql-connect-error.js';
 import { UnsupportedSslModeError } from '../shared/tls-options.js';
@@ -8,26 +7,13 @@ import { UnsupportedSslModeError } from '../shared/tls-options.js';
 /** Shaped like mysql2's server errors: message, ER_ code, errno, SQLSTATE. */
 const serverError = (code: string, errno: number, message: string) =>
   Object.assign(new Error(message), { code, errno, sqlState: '28000', fatal: true });
-/** Shaped like a node socket / DNS / TLS error, or mysql2's own protocol errors. */
-const nodeError = (code: string, message: string) => Object.assign(new Error(message), { code });
 
-const DS: ResolvedDatasource = {
-  id: 'id-1',
-  configName: 'ledger_db',
-  type: DatasourceType.MySQL,
-  host: 'db.internal.example',
-  port: 3307,
-  databaseName: 'ledger',
-  schemaName: null,
-  userName: 'svc_fetch',
-  password: 'hunter2-very-secret',
-  ssl: { mode: 'true' },
-  metadata: {},
-  internal: false,
-};
-
-describe('MySQL connect error classification', () => {
-  it.each<[string, unknown, string]>([
+describeConnectErrors({
+  engine: 'MySQL',
+  datasource: connectErrorDatasource(DatasourceType.MySQL, { port: 3307, ssl: { mode: 'true' } }),
+  classify: classifyConnectError,
+  toConnectError,
+  reasons: [
     [
       'wrong password / unknown user (1045)',
       serverError('ER_ACCESS_DENIED_ERROR', 1045, "Access denied for user 'svc_fetch'@'10.0.0.2' (using password: YES)"),
@@ -137,12 +123,7 @@ describe('MySQL connect error classification', () => {
       'tls',
     ],
     ['unknown database (1049)', serverError('ER_BAD_DB_ERROR', 1049, "Unknown database 'ledger'"), 'database_not_found'],
-    ['connection refused', nodeError('ECONNREFUSED', 'connect ECONNREFUSED 10.0.0.1:3306'), 'unreachable'],
-    ['no route', nodeError('EHOSTUNREACH', 'connect EHOSTUNREACH'), 'unreachable'],
-    ['unknown host', nodeError('ENOTFOUND', 'getaddrinfo ENOTFOUND db'), 'unreachable'],
-    ['network down', nodeError('ENETUNREACH', 'connect ENETUNREACH'), 'unreachable'],
-    ['DNS temporary failure', nodeError('EAI_AGAIN', 'getaddrinfo EAI_AGAIN db'), 'unreachable'],
-    ['our connect deadline', new ConnectTimeoutError('connect timeout'), 'timeout'],
+    ...unreachableReasons(3306),
     ["mysql2's connectTimeout", nodeError('ETIMEDOUT', 'connect ETIMEDOUT'), 'timeout'],
     ['server without SSL', nodeError('HANDSHAKE_NO_SSL_SUPPORT', 'Server does not support secure connection'), 'tls'],
     ['handshake failure (mysql2 rewrites the code)', nodeError('HANDSHAKE_SSL_ERROR', 'self-signed certificate'), 'tls'],
@@ -169,11 +150,8 @@ describe('MySQL connect error classification', () => {
     ],
     ['connection lost', nodeError('PROTOCOL_CONNECTION_LOST', 'Connection lost: The server closed the connection.'), 'unknown'],
     ['not even an error', 'boom', 'unknown'],
-  ])('%s → reason', (_label, error, reason) => {
-    expect(classifyConnectError(error)).toBe(reason);
-  });
-
-  it.each<[string, unknown, RegExp]>([
+  ],
+  messages: [
     [
       'auth_failed',
       serverError('ER_ACCESS_DENIED_ERROR', 1045, "Access denied for user 'svc_fetch'@'10.0.0.2' (using password: YES)"),
@@ -222,14 +200,5 @@ describe('MySQL connect error classification', () => {
       serverError('ER_CON_COUNT_ERROR', 1040, "Too many connections for 'svc_fetch'"),
       /connection failed \(ER_CON_COUNT_ERROR\)/,
     ],
-  ])('%s: message names the datasource and the reason, without secrets', (reason, error, pattern) => {
-    const connectError = toConnectError(error, DS, 2500);
-    expect(connectError.reason).toBe(reason);
-    expect(connectError.configName).toBe('ledger_db');
-    expect(connectError.message).toMatch(/^Cannot connect to MySQL datasource "ledger_db": /);
-    expect(connectError.message).toMatch(pattern);
-    expect(connectError.message).not.toContain('svc_fetch');
-    expect(connectError.message).not.toContain('hunter2');
-    expect(connectError.message).not.toContain('://');
-  });
+  ],
 });

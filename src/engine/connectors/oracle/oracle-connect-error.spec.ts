@@ -1,6 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import { DatasourceType } from '../datasource-type.js';
-import type { ResolvedDatasource } from '../shared/engine-connector.js';
+import { connectErrorDatasource, describeConnectErrors } from '../testing/connect-error-table.js';
 import { ConnectTimeoutError } from '../shared/connect-failure.js';
 import { classifyConnectError, OracleConfigError, toConnectError } from './oracle-connect-error.js';
 import { UnsupportedSslModeError } from '../shared/tls-options.js';
@@ -20,28 +19,25 @@ const oraError = (errorNum: number, text: string) =>
 /** Shaped like node-oracledb thin driver errors (NJS-5xx), as seen against real sockets. */
 const njsError = (code: string, message: string) => Object.assign(new Error(`${code}: ${message}`), { code });
 
-const DS: ResolvedDatasource = {
-  id: 'id-1',
-  configName: 'ledger_ora',
-  type: DatasourceType.Oracle,
-  host: 'db.internal.example',
-  port: 1522,
-  databaseName: 'ignored',
-  schemaName: null,
-  userName: 'svc_fetch',
-  password: 'hunter2-very-secret',
-  ssl: { mode: 'verify' },
-  metadata: { serviceName: 'FREEPDB1' },
-  internal: false,
-};
-
 const REFUSED = njsError(
   'NJS-503',
   'connection to host 10.0.0.1 port 1522 could not be established. (CONNECTION_ID=vBMoO2G+KzOXHKAhpeqf1g==)\nconnect ECONNREFUSED 10.0.0.1:1522',
 );
 
-describe('Oracle connect error classification', () => {
-  it.each<[string, unknown, string]>([
+describeConnectErrors({
+  engine: 'Oracle',
+  datasource: connectErrorDatasource(DatasourceType.Oracle, {
+    configName: 'ledger_ora',
+    port: 1522,
+    databaseName: 'ignored',
+    ssl: { mode: 'verify' },
+    metadata: { serviceName: 'FREEPDB1' },
+  }),
+  classify: classifyConnectError,
+  toConnectError,
+  hidden: ['CONNECTION_ID', 'DESCRIPTION', '10.0.0.1'],
+  messageTitle: 'message names the datasource and the reason, without secrets or driver text',
+  reasons: [
     ['invalid credential (ORA-01017)', oraError(1017, 'invalid credential or not authorized; logon denied'), 'auth_failed'],
     ['account locked (ORA-28000)', oraError(28000, 'The account is locked.'), 'auth_failed'],
     ['password expired (ORA-28001)', oraError(28001, 'the password has expired'), 'auth_failed'],
@@ -159,11 +155,8 @@ describe('Oracle connect error classification', () => {
     ],
     ['database starting up (ORA-01033)', oraError(1033, 'ORACLE initialization or shutdown in progress'), 'unknown'],
     ['not even an error', 'boom', 'unknown'],
-  ])('%s → reason', (_label, error, reason) => {
-    expect(classifyConnectError(error)).toBe(reason);
-  });
-
-  it.each<[string, unknown, RegExp]>([
+  ],
+  messages: [
     ['auth_failed', oraError(1017, 'invalid credential or not authorized; logon denied'), /authentication failed: .* \(ORA-01017\)$/],
     [
       'database_not_found',
@@ -207,16 +200,5 @@ describe('Oracle connect error classification', () => {
     ],
     ['tls', new UnsupportedSslModeError('unsupported Oracle SSL mode "x"'), /: unsupported SSL mode$/],
     ['unknown', oraError(1033, "ORACLE initialization or shutdown in progress for user 'SVC_FETCH'"), /connection failed \(ORA-01033\)$/],
-  ])('%s: message names the datasource and the reason, without secrets or driver text', (reason, error, pattern) => {
-    const connectError = toConnectError(error, DS, 2500);
-    expect(connectError.reason).toBe(reason);
-    expect(connectError.configName).toBe('ledger_ora');
-    expect(connectError.message).toMatch(/^Cannot connect to Oracle datasource "ledger_ora": /);
-    expect(connectError.message).toMatch(pattern);
-    expect(connectError.message).not.toMatch(/svc_fetch/i);
-    expect(connectError.message).not.toContain('hunter2');
-    expect(connectError.message).not.toContain('CONNECTION_ID');
-    expect(connectError.message).not.toContain('DESCRIPTION');
-    expect(connectError.message).not.toContain('10.0.0.1');
-  });
+  ],
 });
