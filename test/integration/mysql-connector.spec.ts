@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ColumnInfo, ConnectorSession, RowBatch, RowFrame, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
+import type { ColumnInfo, ConnectorSession, RowFrame, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
 import { allBatches, expectNdjsonLike, ndjsonFrame } from '../../src/engine/connectors/testing/row-frames.js';
 import { MySqlConnector } from '../../src/engine/connectors/mysql/mysql.connector.js';
 import {
@@ -8,16 +8,7 @@ import {
   MARIADB_FIDELITY_SQL as FIDELITY_SQL,
 } from '../helpers/fidelity-tables.js';
 import { createTempMariaDatabase, resolvedMySqlDatasource, type TempMariaDatabase, withMariaAdmin } from '../helpers/mariadb-database.js';
-
-async function collect(batches: AsyncIterable<RowBatch>): Promise<{ json: string; rowCount: number; batches: number }> {
-  const parts: string[] = [];
-  let rowCount = 0;
-  for await (const batch of batches) {
-    parts.push(batch.json.toString('utf8'));
-    rowCount += batch.rowCount;
-  }
-  return { json: parts.join(','), rowCount, batches: parts.length };
-}
+import { collectBatches } from '../../src/engine/connectors/testing/batch-reading.js';
 
 /** The expected JSON text of one row, from [key, JSON text] pairs. */
 const row = (pairs: [string, string][]): string => '{' + pairs.map(([k, v]) => JSON.stringify(k) + ':' + v).join(',') + '}';
@@ -68,7 +59,7 @@ describe('MySqlConnector against MariaDB', () => {
   };
 
   const read = async (info: TableInfo, columns = info.columns) =>
-    collect(session.readRows({ table: info, columns }, new AbortController().signal));
+    collectBatches(session.readRows({ table: info, columns }, new AbortController().signal));
 
   it('renders every MySQL/MariaDB type with full fidelity (docs/value-mapping.md)', async () => {
     const fidelity = await table('fidelity');
@@ -139,7 +130,7 @@ describe('MySqlConnector against MariaDB', () => {
   it('projects the requested columns in request order', async () => {
     const fidelity = await table('fidelity');
     const pick = (name: string) => fidelity.columns.find((c) => c.name === name)!;
-    const { json } = await collect(
+    const { json } = await collectBatches(
       session.readRows(
         { table: fidelity, columns: [pick('d'), pick('bu'), pick('id'), pick('f')], filters: { id: { eq: [1] } } },
         new AbortController().signal,
@@ -204,7 +195,7 @@ describe('MySqlConnector against MariaDB', () => {
 
     const weird = await table('weird`name');
     expect((await read(weird)).json).toBe('{"a.b":1,"Mixed Case":"one","q?x":"?"},{"a.b":2,"Mixed Case":"two","q?x":"x?"}');
-    const filtered = await collect(
+    const filtered = await collectBatches(
       session.readRows({ table: weird, columns: weird.columns, filters: { 'q?x': { eq: ['x?'] } } }, new AbortController().signal),
     );
     expect(filtered.json).toBe('{"a.b":2,"Mixed Case":"two","q?x":"x?"}');
@@ -273,7 +264,9 @@ describe('MySqlConnector against MariaDB', () => {
     expect(mine).toHaveLength(1);
     const heap = await table('heap');
     await withMariaAdmin((admin) => admin.query(`KILL CONNECTION ${Number(mine[0])}`));
-    await expect(collect(doomed.readRows({ table: heap, columns: heap.columns }, new AbortController().signal))).rejects.toMatchObject({
+    await expect(
+      collectBatches(doomed.readRows({ table: heap, columns: heap.columns }, new AbortController().signal)),
+    ).rejects.toMatchObject({
       name: 'DatasourceQueryError',
       table: 'heap',
     });

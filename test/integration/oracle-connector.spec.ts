@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectorSession, RowBatch, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
+import type { ConnectorSession, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
 import type { FilterCondition } from '../../src/engine/request/data-request.js';
 import { OracleConnector } from '../../src/engine/connectors/oracle/oracle.connector.js';
 import {
@@ -11,16 +11,7 @@ import {
   TEST_ORACLE_URL,
   type TempOracleSchema,
 } from '../helpers/oracle-database.js';
-
-async function collect(batches: AsyncIterable<RowBatch>): Promise<{ json: string; rowCount: number; batches: number }> {
-  const parts: string[] = [];
-  let rowCount = 0;
-  for await (const batch of batches) {
-    parts.push(batch.json.toString('utf8'));
-    rowCount += batch.rowCount;
-  }
-  return { json: parts.join(','), rowCount, batches: parts.length };
-}
+import { collectBatches } from '../../src/engine/connectors/testing/batch-reading.js';
 
 const TEXT = 'He said "hi" \\ back\nnew\tline \u0001 😀 ção ü';
 
@@ -163,7 +154,7 @@ suite(`OracleConnector against a server${TEST_ORACLE_URL ? '' : ` — SKIPPED: $
     return info;
   };
   const read = async (info: TableInfo, filters?: Record<string, FilterCondition>, columns = info.columns) =>
-    collect(session.readRows({ table: info, columns, filters }, new AbortController().signal));
+    collectBatches(session.readRows({ table: info, columns, filters }, new AbortController().signal));
 
   it('renders every Oracle type with full fidelity (docs/value-mapping.md)', async () => {
     const fidelity = await table(t('FIDELITY'));

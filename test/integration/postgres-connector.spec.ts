@@ -1,19 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ColumnInfo, ConnectorSession, RowBatch, RowFrame, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
+import type { ColumnInfo, ConnectorSession, RowFrame, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
 import { allBatches, expectNdjsonLike, ndjsonFrame } from '../../src/engine/connectors/testing/row-frames.js';
 import { PostgresConnector } from '../../src/engine/connectors/postgres/postgres.connector.js';
 import { FIDELITY_TEXT as TEXT, PG_FIDELITY_SQL as FIDELITY_SQL } from '../helpers/fidelity-tables.js';
 import { createTempDatabase, PG_READ_PATHS, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';
-
-async function collect(batches: AsyncIterable<RowBatch>): Promise<{ json: string; rowCount: number; batches: number }> {
-  const parts: string[] = [];
-  let rowCount = 0;
-  for await (const batch of batches) {
-    parts.push(batch.json.toString('utf8'));
-    rowCount += batch.rowCount;
-  }
-  return { json: parts.join(','), rowCount, batches: parts.length };
-}
+import { collectBatches } from '../../src/engine/connectors/testing/batch-reading.js';
 
 /** The expected JSON text of one row, from [key, JSON text] pairs. */
 const row = (pairs: [string, string][]): string => '{' + pairs.map(([k, v]) => JSON.stringify(k) + ':' + v).join(',') + '}';
@@ -58,7 +49,7 @@ describe.each(PG_READ_PATHS)('PostgresConnector against PostgreSQL (%s path)', (
 
   it('renders every PostgreSQL type with full fidelity (docs/value-mapping.md)', async () => {
     const fidelity = await table('fidelity');
-    const { json, rowCount } = await collect(
+    const { json, rowCount } = await collectBatches(
       session.readRows({ table: fidelity, columns: fidelity.columns }, new AbortController().signal),
     );
     expect(rowCount).toBe(4);
@@ -142,7 +133,7 @@ describe.each(PG_READ_PATHS)('PostgresConnector against PostgreSQL (%s path)', (
   it('projects the requested columns in request order, money keeping its own key', async () => {
     const fidelity = await table('fidelity');
     const pick = (name: string) => fidelity.columns.find((c) => c.name === name)!;
-    const { json } = await collect(
+    const { json } = await collectBatches(
       session.readRows(
         { table: fidelity, columns: [pick('cash'), pick('i8'), pick('id')], filters: { id: { eq: [1] } } },
         new AbortController().signal,
@@ -192,7 +183,7 @@ describe.each(PG_READ_PATHS)('PostgresConnector against PostgreSQL (%s path)', (
   it('reads quoted, mixed-case and reserved identifiers', async () => {
     const lines = await table('Sales.OrderLines', ['Sales']);
     await db.query(`INSERT INTO "Sales"."OrderLines" VALUES (2, 'b', 1, 'n2'), (1, 'a', 2, 'n1'), (1, 'c', 1, NULL)`);
-    const { json } = await collect(session.readRows({ table: lines, columns: lines.columns }, new AbortController().signal));
+    const { json } = await collectBatches(session.readRows({ table: lines, columns: lines.columns }, new AbortController().signal));
     expect(JSON.parse('[' + json + ']')).toEqual([
       { line: 1, select: 'c', Order: 1, note: null },
       { line: 2, select: 'b', Order: 1, note: 'n2' },
@@ -200,13 +191,13 @@ describe.each(PG_READ_PATHS)('PostgresConnector against PostgreSQL (%s path)', (
     ]);
 
     const weird = await table('weird "name"');
-    const result = await collect(session.readRows({ table: weird, columns: weird.columns }, new AbortController().signal));
+    const result = await collectBatches(session.readRows({ table: weird, columns: weird.columns }, new AbortController().signal));
     expect(result.json).toBe('{"a.b":1,"Mixed Case":"one"},{"a.b":2,"Mixed Case":"two"}');
   });
 
   it('returns rows in primary-key order even when inserted out of order', async () => {
     const unordered = await table('unordered');
-    const { json } = await collect(session.readRows({ table: unordered, columns: unordered.columns }, new AbortController().signal));
+    const { json } = await collectBatches(session.readRows({ table: unordered, columns: unordered.columns }, new AbortController().signal));
     expect(json).toBe('{"k":"a","v":0},{"k":"c","v":1},{"k":"m","v":2},{"k":"z","v":3}');
   });
 
@@ -230,7 +221,7 @@ describe.each(PG_READ_PATHS)('PostgresConnector against PostgreSQL (%s path)', (
 
   it('yields no batch for an empty table and can close twice', async () => {
     const heap = await table('heap');
-    const result = await collect(session.readRows({ table: heap, columns: heap.columns }, new AbortController().signal));
+    const result = await collectBatches(session.readRows({ table: heap, columns: heap.columns }, new AbortController().signal));
     expect(result).toEqual({ json: '', rowCount: 0, batches: 0 });
 
     const extra = await connector.open(resolvedDatasource(db), { connectTimeoutMs: 5_000 });
@@ -243,14 +234,16 @@ describe.each(PG_READ_PATHS)('PostgresConnector against PostgreSQL (%s path)', (
     await db.query('CREATE TABLE public.doomed (v int)');
     const doomed = await table('doomed');
     await db.query('DROP TABLE public.doomed');
-    await expect(collect(session.readRows({ table: doomed, columns: doomed.columns }, new AbortController().signal))).rejects.toMatchObject(
-      {
-        name: 'DatasourceQueryError',
-        table: 'doomed',
-        message: expect.stringContaining('does not exist'),
-      },
-    );
-    await expect(collect(session.readRows({ table: heap, columns: heap.columns }, new AbortController().signal))).resolves.toMatchObject({
+    await expect(
+      collectBatches(session.readRows({ table: doomed, columns: doomed.columns }, new AbortController().signal)),
+    ).rejects.toMatchObject({
+      name: 'DatasourceQueryError',
+      table: 'doomed',
+      message: expect.stringContaining('does not exist'),
+    });
+    await expect(
+      collectBatches(session.readRows({ table: heap, columns: heap.columns }, new AbortController().signal)),
+    ).resolves.toMatchObject({
       rowCount: 0,
     });
   });

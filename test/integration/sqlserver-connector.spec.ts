@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { FilterCondition } from '../../src/engine/request/data-request.js';
-import type { ConnectorSession, RowBatch, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
+import type { ConnectorSession, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
 import type { SqlServerSession } from '../../src/engine/connectors/sqlserver/sqlserver-session.js';
 import { SqlServerConnector } from '../../src/engine/connectors/sqlserver/sqlserver.connector.js';
 import {
@@ -10,16 +10,7 @@ import {
   withSqlServerAdmin,
   type TempSqlServerDatabase,
 } from '../helpers/sqlserver-database.js';
-
-async function collect(batches: AsyncIterable<RowBatch>): Promise<{ json: string; rowCount: number; batches: number }> {
-  const parts: string[] = [];
-  let rowCount = 0;
-  for await (const batch of batches) {
-    parts.push(batch.json.toString('utf8'));
-    rowCount += batch.rowCount;
-  }
-  return { json: parts.join(','), rowCount, batches: parts.length };
-}
+import { collectBatches } from '../../src/engine/connectors/testing/batch-reading.js';
 
 const TEXT = 'He said "hi" \\ back\nnew\tline \u0001 😀 ção ü';
 
@@ -136,11 +127,11 @@ describeWithSqlServer('SqlServerConnector against SQL Server: values, filters, d
     return info;
   };
   const read = async (info: TableInfo, columns = info.columns) =>
-    collect(session.readRows({ table: info, columns }, new AbortController().signal));
+    collectBatches(session.readRows({ table: info, columns }, new AbortController().signal));
 
   const readSmall = async (s: ConnectorSession = session) => {
     const unordered = await table('unordered');
-    return (await collect(s.readRows({ table: unordered, columns: unordered.columns }, new AbortController().signal))).rowCount;
+    return (await collectBatches(s.readRows({ table: unordered, columns: unordered.columns }, new AbortController().signal))).rowCount;
   };
 
   it('renders every SQL Server type with full fidelity (docs/value-mapping.md)', async () => {
@@ -213,7 +204,7 @@ describeWithSqlServer('SqlServerConnector against SQL Server: values, filters, d
   it('filters with the column types: dates as dates, decimals exactly, bits, guids, binaries as base64', async () => {
     const fidelity = await table('fidelity');
     const ids = async (filters: Record<string, FilterCondition>) => {
-      const { json } = await collect(
+      const { json } = await collectBatches(
         session.readRows({ table: fidelity, columns: [fidelity.columns[0]], filters }, new AbortController().signal),
       );
       return (JSON.parse('[' + json + ']') as { id: number }[]).map((r) => r.id);
@@ -279,7 +270,7 @@ describeWithSqlServer('SqlServerConnector against SQL Server: values, filters, d
     expect((await read(weird)).json).toBe('{"a.b":1,"Mixed Case":"one","q?x":"?"},{"a.b":2,"Mixed Case":"two","q?x":"x?"}');
     expect(
       (
-        await collect(
+        await collectBatches(
           session.readRows({ table: weird, columns: weird.columns, filters: { 'q?x': { eq: ['x?'] } } }, new AbortController().signal),
         )
       ).json,
@@ -307,7 +298,9 @@ describeWithSqlServer('SqlServerConnector against SQL Server: values, filters, d
     const doomed = (await connector.open(resolvedSqlServerDatasource(db), { connectTimeoutMs: 15_000 })) as SqlServerSession;
     await withSqlServerAdmin(target, (admin) => admin.request().query(`KILL ${Number(doomed.spid)}`));
     const heap = await table('heap');
-    await expect(collect(doomed.readRows({ table: heap, columns: heap.columns }, new AbortController().signal))).rejects.toMatchObject({
+    await expect(
+      collectBatches(doomed.readRows({ table: heap, columns: heap.columns }, new AbortController().signal)),
+    ).rejects.toMatchObject({
       name: 'DatasourceQueryError',
     });
     await expect(doomed.discover(null, new AbortController().signal)).rejects.toMatchObject({

@@ -1,11 +1,12 @@
 import { Int32, Long, type Document } from 'mongodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CursorRange } from '../../incremental/cursor-range.js';
-import type { ConnectorSession, RowBatch, TableInfo, TableReadRequest } from '../shared/engine-connector.js';
+import type { ConnectorSession, TableInfo, TableReadRequest } from '../shared/engine-connector.js';
 import { BATCH_DOCS } from './mongodb-query.js';
 import { MongoDbConnector } from './mongodb.connector.js';
 import { fakeMongoDatasource } from './testing/fake-mongo-datasource.js';
 import { CLUSTER_TIME, type FakeMongoOptions, type FakeMongoServer, startFakeMongoServer } from './testing/fake-mongo-server.js';
+import { countRows } from '../testing/batch-reading.js';
 
 /**
  * Ranged reads through the real driver against the wire-protocol fake: the bound query, the
@@ -51,12 +52,6 @@ const ranged = (table: TableInfo, bounds: (string | null)[], range: CursorRange)
   onRangeBound: (upper) => bounds.push(upper),
 });
 
-async function rowsOf(batches: AsyncIterable<RowBatch>): Promise<number> {
-  let rows = 0;
-  for await (const batch of batches) rows += batch.rowCount;
-  return rows;
-}
-
 const boundQuery = (s: FakeMongoServer) =>
   s.named('find').find((cmd) => cmd.limit === 1 && cmd.singleBatch === true && (cmd.filter as Document | undefined)?.$and?.[0]);
 const rangeQuery = (s: FakeMongoServer) =>
@@ -70,7 +65,7 @@ const hellos = (s: FakeMongoServer) => s.named('hello').filter((cmd) => cmd.$db 
  */
 async function nextSessionId(s: FakeMongoServer, session: ConnectorSession, table: TableInfo): Promise<string> {
   const sent = s.commands.length;
-  await rowsOf(session.readRows({ table, columns: table.columns }, new AbortController().signal));
+  await countRows(session.readRows({ table, columns: table.columns }, new AbortController().signal));
   return lsidOf(s.commands.slice(sent).find((cmd) => cmd.find === table.name));
 }
 const lsidOf = (cmd: Document | undefined) => JSON.stringify(cmd?.lsid);
@@ -117,8 +112,8 @@ describe('MongoDB ranged reads on a standalone server', () => {
 
   it('asks whether the server takes snapshot reads once per session', async () => {
     const { server, session, table } = await open();
-    await rowsOf(session.readRows(ranged(table, [], rangeOn(table, 'seq')), new AbortController().signal));
-    await rowsOf(session.readRows(ranged(table, [], rangeOn(table, 'seq')), new AbortController().signal));
+    await countRows(session.readRows(ranged(table, [], rangeOn(table, 'seq')), new AbortController().signal));
+    await countRows(session.readRows(ranged(table, [], rangeOn(table, 'seq')), new AbortController().signal));
     expect(hellos(server)).toHaveLength(1);
     expect(server.named('find').filter((cmd) => cmd.limit === 1 && (cmd.sort as Document)?.seq === -1)).toHaveLength(2);
   });
@@ -127,7 +122,7 @@ describe('MongoDB ranged reads on a standalone server', () => {
     const { server, session } = await open();
     const bounds: (string | null)[] = [];
     const range: CursorRange = { column: NONE.columns[1], kind: 'timestamptz', after: D1.toISOString() };
-    expect(await rowsOf(session.readRows(ranged(NONE, bounds, range), new AbortController().signal))).toBe(0);
+    expect(await countRows(session.readRows(ranged(NONE, bounds, range), new AbortController().signal))).toBe(0);
     expect(bounds).toEqual([null]);
     expect(boundQuery(server)).toMatchObject({ find: 'none' });
     expect(rangeQuery(server)).toBeUndefined();
@@ -138,7 +133,7 @@ describe('MongoDB ranged reads on a standalone server', () => {
       collections: { events: { docs: [{ _id: new Int32(2) }, { _id: new Int32(1), at: D1 }] } },
     });
     const bounds: (string | null)[] = [];
-    expect(await rowsOf(session.readRows(ranged(table, bounds, rangeOn(table, 'at')), new AbortController().signal))).toBe(0);
+    expect(await countRows(session.readRows(ranged(table, bounds, rangeOn(table, 'at')), new AbortController().signal))).toBe(0);
     expect(bounds).toEqual([null]);
     expect(rangeQuery(server)).toBeUndefined();
   });
@@ -147,7 +142,7 @@ describe('MongoDB ranged reads on a standalone server', () => {
     const { server, session, table } = await open();
     const sent = server.commands.length;
     await expect(
-      rowsOf(session.readRows(ranged(table, [], rangeOn(table, 'seq', { from: '12.5' })), new AbortController().signal)),
+      countRows(session.readRows(ranged(table, [], rangeOn(table, 'seq', { from: '12.5' })), new AbortController().signal)),
     ).rejects.toMatchObject({
       name: 'DatasourceQueryError',
       message: 'Reading collection "events" failed: "12.5" is not a 64-bit integer',
@@ -161,7 +156,7 @@ describe('MongoDB ranged reads on a replica set (snapshot session)', () => {
     const { server, session } = await open({ ...REPLICA_SET });
     const many = (await session.discover(null, new AbortController().signal)).tables.get('many')!;
     const bounds: (string | null)[] = [];
-    expect(await rowsOf(session.readRows(ranged(many, bounds, rangeOn(many, 'at')), new AbortController().signal))).toBe(MANY.length);
+    expect(await countRows(session.readRows(ranged(many, bounds, rangeOn(many, 'at')), new AbortController().signal))).toBe(MANY.length);
     expect(bounds).toEqual([MANY[0].at.toISOString()]);
     const bound = boundQuery(server)!;
     const later = server.commands.slice(server.commands.indexOf(bound) + 1);
@@ -202,7 +197,7 @@ describe('MongoDB ranged reads on a replica set (snapshot session)', () => {
     });
     const bounds: (string | null)[] = [];
     await expect(
-      rowsOf(session.readRows(ranged(table, bounds, rangeOn(table, 'seq', { after: '10' })), new AbortController().signal)),
+      countRows(session.readRows(ranged(table, bounds, rangeOn(table, 'seq', { after: '10' })), new AbortController().signal)),
     ).rejects.toMatchObject({
       name: 'DatasourceQueryError',
       table: 'events',
@@ -223,7 +218,7 @@ describe('MongoDB ranged reads on a replica set (snapshot session)', () => {
     const many = (await session.discover(null, new AbortController().signal)).tables.get('many')!;
     const controller = new AbortController();
     const reason = new Error('job cancelled');
-    const reading = rowsOf(session.readRows(ranged(many, [], rangeOn(many, 'at')), controller.signal));
+    const reading = countRows(session.readRows(ranged(many, [], rangeOn(many, 'at')), controller.signal));
     await expect
       .poll(() => server.named('getMore').filter((cmd) => cmd.collection === 'many' && cmd.batchSize === BATCH_DOCS).length)
       .toBe(1);
@@ -237,7 +232,7 @@ describe('MongoDB ranged reads on a replica set (snapshot session)', () => {
 
   it('reads without a snapshot on a replica set older than 5.0', async () => {
     const { server, session, table } = await open({ hello: { ...REPLICA_SET.hello, maxWireVersion: 12 } });
-    expect(await rowsOf(session.readRows(ranged(table, [], rangeOn(table, 'seq')), new AbortController().signal))).toBe(3);
+    expect(await countRows(session.readRows(ranged(table, [], rangeOn(table, 'seq')), new AbortController().signal))).toBe(3);
     expect(boundQuery(server)).not.toHaveProperty('readConcern');
   });
 });

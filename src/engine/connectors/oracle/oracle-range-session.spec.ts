@@ -1,13 +1,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { CursorRange } from '../../incremental/cursor-range.js';
 import { ABORT_BUDGET_MS } from '../shared/abortable-read.js';
-import type { ColumnInfo, RowBatch, TableInfo, TableReadRequest } from '../shared/engine-connector.js';
+import type { ColumnInfo, TableInfo, TableReadRequest } from '../shared/engine-connector.js';
 import { oracleDriver, type OracleBindValue, type OracleConnection, type OracleExecuteOptions } from './oracle-driver.js';
 import { OracleSession } from './oracle-session.js';
 import { describeColumnType } from './oracle-types.js';
 import { OracleConnector } from './oracle.connector.js';
 import { fakeOracleDatasource, FAKE_ORACLE_PASSWORD } from './testing/fake-oracle-datasource.js';
 import { startFakeOracleServer, type FakeOracleServer } from './testing/fake-oracle-server.js';
+import { countRows } from '../testing/batch-reading.js';
 
 /**
  * Ranged reads of the Oracle session: the read-only transaction around the bound and the rows,
@@ -75,12 +76,6 @@ const ranged = (bounds: (string | null)[], range: CursorRange = RANGE): TableRea
   onRangeBound: (upper) => bounds.push(upper),
 });
 
-async function rowsOf(batches: AsyncIterable<RowBatch>): Promise<number> {
-  let rows = 0;
-  for await (const batch of batches) rows += batch.rowCount;
-  return rows;
-}
-
 describe('Oracle ranged reads', () => {
   it('reads bound and rows in one read-only transaction, tells the bound before the first row, then commits', async () => {
     const fake = scripted();
@@ -112,7 +107,7 @@ describe('Oracle ranged reads', () => {
   it('reads NUMBER bounds as exact text', async () => {
     const fake = scripted({ bound: [['12345678901234567890']] });
     const bounds: (string | null)[] = [];
-    await rowsOf(session(fake.connection).readRows(ranged(bounds, { column: ID, kind: 'integer' }), new AbortController().signal));
+    await countRows(session(fake.connection).readRows(ranged(bounds, { column: ID, kind: 'integer' }), new AbortController().signal));
     expect(bounds).toEqual(['12345678901234567890']);
     expect(fake.calls[2].options?.fetchTypeHandler?.({ name: 'ID', dbType: driver.DB_TYPE_NUMBER })).toEqual({ type: driver.STRING });
     expect(fake.calls[3].binds).toEqual(['12345678901234567890']);
@@ -122,7 +117,7 @@ describe('Oracle ranged reads', () => {
     for (const bound of [[], [[null]]]) {
       const fake = scripted({ bound });
       const bounds: (string | null)[] = [];
-      expect(await rowsOf(session(fake.connection).readRows(ranged(bounds), new AbortController().signal))).toBe(0);
+      expect(await countRows(session(fake.connection).readRows(ranged(bounds), new AbortController().signal))).toBe(0);
       expect(bounds).toEqual([null]);
       expect(fake.calls.some((c) => c.options?.resultSet)).toBe(false);
       expect(fake.sqls().at(-1)).toBe('COMMIT');
@@ -132,7 +127,7 @@ describe('Oracle ranged reads', () => {
   it('rolls back when the read fails and reports the failure', async () => {
     const fake = scripted({ read: new Error('ORA-01555: snapshot too old: rollback segment number 9 too small\nmore') });
     const bounds: (string | null)[] = [];
-    await expect(rowsOf(session(fake.connection).readRows(ranged(bounds), new AbortController().signal))).rejects.toMatchObject({
+    await expect(countRows(session(fake.connection).readRows(ranged(bounds), new AbortController().signal))).rejects.toMatchObject({
       name: 'DatasourceQueryError',
       table: 'EVENTS',
       message: 'Reading table "EVENTS" failed: ORA-01555: snapshot too old: rollback segment number 9 too small',
@@ -145,7 +140,7 @@ describe('Oracle ranged reads', () => {
   it('rolls back when the bound query fails, before telling any bound', async () => {
     const fake = scripted({ bound: new Error('ORA-00942: table or view does not exist') });
     const bounds: (string | null)[] = [];
-    await expect(rowsOf(session(fake.connection).readRows(ranged(bounds), new AbortController().signal))).rejects.toMatchObject({
+    await expect(countRows(session(fake.connection).readRows(ranged(bounds), new AbortController().signal))).rejects.toMatchObject({
       name: 'DatasourceQueryError',
     });
     expect(bounds).toEqual([]);
@@ -155,7 +150,7 @@ describe('Oracle ranged reads', () => {
   it('refuses a starting value the column cannot read before sending anything', async () => {
     const fake = scripted();
     await expect(
-      rowsOf(
+      countRows(
         session(fake.connection).readRows(ranged([], { column: AT, kind: 'timestamp', from: 'last week' }), new AbortController().signal),
       ),
     ).rejects.toMatchObject({ name: 'DatasourceQueryError', message: expect.stringContaining('is not an ISO-8601 date') });
@@ -181,7 +176,7 @@ describe('Oracle ranged reads', () => {
     fake.connection.break.mockImplementation(async () => fail(new Error('ORA-01013: user requested cancel of current operation')));
     const controller = new AbortController();
     const reason = new Error('job timed out');
-    const reading = rowsOf(session(fake.connection).readRows(ranged([]), controller.signal));
+    const reading = countRows(session(fake.connection).readRows(ranged([]), controller.signal));
     await vi.waitFor(() => expect(fake.resultSet.getRows).toHaveBeenCalled());
     controller.abort(reason);
     await expect(reading).rejects.toBe(reason);
@@ -193,9 +188,9 @@ describe('Oracle ranged reads', () => {
     const fake = scripted({ read: new Error('ORA-00600: internal error'), rollbackHangs: true });
     const s = session(fake.connection);
     const started = Date.now();
-    await expect(rowsOf(s.readRows(ranged([]), new AbortController().signal))).rejects.toMatchObject({ name: 'DatasourceQueryError' });
+    await expect(countRows(s.readRows(ranged([]), new AbortController().signal))).rejects.toMatchObject({ name: 'DatasourceQueryError' });
     expect(Date.now() - started).toBeLessThan(ABORT_BUDGET_MS + 1_000);
-    await expect(rowsOf(s.readRows(ranged([]), new AbortController().signal))).rejects.toMatchObject({
+    await expect(countRows(s.readRows(ranged([]), new AbortController().signal))).rejects.toMatchObject({
       message: 'Connection lost: transaction could not be rolled back; connection closed',
     });
   });

@@ -10,6 +10,7 @@ import { tlsOptions } from './sqlserver-ssl.js';
 import { SqlServerConnector } from './sqlserver.connector.js';
 import { column, fakeDatasource, tableOf } from './testing/fake-datasource.js';
 import { startFakeTdsServer, type FakeAnswer, type FakeTdsServer, type FakeValue } from './testing/fake-tds-server.js';
+import { countRows } from '../testing/batch-reading.js';
 
 /**
  * Batches bounded by bytes, and values too large for what the result may still hold, through the
@@ -112,7 +113,7 @@ describe('SqlServerSession with a read budget (fake TDS server)', () => {
       batches.push(batch);
     return batches;
   };
-  const readSmall = async () => await collectRows(session.readRows({ table: SMALL, columns: SMALL.columns }, new AbortController().signal));
+  const readSmall = async () => await countRows(session.readRows({ table: SMALL, columns: SMALL.columns }, new AbortController().signal));
 
   it('uses the request budget: small rows in batches of about batchBytes', async () => {
     // A row of `notes` counts 18 bytes (an int, 10 characters): 2 KiB closes a batch on its 114th row.
@@ -167,14 +168,14 @@ describe('SqlServerSession refusing a row while it arrives (fake TDS server)', (
     const session = (await new SqlServerConnector().open(fakeDatasource(server.port), { connectTimeoutMs: 5_000 })) as SqlServerSession;
     try {
       const started = Date.now();
-      const reading = collectRows(
+      const reading = countRows(
         session.readRows({ table: DOCS, columns: DOCS.columns, budget: budget(1 << 20, 100_000) }, new AbortController().signal),
       );
       await expect(reading).rejects.toBeInstanceOf(ValueTooLargeError);
       await expect(reading).rejects.toMatchObject({ code: FetCode.ResultTooLarge, message: expect.stringContaining("table 'docs'") });
       expect(Date.now() - started).toBeLessThan(2_000);
       await expect(
-        collectRows(session.readRows({ table: SMALL, columns: SMALL.columns }, new AbortController().signal)),
+        countRows(session.readRows({ table: SMALL, columns: SMALL.columns }, new AbortController().signal)),
       ).rejects.toMatchObject({
         message: 'Connection lost: a value too large for the result was arriving; connection closed',
       });
@@ -187,9 +188,3 @@ describe('SqlServerSession refusing a row while it arrives (fake TDS server)', (
     }
   });
 });
-
-async function collectRows(batches: AsyncIterable<RowBatch>): Promise<number> {
-  let rows = 0;
-  for await (const batch of batches) rows += batch.rowCount;
-  return rows;
-}

@@ -1,12 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CursorRange } from '../../incremental/cursor-range.js';
 import { ABORT_BUDGET_MS } from '../shared/abortable-read.js';
-import type { RowBatch, TableReadRequest } from '../shared/engine-connector.js';
+import type { TableReadRequest } from '../shared/engine-connector.js';
 import { beginTransaction, COMMIT, ROLLBACK, SNAPSHOT_STATE } from './sqlserver-range-read.js';
 import type { SqlServerSession } from './sqlserver-session.js';
 import { SqlServerConnector } from './sqlserver.connector.js';
 import { column, fakeDatasource, tableOf } from './testing/fake-datasource.js';
 import { startFakeTdsServer, type FakeAnswer, type FakeTdsServer, type FakeValue } from './testing/fake-tds-server.js';
+import { countRows } from '../testing/batch-reading.js';
 
 /**
  * Ranged reads through mssql/tedious against the fake TDS server: the transaction around the
@@ -68,14 +69,8 @@ const ranged = (bounds: (string | null)[], range: CursorRange = RANGE): TableRea
   onRangeBound: (upper) => bounds.push(upper),
 });
 
-async function rowsOf(batches: AsyncIterable<RowBatch>): Promise<number> {
-  let rows = 0;
-  for await (const batch of batches) rows += batch.rowCount;
-  return rows;
-}
-
 const SMALL = tableOf('dbo', 'small', [column('id', 'int')], ['id']);
-const readSmall = (s: SqlServerSession) => rowsOf(s.readRows({ table: SMALL, columns: SMALL.columns }, new AbortController().signal));
+const readSmall = (s: SqlServerSession) => countRows(s.readRows({ table: SMALL, columns: SMALL.columns }, new AbortController().signal));
 
 describe('SQL Server ranged reads', () => {
   it('reads bound and rows in one SNAPSHOT transaction, tells the bound before the first row, then commits', async () => {
@@ -103,8 +98,8 @@ describe('SQL Server ranged reads', () => {
 
   it('asks whether snapshots are allowed once per session', async () => {
     const { server, session } = await open();
-    await rowsOf(session.readRows(ranged([]), new AbortController().signal));
-    await rowsOf(session.readRows(ranged([]), new AbortController().signal));
+    await countRows(session.readRows(ranged([]), new AbortController().signal));
+    await countRows(session.readRows(ranged([]), new AbortController().signal));
     expect(sent(server).filter((sql) => sql === SNAPSHOT_STATE.text)).toHaveLength(1);
     expect(sent(server).filter((sql) => sql === beginTransaction(true))).toHaveLength(2);
   });
@@ -112,7 +107,7 @@ describe('SQL Server ranged reads', () => {
   it('falls back to one READ COMMITTED transaction when the database does not allow snapshots', async () => {
     const { server, session } = await open({ snapshotState: 0 });
     const bounds: (string | null)[] = [];
-    expect(await rowsOf(session.readRows(ranged(bounds), new AbortController().signal))).toBe(3);
+    expect(await countRows(session.readRows(ranged(bounds), new AbortController().signal))).toBe(3);
     expect(bounds).toEqual(['2024-01-15T10:20:30.1234567']);
     expect(sent(server)[1]).toBe('SET TRANSACTION ISOLATION LEVEL READ COMMITTED; BEGIN TRANSACTION');
     expect(sent(server).at(-1)).toBe(COMMIT);
@@ -121,7 +116,7 @@ describe('SQL Server ranged reads', () => {
   it('tells a null bound and reads nothing when nothing lies above the mark', async () => {
     const { server, session } = await open({ bound: { columns: [{ name: 'at', type: 'nvarchar' }], rows: [] } });
     const bounds: (string | null)[] = [];
-    expect(await rowsOf(session.readRows(ranged(bounds), new AbortController().signal))).toBe(0);
+    expect(await countRows(session.readRows(ranged(bounds), new AbortController().signal))).toBe(0);
     expect(bounds).toEqual([null]);
     expect(sent(server).some(isRead)).toBe(false);
     expect(sent(server).at(-1)).toBe(COMMIT);
@@ -130,7 +125,7 @@ describe('SQL Server ranged reads', () => {
   it('tells a null bound when the column holds no value at all (MAX is NULL)', async () => {
     const { server, session } = await open({ bound: { columns: [{ name: 'at', type: 'nvarchar' }], rows: [[null]] } });
     const bounds: (string | null)[] = [];
-    expect(await rowsOf(session.readRows(ranged(bounds, { column: AT, kind: 'timestamp' }), new AbortController().signal))).toBe(0);
+    expect(await countRows(session.readRows(ranged(bounds, { column: AT, kind: 'timestamp' }), new AbortController().signal))).toBe(0);
     expect(bounds).toEqual([null]);
     expect(sent(server).some(isRead)).toBe(false);
   });
@@ -138,7 +133,7 @@ describe('SQL Server ranged reads', () => {
   it('rolls back when the read fails, reports the failure, and stays usable', async () => {
     const { server, session } = await open({ read: { error: { number: 8115, message: 'Arithmetic overflow error.' } } });
     const bounds: (string | null)[] = [];
-    await expect(rowsOf(session.readRows(ranged(bounds), new AbortController().signal))).rejects.toMatchObject({
+    await expect(countRows(session.readRows(ranged(bounds), new AbortController().signal))).rejects.toMatchObject({
       name: 'DatasourceQueryError',
       table: 'events',
       message: 'Reading table "events" failed: Arithmetic overflow error. (error 8115)',
@@ -152,7 +147,7 @@ describe('SQL Server ranged reads', () => {
   it('rolls back when the bound query fails, before telling any bound', async () => {
     const { server, session } = await open({ bound: { error: { number: 3961, message: 'Snapshot isolation transaction failed.' } } });
     const bounds: (string | null)[] = [];
-    await expect(rowsOf(session.readRows(ranged(bounds), new AbortController().signal))).rejects.toMatchObject({
+    await expect(countRows(session.readRows(ranged(bounds), new AbortController().signal))).rejects.toMatchObject({
       name: 'DatasourceQueryError',
     });
     expect(bounds).toEqual([]);
@@ -176,7 +171,7 @@ describe('SQL Server ranged reads', () => {
     const { server, session } = await open({ read: { hang: true } });
     const controller = new AbortController();
     const reason = new Error('job timed out');
-    const reading = rowsOf(session.readRows(ranged([]), controller.signal));
+    const reading = countRows(session.readRows(ranged([]), controller.signal));
     const started = Date.now();
     while (server.running === 0) {
       if (Date.now() - started > 2_000) throw new Error('the read never started');
@@ -193,7 +188,7 @@ describe('SQL Server ranged reads', () => {
   it('cuts the connection when the rollback is never answered, rather than leave the transaction open', async () => {
     const { server, session } = await open({ read: { error: { number: 50000, message: 'boom' } }, rollback: { hang: true, deaf: true } });
     const started = Date.now();
-    await expect(rowsOf(session.readRows(ranged([]), new AbortController().signal))).rejects.toMatchObject({
+    await expect(countRows(session.readRows(ranged([]), new AbortController().signal))).rejects.toMatchObject({
       name: 'DatasourceQueryError',
     });
     expect(Date.now() - started).toBeLessThan(ABORT_BUDGET_MS + 1_000);
