@@ -19,7 +19,8 @@ class LogDestinationLifecycle implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     logSink.detach(this.destination);
-    this.destination.flushSync();
+    // Not flushSync() first: it writes the buffer while an asynchronous write may still be under
+    // way, and the lines land out of order. end() writes everything in order, and is awaited.
     await this.destination.end();
   }
 }
