@@ -16,7 +16,7 @@ function failuresWith(options: { limit?: number; limiter?: RateLimiter; clock?: 
     auth: { mode: 'apikey' },
     rateLimits: { authFailuresPerClientPerMinute: options.limit ?? LIMIT },
   } as unknown as AppConfig;
-  const service = new AuthFailureService(config, options.limiter ?? new MemoryRateLimiter(() => clock.nowMs()), metrics, clock);
+  const service = new AuthFailureService(config, options.limiter ?? new MemoryRateLimiter(clock), metrics, clock);
   const scrape = async () => parsePrometheusText(await metrics.registry.metrics());
   return { service, clock, scrape };
 }
@@ -84,7 +84,7 @@ describe('AuthFailureService', () => {
 
   it('adds up the failures of replicas that share a limiter: the other one blocks at its first failure past the limit', async () => {
     const clock = new ManualClock();
-    const shared = new MemoryRateLimiter(() => clock.nowMs());
+    const shared = new MemoryRateLimiter(clock);
     const a = failuresWith({ limiter: shared, clock }).service;
     const b = failuresWith({ limiter: shared, clock }).service;
     for (let i = 0; i < LIMIT; i += 1) await a.failed(failure('203.0.113.7'));

@@ -12,6 +12,7 @@ import { AUTHENTICATOR, type Authenticator } from './authenticator.port.js';
 import { AuthError } from './auth.error.js';
 import { JwtVerifier } from './jwt/jwt-verifier.js';
 import { UnauthenticatedNetworkWarning } from './unauthenticated-network.warning.js';
+import { Clock } from '../common/clock/clock.js';
 
 /** AUTH_MODE=none: there is nothing to check; the guard never asks. */
 const NO_AUTHENTICATOR: Authenticator = {
@@ -40,10 +41,13 @@ export class AuthModule {
         controllers.push(ApiKeyController);
       }
     } else if (auth.mode === 'jwt') {
-      const verifier = new JwtVerifier(auth.jwt);
       providers.push({
         provide: AUTHENTICATOR,
-        useValue: { authenticate: (token: string) => verifier.verify(token) } satisfies Authenticator,
+        inject: [Clock],
+        useFactory: (clock: Clock): Authenticator => {
+          const verifier = new JwtVerifier(auth.jwt, { now: () => clock.now() });
+          return { authenticate: (token: string) => verifier.verify(token) };
+        },
       });
     } else {
       providers.push({ provide: AUTHENTICATOR, useValue: NO_AUTHENTICATOR });

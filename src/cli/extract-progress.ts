@@ -1,5 +1,6 @@
 import type { ProgressEvent, TableStatus } from '../engine/extract-request.js';
 import { ProgressTally } from '../engine/output/progress-tally.js';
+import { TimerScheduler } from '../common/clock/scheduler.js';
 
 const MiB = 1024 * 1024;
 const REDRAW_MS = 100;
@@ -50,7 +51,7 @@ export interface FrameWriter {
  */
 export class ExtractProgress {
   private readonly tally = new ProgressTally();
-  private readonly timer: NodeJS.Timeout;
+  private readonly stopRedraws: () => void;
 
   constructor(
     private readonly frame: FrameWriter,
@@ -58,8 +59,7 @@ export class ExtractProgress {
     private readonly now: () => number = () => performance.now(),
     private readonly startedAt = now(),
   ) {
-    this.timer = setInterval(() => this.draw(), REDRAW_MS);
-    this.timer.unref();
+    this.stopRedraws = new TimerScheduler().repeat(REDRAW_MS, () => this.draw(), { unref: true });
     this.draw();
   }
 
@@ -69,7 +69,7 @@ export class ExtractProgress {
 
   /** Draws the last frame and leaves it on screen. */
   stop(): void {
-    clearInterval(this.timer);
+    this.stopRedraws();
     this.draw();
     this.frame.done();
   }

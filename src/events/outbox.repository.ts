@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, type QueryDeepPartialEntity } from 'typeorm';
+import { Clock, systemClock } from '../common/clock/clock.js';
 import { sqlParameters, type SqlParameters } from '../persistence/sql-parameters.js';
 import { inTransaction } from '../persistence/transactions.js';
 import type { OutboundEvent } from './event-publisher.port.js';
@@ -27,7 +28,11 @@ export interface ClaimedEvent extends OutboundEvent {
 export class OutboxRepository {
   private readonly postgres: boolean;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    // Optional so that a repository built by hand around a store (integration specs) runs on the system's clock.
+    @Optional() private readonly clock: Clock = systemClock,
+  ) {
     this.postgres = dataSource.options.type === 'postgres';
   }
 
@@ -64,8 +69,9 @@ export class OutboxRepository {
    * milliseconds.
    */
   async claim(relayId: string, limit: number, claimMs: number): Promise<ClaimedEvent[]> {
-    const now = this.param(new Date());
-    const until = this.param(new Date(Date.now() + claimMs));
+    const nowMs = this.clock.nowMs();
+    const now = this.param(new Date(nowMs));
+    const until = this.param(new Date(nowMs + claimMs));
     return inTransaction(this.dataSource, async (manager) => {
       const select = this.statement();
       const rows: { id: string; event_type: string; payload: unknown; attempts: number | string }[] = await manager.query(
@@ -118,7 +124,7 @@ export class OutboxRepository {
   private async update(id: string, relayId: string, assignments: string, values: Record<string, unknown>): Promise<void> {
     const statement = this.statement();
     const set = assignments.replace(/\$(\w+)/g, (_, name: string) =>
-      statement.bind(name === 'now' ? this.param(new Date()) : values[name]),
+      statement.bind(name === 'now' ? this.param(this.clock.now()) : values[name]),
     );
     await this.dataSource.query(
       `UPDATE outbox_events SET ${set} WHERE id = ${statement.bind(id)} AND claimed_by = ${statement.bind(relayId)}`,

@@ -1,6 +1,8 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, LessThan, type EntityManager, type QueryDeepPartialEntity, type Repository } from 'typeorm';
+import { Clock, systemClock } from '../common/clock/clock.js';
+import { IdGenerator, RandomIdGenerator } from '../common/clock/id-generator.js';
 import { OutboxRepository } from '../events/outbox.repository.js';
 import { WebhookDeliveryRepository } from '../webhook/webhook-delivery.repository.js';
 import { sqlParameters } from '../persistence/sql-parameters.js';
@@ -45,6 +47,8 @@ export class JobRepository {
     private readonly outbox: OutboxRepository,
     // Optional so that a repository built by hand around a store (integration specs) needs none.
     @Optional() private readonly webhooks?: WebhookDeliveryRepository,
+    @Optional() private readonly clock: Clock = systemClock,
+    @Optional() private readonly ids: IdGenerator = new RandomIdGenerator(),
   ) {
     this.jobs = dataSource.getRepository<JobRecord>(JOB_ENTITY);
   }
@@ -54,7 +58,13 @@ export class JobRepository {
   }
 
   private get postgresChanges(): PostgresJobChanges {
-    return (this.changes ??= new PostgresJobChanges(this.dataSource, this.postgres as PostgresJobStatements, this.webhooks));
+    return (this.changes ??= new PostgresJobChanges(
+      this.dataSource,
+      this.postgres as PostgresJobStatements,
+      this.clock,
+      this.ids,
+      this.webhooks,
+    ));
   }
 
   /** One statement where PostgreSQL can do in one what takes SQLite a transaction. */
@@ -142,7 +152,7 @@ export class JobRepository {
       configName,
       connectionId: connectionIds[configName] ?? null,
     }));
-    const accepted = transitionRow(job.id, null, JobStatus.Pending, null, 'accepted', job.createdAt);
+    const accepted = transitionRow(this.ids.orderedUuid(), job.id, null, JobStatus.Pending, null, 'accepted', job.createdAt);
     try {
       if (this.postgres) await this.postgres.insertPending(job, datasources, accepted);
       else
@@ -194,11 +204,11 @@ export class JobRepository {
    * so the worker needs no second read. null means another delivery got there first.
    */
   async claim(id: string, workerId: string, leaseMs: number): Promise<JobRecord | null> {
-    const now = new Date();
+    const now = this.clock.now();
     const leaseExpiresAt = new Date(now.getTime() + leaseMs);
     const columns = { startedAt: now, workerId, leaseExpiresAt, updatedAt: now };
     if (this.postgres) {
-      const claimed = transitionRow(id, JobStatus.Pending, JobStatus.Processing, workerId, 'claimed', now);
+      const claimed = transitionRow(this.ids.orderedUuid(), id, JobStatus.Pending, JobStatus.Processing, workerId, 'claimed', now);
       return this.postgres.claim(id, { ...columns, attempts: () => '"attempts" + 1' }, claimed);
     }
     const before = await this.change(id, {
@@ -218,7 +228,7 @@ export class JobRepository {
    * False when the job is no longer ours: another claim took it, or it was cancelled.
    */
   async renewLease(id: string, workerId: string, leaseMs: number, progress?: JobProgress): Promise<boolean> {
-    const columns: QueryDeepPartialEntity<JobRecord> = { leaseExpiresAt: new Date(Date.now() + leaseMs) };
+    const columns: QueryDeepPartialEntity<JobRecord> = { leaseExpiresAt: new Date(this.clock.nowMs() + leaseMs) };
     if (progress) columns.progress = progress as QueryDeepPartialEntity<JobProgress>;
     const result = await this.jobs
       .createQueryBuilder()
@@ -261,7 +271,7 @@ export class JobRepository {
     await this.jobs
       .createQueryBuilder()
       .update()
-      .set({ updatedAt: new Date() })
+      .set({ updatedAt: this.clock.now() })
       .where('id = :id AND status = :status', { id, status: JobStatus.Pending })
       .execute();
   }
@@ -286,11 +296,11 @@ export class JobRepository {
     const finalProgress = progress ? { progress: progress as QueryDeepPartialEntity<JobProgress> } : {};
     const changed = await this.change(id, {
       // The lease check is the commit's own: no renewal round trip is needed just before it.
-      guard: { from: [JobStatus.Processing], workerId: claim.workerId, attempt: claim.attempt, leaseLiveAt: new Date() },
+      guard: { from: [JobStatus.Processing], workerId: claim.workerId, attempt: claim.attempt, leaseLiveAt: this.clock.now() },
       to: JobStatus.Completed,
       workerId: claim.workerId,
       reason: 'completed',
-      columns: { ...result, ...finalProgress, leaseExpiresAt: null, completedAt: new Date() },
+      columns: { ...result, ...finalProgress, leaseExpiresAt: null, completedAt: this.clock.now() },
       event,
       beforeCommit:
         step || publish
@@ -315,7 +325,7 @@ export class JobRepository {
       to: JobStatus.Failed,
       workerId: guard.workerId ?? null,
       reason: error.code,
-      columns: { error, dedupKey: null, leaseExpiresAt: null, completedAt: new Date() },
+      columns: { error, dedupKey: null, leaseExpiresAt: null, completedAt: this.clock.now() },
       event,
     });
     return changed !== null;
@@ -332,7 +342,7 @@ export class JobRepository {
     const { guard, to, workerId, reason, columns, event, beforeCommit } = transition;
     let fannedOut = 0;
     const changed = await inTransaction(this.dataSource, async (manager) => {
-      const now = new Date();
+      const now = this.clock.now();
       const lookup = manager.getRepository<JobRecord>(JOB_ENTITY).createQueryBuilder('job').where('job.id = :id', { id });
       if (!transition.wholeRow) lookup.select(['job.id', 'job.status', 'job.workerId', 'job.attempts', 'job.leaseExpiresAt']);
       // Locked until the commit: the guard checked here still holds when the row is updated.
@@ -360,7 +370,7 @@ export class JobRepository {
       if (guard.leaseLiveAt) query.andWhere('lease_expires_at > :liveAt', { liveAt: guard.leaseLiveAt });
       // Unreachable while transactions are queued (SQLite).
       if (((await query.execute()).affected ?? 0) !== 1) throw new Error(`job ${id} changed while its transition held it`);
-      await this.record(manager, transitionRow(id, current.status, to, workerId, reason, now));
+      await this.record(manager, transitionRow(this.ids.orderedUuid(), id, current.status, to, workerId, reason, now));
       if (event) {
         await this.outbox.append(manager, id, event, now);
         // Same transaction: the terminal status commits with its webhook deliveries, or neither does.

@@ -1,4 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import type { Clock } from '../common/clock/clock.js';
+import type { IdGenerator } from '../common/clock/id-generator.js';
 import { OutboxRepository } from '../events/outbox.repository.js';
 import type { WebhookDeliveryRepository } from '../webhook/webhook-delivery.repository.js';
 import { inTransaction } from '../persistence/transactions.js';
@@ -15,6 +17,8 @@ export class PostgresJobChanges {
   constructor(
     private readonly dataSource: DataSource,
     private readonly statements: PostgresJobStatements,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
     private readonly webhooks?: WebhookDeliveryRepository,
   ) {}
 
@@ -25,7 +29,7 @@ export class PostgresJobChanges {
    * throws. The transaction's time, or null when the guard refused.
    */
   async inUpdate(id: string, transition: Transition): Promise<{ at: Date } | null> {
-    const now = new Date();
+    const now = this.clock.now();
     const from = transition.guard.from[0];
     if (!transition.beforeCommit && !transition.event) {
       return (await this.apply(this.dataSource.manager, id, from, transition, now)) === null ? null : { at: now };
@@ -49,7 +53,7 @@ export class PostgresJobChanges {
    */
   async apply(manager: EntityManager, id: string, from: JobStatus, transition: Transition, now: Date): Promise<number | null> {
     const { to, workerId, reason, event } = transition;
-    const recorded = transitionRow(id, from, to, workerId, reason, now);
+    const recorded = transitionRow(this.ids.orderedUuid(), id, from, to, workerId, reason, now);
     const outboxRow = event ? OutboxRepository.rowOf(id, event, now) : undefined;
     const applied = await this.statements.apply(manager, id, from, transition, now, recorded, outboxRow);
     if (applied.changed !== 1) return null;

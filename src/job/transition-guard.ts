@@ -1,5 +1,4 @@
 import type { EntityManager, QueryDeepPartialEntity } from 'typeorm';
-import { v7 as uuidv7 } from 'uuid';
 import type { NewOutboxEvent } from '../events/outbox.repository.js';
 import type { JobRecord, JobTransitionRecord } from './job.entity.js';
 import type { JobStatus } from './job-status.js';
@@ -42,8 +41,9 @@ export function releasedColumns(): QueryDeepPartialEntity<JobRecord> {
   return { workerId: null, leaseExpiresAt: null, startedAt: null };
 }
 
-/** One row of job_transitions: the history every change writes in its own transaction. */
+/** One row of job_transitions (its id a time-ordered UUID): the history every change writes in its own transaction. */
 export function transitionRow(
+  id: string,
   jobId: string,
   from: JobStatus | null,
   to: JobStatus,
@@ -51,5 +51,5 @@ export function transitionRow(
   reason: string,
   at: Date,
 ): JobTransitionRecord {
-  return { id: uuidv7(), jobId, fromStatus: from, toStatus: to, workerId, reason: reason.slice(0, 255), at };
+  return { id, jobId, fromStatus: from, toStatus: to, workerId, reason: reason.slice(0, 255), at };
 }

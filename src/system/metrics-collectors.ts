@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional, type OnModuleInit } from '@nestjs/common';
-import { Clock } from '../common/clock/clock.js';
+import { Clock, systemClock } from '../common/clock/clock.js';
 import { OutboxRepository } from '../events/outbox.repository.js';
 import { JobListRepository } from '../job/job-list.repository.js';
 import { JobStatus } from '../job/job-status.js';
@@ -34,7 +34,7 @@ export class MetricsCollectors implements OnModuleInit {
   onModuleInit(): void {
     const { jobs, queue, outbox } = this;
     const clock = this.clock;
-    const now = clock ? () => clock.nowMs() : Date.now;
+    const now = () => (clock ?? systemClock).nowMs();
     const gauges = new ScrapedGauges(this.metrics.registry, this.deadlineMs, this.refreshMs, now);
     gauges.add({
       name: 'fetcher_jobs',

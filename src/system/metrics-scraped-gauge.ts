@@ -1,6 +1,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { RecentResult } from '../common/cache/recent-result.js';
 import { settlesWithin } from '../engine/concurrency/settles-within.js';
+import { systemClock } from '../common/clock/clock.js';
 
 export interface GaugeSample<L extends string> {
   readonly labels?: Partial<Record<L, string>>;
@@ -35,7 +36,7 @@ export class ScrapedGauges {
     private readonly registry: Registry,
     private readonly deadlineMs: number,
     private readonly refreshMs = 0,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = () => systemClock.nowMs(),
   ) {
     const collecting = this.collecting;
     this.errors = new Counter({

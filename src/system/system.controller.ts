@@ -5,6 +5,7 @@ import { Access, Allow, principalOf } from '../auth/access.decorators.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DependencyCheckDto, HealthDto, READY_EXAMPLES, ReadinessDto, UNREADY_EXAMPLES, VersionDto } from './dto/system-response.dto.js';
 import { ReadinessService, type ReadinessReport } from './readiness.service.js';
+import { Clock } from '../common/clock/clock.js';
 
 /** Open to everyone, so probes need no credential; readiness details need an operator's. /metrics: metrics.controller.ts. */
 @ApiTags('system')
@@ -15,6 +16,7 @@ export class SystemController {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly readiness: ReadinessService,
+    private readonly clock: Clock,
   ) {}
 
   @Get('health')
@@ -49,7 +51,7 @@ export class SystemController {
   @ApiOperation({ summary: 'Running version' })
   @ApiResponse({ status: 200, type: VersionDto })
   version(): { version: string; requestDate: string } {
-    return { version: this.config.version, requestDate: new Date().toISOString() };
+    return { version: this.config.version, requestDate: this.clock.now().toISOString() };
   }
 }
 

@@ -4,6 +4,7 @@ import type { Principal } from '../principal.js';
 import { hasOperatorRole, readProducts } from './jwt-claims.js';
 import { invalidToken, toVerificationFailure } from './jwt-failure.js';
 import { DEFAULT_JWKS_TIMING, publicKeySource, remoteKeySource, type JwksTiming, type KeySource } from './jwt-key-source.js';
+import { systemClock } from '../../common/clock/clock.js';
 
 export interface JwtVerifierOptions {
   /**
@@ -28,7 +29,7 @@ export class JwtVerifier {
     private readonly config: JwtAuthConfig,
     options: JwtVerifierOptions = {},
   ) {
-    this.now = options.now ?? (() => new Date());
+    this.now = options.now ?? (() => systemClock.now());
     if (config.jwksUrl !== undefined) {
       this.source = remoteKeySource(config.jwksUrl, { ...DEFAULT_JWKS_TIMING, ...options.jwks });
     } else if (config.publicKeyPem !== undefined) {

@@ -1,3 +1,4 @@
+import { systemClock } from '../clock/clock.js';
 /**
  * A map whose entries expire, bounded by entry count: for what a caller's behaviour fills (hashes
  * of unknown credentials, client addresses), so a flood of distinct keys costs bounded memory.
@@ -10,7 +11,7 @@ export class ExpiringMap<V> {
   constructor(
     private readonly defaultTtlMs: number,
     private readonly maxEntries: number,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = () => systemClock.nowMs(),
   ) {}
 
   get size(): number {

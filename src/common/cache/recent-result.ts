@@ -1,3 +1,4 @@
+import { systemClock } from '../clock/clock.js';
 /**
  * One call of `read` answers every caller for `freshForMs` after that call began; callers that
  * arrive while it runs wait on it. For what anonymous callers trigger (readiness probes, store-wide
@@ -11,7 +12,7 @@ export class RecentResult<T> {
   constructor(
     private readonly read: () => Promise<T>,
     private readonly freshForMs: number,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = () => systemClock.nowMs(),
   ) {}
 
   get(): Promise<T> {

@@ -3,4 +3,4 @@
  * class lives in the engine, the lowest layer, so that the engine's parts and the service's take
  * the same port.
  */
-export { Clock, SystemClock } from '../../engine/support/clock.js';
+export { Clock, SystemClock, systemClock } from '../../engine/support/clock.js';

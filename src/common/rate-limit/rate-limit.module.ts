@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { REDIS_CLIENT } from '../redis/redis.module.js';
 import { MemoryRateLimiter, RATE_LIMITER, RedisRateLimiter, type RateLimiter } from './rate-limiter.js';
+import { Clock } from '../clock/clock.js';
 
 /**
  * Shared limits through Redis when there is one, so replicas count together; memory otherwise.
@@ -31,13 +32,13 @@ class FailOpenRateLimiter implements RateLimiter {
   providers: [
     {
       provide: RATE_LIMITER,
-      inject: [REDIS_CLIENT, APP_CONFIG],
+      inject: [REDIS_CLIENT, APP_CONFIG, Clock],
       // Counts are per deployment (QUEUE_PREFIX), like its queue: deployments sharing one Redis
       // (or test runs on one machine) must not spend each other's limits.
-      useFactory: (redis: Redis | null, config: Pick<AppConfig, 'queuePrefix'>): RateLimiter =>
+      useFactory: (redis: Redis | null, config: Pick<AppConfig, 'queuePrefix'>, clock: Clock): RateLimiter =>
         redis
-          ? new FailOpenRateLimiter(new RedisRateLimiter(redis, `${config.queuePrefix}:ratelimit:`), new MemoryRateLimiter())
-          : new MemoryRateLimiter(),
+          ? new FailOpenRateLimiter(new RedisRateLimiter(redis, `${config.queuePrefix}:ratelimit:`, clock), new MemoryRateLimiter(clock))
+          : new MemoryRateLimiter(clock),
     },
   ],
   exports: [RATE_LIMITER],

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { Clock, systemClock } from '../clock/clock.js';
 
 export interface RateLimitDecision {
   readonly allowed: boolean;
@@ -33,10 +34,10 @@ export class MemoryRateLimiter implements RateLimiter {
   private nextSweepAt: number;
 
   constructor(
-    private readonly now: () => number = Date.now,
+    private readonly clock: Clock = systemClock,
     private readonly sweepEveryMs: number = SWEEP_EVERY_MS,
   ) {
-    this.nextSweepAt = now() + sweepEveryMs;
+    this.nextSweepAt = clock.nowMs() + sweepEveryMs;
   }
 
   /** Keys held now (for tests and diagnostics). */
@@ -45,7 +46,7 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 
   async consume(key: string, limit: number, windowMs: number): Promise<RateLimitDecision> {
-    const now = this.now();
+    const now = this.clock.nowMs();
     if (now >= this.nextSweepAt) this.sweep(now);
     const recent = (this.calls.get(key)?.stamps ?? []).filter((at) => at > now - windowMs);
     const allowed = recent.length < limit;
@@ -84,10 +85,11 @@ export class RedisRateLimiter implements RateLimiter {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async consume(key: string, limit: number, windowMs: number): Promise<RateLimitDecision> {
-    const now = Date.now();
+    const now = this.clock.nowMs();
     const member = `${now}:${randomUUID()}`;
     const [allowed, oldest] = (await this.redis.eval(SLIDING_WINDOW, 1, this.prefix + key, now, windowMs, limit, member)) as [
       number,

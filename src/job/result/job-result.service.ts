@@ -19,6 +19,7 @@ import { JobStatus } from '../job-status.js';
 import { resultAvailability } from '../result-availability.js';
 import type { ResultDownloadQuery } from './result-download.query.js';
 import { findOwnedJob } from '../owned-job.js';
+import { Clock } from '../../common/clock/clock.js';
 
 /**
  * The sealed object is sent as the bytes it is: base64 text, but a client must not re-encode,
@@ -64,6 +65,7 @@ export class JobResultService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly jobs: JobRepository,
     private readonly results: ResultStorageService,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -140,7 +142,7 @@ export class JobResultService {
   }
 
   private downloadable(job: JobRecord): DownloadableResult {
-    switch (resultAvailability(job, this.config.results.retentionSeconds, new Date())) {
+    switch (resultAvailability(job, this.config.results.retentionSeconds, this.clock.now())) {
       case 'not-completed':
         throw new JobError(
           FetCode.JobNotCompleted,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../common/clock/testing/manual-clock.js';
 import type { ObjectStore } from '../../storage/object-store.port.js';
 import type { JobRecord } from '../job.entity.js';
 import type { JobRepository } from '../job.repository.js';
@@ -20,6 +21,8 @@ const part = (table: string) => ({
 
 function build(failOn?: string) {
   const steps: string[] = [];
+  const stamps: string[] = [];
+  const clock = new ManualClock('2026-12-07T10:00:00Z');
   const store = {
     delete: async (key: string) => {
       if (key === failOn) throw new Error('injected: the store is unreachable');
@@ -27,10 +30,15 @@ function build(failOn?: string) {
     },
   } as unknown as ObjectStore;
   const retention = {
-    requestResultDeletion: async () => (steps.push('intent'), true),
-    recordResultDeleted: async () => void steps.push('deleted'),
+    requestResultDeletion: async (_id: string, at: Date) => (
+      steps.push('intent'),
+      stamps.push(at.toISOString()),
+      clock.advance(1_000),
+      true
+    ),
+    recordResultDeleted: async (_id: string, at: Date) => void (steps.push('deleted'), stamps.push(at.toISOString())),
   } as unknown as ResultRetentionRepository;
-  return { steps, service: new ResultDeletionService({} as JobRepository, retention, store) };
+  return { steps, stamps, service: new ResultDeletionService({} as JobRepository, retention, store, clock) };
 }
 
 const job = (extra: Partial<JobRecord>) =>
@@ -38,9 +46,11 @@ const job = (extra: Partial<JobRecord>) =>
 
 describe('ResultDeletionService.delete', () => {
   it('deletes a one-object result’s object between the two records', async () => {
-    const { steps, service } = build();
+    const { steps, stamps, service } = build();
     await service.delete(job({}));
     expect(steps).toEqual(['intent', `delete external-data/${ID}.json`, 'deleted']);
+    // Each record is stamped with the clock's time when it is written.
+    expect(stamps).toEqual(['2026-12-07T10:00:00.000Z', '2026-12-07T10:00:01.000Z']);
   });
 
   it('deletes every part of a per-table result, then its manifest', async () => {

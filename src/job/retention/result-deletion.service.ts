@@ -10,6 +10,7 @@ import { JobRepository } from '../job.repository.js';
 import { JobStatus } from '../job-status.js';
 import { ResultRetentionRepository } from './result-retention.repository.js';
 import { findOwnedJob } from '../owned-job.js';
+import { Clock } from '../../common/clock/clock.js';
 
 /**
  * Deletes completed results, for their product (DELETE …/result) and for the retention sweep, in
@@ -26,6 +27,7 @@ export class ResultDeletionService {
     private readonly jobs: JobRepository,
     private readonly retention: ResultRetentionRepository,
     @Inject(OBJECT_STORE) private readonly store: ObjectStore,
+    private readonly clock: Clock,
   ) {}
 
   /** The owning product deletes a result it has consumed. Idempotent. */
@@ -48,12 +50,12 @@ export class ResultDeletionService {
   /** Both steps for one job; throws when the store failed (the intent stays recorded). */
   async delete(job: JobRecord): Promise<void> {
     if (job.resultDeletedAt) return;
-    if (!(await this.retention.requestResultDeletion(job.id, new Date()))) {
+    if (!(await this.retention.requestResultDeletion(job.id, this.clock.now()))) {
       throw new JobError(FetCode.JobNotCompleted, `job ${job.id} is not completed: it has no result to delete`);
     }
     // Every part, then the object that lists them: a deletion cut short is found again through the job's parts.
     for (const part of job.resultParts ?? []) await this.store.delete(part.path);
     if (job.resultPath) await this.store.delete(job.resultPath);
-    await this.retention.recordResultDeleted(job.id, new Date());
+    await this.retention.recordResultDeleted(job.id, this.clock.now());
   }
 }

@@ -8,6 +8,7 @@ import { assertSafeObjectKey, objectNotFound } from '../object-key.js';
 import { StorageError } from '../storage.error.js';
 import { fsFailure, isNotFound, KnownDirectories, syncDirectory } from './local-fs.js';
 import { LocalUpload } from './local-upload.js';
+import { Clock, systemClock } from '../../common/clock/clock.js';
 
 /** Temp files live beside the results so the final rename stays on one file system (atomic). */
 export const LOCAL_UPLOADS_DIR = '.uploads';
@@ -23,7 +24,10 @@ export class LocalObjectStore implements ObjectStore {
   readonly root: string;
   private readonly directories = new KnownDirectories();
 
-  constructor(root: string) {
+  constructor(
+    root: string,
+    private readonly clock: Clock = systemClock,
+  ) {
     this.root = resolve(root);
   }
 
@@ -134,7 +138,7 @@ export class LocalObjectStore implements ObjectStore {
     for (const name of names) {
       const path = join(uploads, name);
       try {
-        if (Date.now() - (await stat(path)).mtimeMs < olderThanMs) continue;
+        if (this.clock.nowMs() - (await stat(path)).mtimeMs < olderThanMs) continue;
         await rm(path, { force: true });
         removed += 1;
       } catch {
