@@ -13,6 +13,7 @@ import { RedisModule } from './common/redis/redis.module.js';
 import { SystemModule } from './system/system.module.js';
 import { EventsModule } from './events/events.module.js';
 import { ShutdownCoordinator } from './bootstrap/shutdown-coordinator.js';
+import { storeEntities } from './bootstrap/store-schema.js';
 import { StorageModule } from './storage/storage.module.js';
 import { StreamApiModule } from './stream/stream-api.module.js';
 import { AuthModule } from './auth/auth.module.js';
@@ -42,7 +43,7 @@ export class AppModule {
         LoggingModule.forRoot(),
         ClockModule,
         TracingModule,
-        PersistenceModule,
+        PersistenceModule.forRoot(storeEntities),
         AuthModule.forRoot(config),
         RedisModule,
         RateLimitModule,

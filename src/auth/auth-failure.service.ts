@@ -4,7 +4,7 @@ import { Clock } from '../common/clock/clock.js';
 import { RateLimitError } from '../common/rate-limit/rate-limit.error.js';
 import { RATE_LIMITER, type RateLimiter } from '../common/rate-limit/rate-limiter.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { MetricsService } from '../system/metrics.service.js';
+import { Metrics } from '../common/metrics/metrics.port.js';
 import type { AuthFailureReason } from './auth.error.js';
 
 const WINDOW_MS = 60_000;
@@ -37,7 +37,7 @@ export class AuthFailureService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(RATE_LIMITER) private readonly limiter: RateLimiter,
-    private readonly metrics: MetricsService,
+    private readonly metrics: Metrics,
     private readonly clock: Clock,
   ) {
     const now = () => clock.nowMs();

@@ -3,7 +3,8 @@ import { Command } from 'commander';
 import { ConfigError } from '../config/load-config.js';
 import { CredentialCipher } from '../datasource/credential-cipher.service.js';
 import { CredentialRotation, type RotationReport } from '../datasource/credential-rotation.service.js';
-import { dataSourceOptions, openDataSource } from '../persistence/persistence.module.js';
+import { openDataSource } from '../persistence/persistence.module.js';
+import { storeOptions } from '../bootstrap/store-schema.js';
 import { WebhookSecretRotation, type WebhookRotationReport } from '../webhook/webhook-secret-rotation.js';
 import { loadConfigWithExistingKey } from './cli-config.js';
 import { CliError, EXIT, type CliIo } from './cli-io.js';
@@ -41,7 +42,7 @@ async function rotate(dryRun: boolean, io: CliIo): Promise<number> {
   const say = (stream: NodeJS.WritableStream, line: string) => stream.write(`${line}\n`);
   try {
     const config = loadConfigWithExistingKey(io.env);
-    const dataSource = await openDataSource(dataSourceOptions(config));
+    const dataSource = await openDataSource(storeOptions(config));
     let report: RotationReport;
     let webhooks: WebhookRotationReport;
     try {

@@ -6,7 +6,7 @@ import type { ConnectionRecord } from '../datasource/connection.entity.js';
 import { ConnectionRepository, type ConnectionListFilter } from '../datasource/connection.repository.js';
 import type { ServiceDatasource } from '../datasource/service-datasource.js';
 import { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
-import { notFound } from '../datasource/datasource.error.js';
+import { entityNotFound } from '../common/errors/not-found.error.js';
 import { ConnectionPageDto, ConnectionResponseDto, INTERNAL_CREATED_AT } from './dto/connection-response.dto.js';
 import type { ListConnectionsQuery } from './dto/list-connections.query.js';
 import { InternalDatasources } from '../datasource/internal/internal-datasources.service.js';
@@ -31,11 +31,11 @@ export class ConnectionQueryService {
   async load(id: string, principal: Principal): Promise<LoadedConnection> {
     const datasource = this.internal.findById(id);
     if (datasource) {
-      if (!InternalDatasources.openTo(datasource, productsOf(principal))) throw notFound();
+      if (!InternalDatasources.openTo(datasource, productsOf(principal))) throw entityNotFound('connection');
       return { internal: true, datasource };
     }
     const record = await this.connections.findById(id);
-    if (!record || !actsFor(principal, record.productName)) throw notFound();
+    if (!record || !actsFor(principal, record.productName)) throw entityNotFound('connection');
     return { internal: false, record };
   }
 

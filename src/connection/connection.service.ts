@@ -4,7 +4,8 @@ import { Clock } from '../common/clock/clock.js';
 import { FetCode } from '../engine/errors/fet-code.js';
 import type { ConnectionRecord } from '../datasource/connection.entity.js';
 import { ConnectionRepository } from '../datasource/connection.repository.js';
-import { DatasourceError, notFound } from '../datasource/datasource.error.js';
+import { DatasourceError } from '../datasource/datasource.error.js';
+import { entityNotFound } from '../common/errors/not-found.error.js';
 import { Engine } from '../engine/engine.js';
 import { isUniqueViolation } from '../persistence/unique-violation.js';
 import { ACTIVE_JOBS, type ActiveJobs } from './active-jobs.port.js';
@@ -55,7 +56,7 @@ export class ConnectionService {
     if (dto.host !== undefined) await this.rules.assertAllowedHost(next.host);
 
     try {
-      if (!(await this.connections.update(id, next))) throw notFound();
+      if (!(await this.connections.update(id, next))) throw entityNotFound('connection');
     } catch (error) {
       throw isUniqueViolation(error) ? duplicateName(next.configName, next.productName) : error;
     }
@@ -67,7 +68,7 @@ export class ConnectionService {
   async remove(id: string, principal: Principal): Promise<void> {
     const current = await this.loadStored(id, 'deleted', principal);
     await this.assertNoActiveJobs(current, 'delete');
-    if (!(await this.connections.softDelete(id, this.clock.now()))) throw notFound();
+    if (!(await this.connections.softDelete(id, this.clock.now()))) throw entityNotFound('connection');
     await this.engine.forgetSessions(id);
   }
 
@@ -82,7 +83,7 @@ export class ConnectionService {
     }
     if (!assigned) {
       const now = await this.connections.findById(id);
-      if (!now) throw notFound();
+      if (!now) throw entityNotFound('connection');
       throw new DatasourceError(FetCode.AlreadyAssigned, 'The connection is already assigned to a product and cannot be reassigned.');
     }
     return ConnectionResponseDto.from((await this.connections.findById(id)) as ConnectionRecord);

@@ -2,7 +2,7 @@ import { Injectable, Optional } from '@nestjs/common';
 import type { ResolvedDatasource } from '../engine/connectors/shared/engine-connector.js';
 import { Engine } from '../engine/engine.js';
 import type { ConnectionTestResult } from '../engine/probes/connection-probe.js';
-import { MetricsService } from '../system/metrics.service.js';
+import { Metrics } from '../common/metrics/metrics.port.js';
 import { ConnectionTestSlots } from './connection-test-slots.js';
 
 export type { ConnectionTestResult } from '../engine/probes/connection-probe.js';
@@ -18,7 +18,7 @@ export class ConnectionTester {
   constructor(
     private readonly engine: Engine,
     private readonly slots: ConnectionTestSlots,
-    @Optional() private readonly metrics?: MetricsService,
+    @Optional() private readonly metrics?: Metrics,
   ) {}
 
   async test(datasource: ResolvedDatasource, timeoutMs: number): Promise<ConnectionTestResult> {

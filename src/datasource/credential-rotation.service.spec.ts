@@ -7,7 +7,8 @@ import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTempDatabase, type TempDatabase } from '../../test/helpers/pg-database.js';
 import { loadAppConfig } from '../config/load-config.js';
-import { dataSourceOptions, openDataSource } from '../persistence/persistence.module.js';
+import { openDataSource } from '../persistence/persistence.module.js';
+import { storeOptions } from '../bootstrap/store-schema.js';
 import { CONNECTION_ENTITY, type ConnectionRecord } from './connection.entity.js';
 import { CredentialCipher } from './credential-cipher.service.js';
 import { CredentialRotation, type SecretColumns, type StoredSecrets } from './credential-rotation.service.js';
@@ -38,7 +39,7 @@ describe.each(['sqlite', 'postgres'] as const)('CredentialRotation on %s', (kind
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'fetcher-rotation-'));
     if (kind === 'postgres') pgDatabase = await createTempDatabase('credential_rotation');
-    dataSource = await openDataSource(dataSourceOptions(loadAppConfig(env({ APP_ENC_KEY: KEY_1 }))));
+    dataSource = await openDataSource(storeOptions(loadAppConfig(env({ APP_ENC_KEY: KEY_1 }))));
     rows = dataSource.getRepository<ConnectionRecord>(CONNECTION_ENTITY);
     v1 = cipher({ APP_ENC_KEY: KEY_1 });
     v2 = cipher({ APP_ENC_KEY: KEY_2, APP_ENC_KEY_VERSION: '2', APP_ENC_KEY_1: KEY_1 });

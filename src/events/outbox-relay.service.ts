@@ -4,7 +4,7 @@ import { IdGenerator, RandomIdGenerator } from '../common/clock/id-generator.js'
 import type { PeriodicTask } from '../common/clock/periodic-task.js';
 import { Scheduler, TimerScheduler } from '../common/clock/scheduler.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { MetricsService } from '../system/metrics.service.js';
+import { Metrics } from '../common/metrics/metrics.port.js';
 import { EVENT_PUBLISHER, UnroutableEventError, type EventPublisher } from './event-publisher.port.js';
 import { OutboxRepository, type ClaimedEvent } from './outbox.repository.js';
 
@@ -37,7 +37,7 @@ export class OutboxRelay {
     private readonly clock: Clock = new SystemClock(),
     ids: IdGenerator = new RandomIdGenerator(),
     scheduler: Scheduler = new TimerScheduler(),
-    @Optional() private readonly metrics?: MetricsService,
+    @Optional() private readonly metrics?: Metrics,
   ) {
     this.relayId = ids.processTag();
     this.loop = scheduler.every(() => this.runOnce(), {

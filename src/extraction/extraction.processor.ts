@@ -8,7 +8,7 @@ import { jobLogFields, type JobLogFields } from '../job/job-log-fields.js';
 import { JobRepository } from '../job/job.repository.js';
 import { JobStatus } from '../job/job-status.js';
 import { JOB_CONSUMER, JOB_QUEUE, type JobConsumer, type JobQueue } from '../job/queue/job-queue.port.js';
-import { MetricsService } from '../system/metrics.service.js';
+import { Metrics } from '../common/metrics/metrics.port.js';
 import { ExtractionService } from './extraction.service.js';
 import { JobRecovery } from './job-recovery.service.js';
 import { MemoryGuard } from './memory-guard.js';
@@ -25,7 +25,7 @@ export class ExtractionProcessor implements OnApplicationBootstrap, BeforeApplic
     private readonly jobs: JobRepository,
     private readonly extraction: ExtractionService,
     private readonly recovery: JobRecovery,
-    private readonly metrics: MetricsService,
+    private readonly metrics: Metrics,
     private readonly memory: MemoryGuard,
     @Optional() private readonly tracing: Tracing = Tracing.disabled(),
   ) {}
@@ -86,12 +86,9 @@ export class ExtractionProcessor implements OnApplicationBootstrap, BeforeApplic
     // Over its memory limit the worker keeps the delivery but claims nothing until memory falls.
     await this.memory.waitForHeadroom(signal);
     if (signal.aborted) return;
-    const stopTimer = this.metrics.jobDuration.startTimer();
+    const finished = this.metrics.jobStarted();
     const outcome = await this.extraction.process(jobId, signal);
     this.tracing.annotate({ [ATTR.jobOutcome]: outcome });
-    if (outcome !== 'skipped') {
-      stopTimer({ outcome });
-      this.metrics.jobsFinished.inc({ outcome });
-    }
+    if (outcome !== 'skipped') finished(outcome);
   }
 }

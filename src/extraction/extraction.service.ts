@@ -15,7 +15,7 @@ import { outputOf } from '../job/job-output.js';
 import { completedEvent, failedEvent } from '../job/terminal-events.js';
 import { isPerTable } from '../engine/formats/output-format.js';
 import { ResultStorageService, type StagedResult } from '../storage/result-storage.service.js';
-import { MetricsService } from '../system/metrics.service.js';
+import { Metrics } from '../common/metrics/metrics.port.js';
 import { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
 import { Engine } from '../engine/engine.js';
 import type { ExtractResult, ProgressEvent } from '../engine/extract-request.js';
@@ -48,7 +48,7 @@ export class ExtractionService {
     private readonly scheduler: Scheduler,
     ids: IdGenerator,
     private readonly streams: StreamRepository,
-    @Optional() private readonly metrics?: MetricsService,
+    @Optional() private readonly metrics?: Metrics,
     @Optional() private readonly tracing: Tracing = Tracing.disabled(),
   ) {
     this.workerId = ids.processTag();

@@ -1,5 +1,5 @@
 import { actsFor, type Principal } from '../auth/principal.js';
-import { notFound } from '../datasource/datasource.error.js';
+import { entityNotFound } from '../common/errors/not-found.error.js';
 import type { JobRecord } from './job.entity.js';
 import type { JobRepository } from './job.repository.js';
 
@@ -9,6 +9,6 @@ import type { JobRepository } from './job.repository.js';
  */
 export async function findOwnedJob(jobs: Pick<JobRepository, 'findById'>, id: string, principal: Principal): Promise<JobRecord> {
   const job = await jobs.findById(id);
-  if (!job || !actsFor(principal, job.productName)) throw notFound('job');
+  if (!job || !actsFor(principal, job.productName)) throw entityNotFound('job');
   return job;
 }

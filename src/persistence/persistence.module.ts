@@ -1,31 +1,23 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Module } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { DataSource, type DataSourceOptions } from 'typeorm';
+import { DataSource, type DataSourceOptions, type EntitySchema } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { apiKeyEntity } from '../auth/api-key/api-key.entity.js';
-import { connectionEntity } from '../datasource/connection.entity.js';
-import { outboxEntity } from '../events/outbox.entity.js';
-import { jobEntities } from '../job/job.entity.js';
-import { streamEntity } from '../stream/stream.entity.js';
-import { webhookEntities } from '../webhook/webhook.entity.js';
 import type { DatabaseKind } from './database-kind.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 /** Any number between processes agrees on; serialises concurrent boots running migrations. */
 const MIGRATION_LOCK_ID = 461_006;
 
-export function dataSourceOptions(config: AppConfig): DataSourceOptions {
-  const kind: DatabaseKind = config.database.kind;
-  const entities = [
-    connectionEntity(kind),
-    apiKeyEntity(kind),
-    ...jobEntities(kind),
-    outboxEntity(kind),
-    streamEntity(kind),
-    ...webhookEntities(kind),
-  ];
+/**
+ * The tables of the store, as each owning module declares them for the store's kind. Persistence
+ * knows no domain: the composition root (bootstrap/store-schema.ts) hands it the list.
+ */
+export type StoreEntities = (kind: DatabaseKind) => EntitySchema[];
+
+export function dataSourceOptions(config: AppConfig, entitiesOf: StoreEntities): DataSourceOptions {
+  const entities = entitiesOf(config.database.kind);
   if (config.database.kind === 'postgres') {
     return {
       type: 'postgres',
@@ -70,13 +62,18 @@ export async function openDataSource(options: DataSourceOptions): Promise<DataSo
   return dataSource;
 }
 
-@Module({
-  imports: [
-    TypeOrmModule.forRootAsync({
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => dataSourceOptions(config),
-      dataSourceFactory: async (options) => openDataSource(options as DataSourceOptions),
-    }),
-  ],
-})
-export class PersistenceModule {}
+@Module({})
+export class PersistenceModule {
+  static forRoot(entitiesOf: StoreEntities): DynamicModule {
+    return {
+      module: PersistenceModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          inject: [APP_CONFIG],
+          useFactory: (config: AppConfig) => dataSourceOptions(config, entitiesOf),
+          dataSourceFactory: async (options) => openDataSource(options as DataSourceOptions),
+        }),
+      ],
+    };
+  }
+}

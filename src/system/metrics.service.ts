@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Metrics } from '../common/metrics/metrics.port.js';
 
 /** Jobs last from under a second to the job timeout (hours); the top buckets tell the long ones apart. */
 const JOB_DURATION_BUCKETS = [0.1, 0.5, 1, 5, 15, 60, 300, 900, 1800, 3600];
@@ -18,7 +19,7 @@ const HTTP_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', '
  * a store at scrape time are registered by MetricsCollectors.
  */
 @Injectable()
-export class MetricsService {
+export class MetricsService implements Metrics {
   readonly registry = new Registry();
 
   readonly jobsFinished = new Counter({
@@ -138,6 +139,14 @@ export class MetricsService {
   /** The worker no longer holds the claim, whatever became of the job. */
   jobClaimEnded(workerId: string): void {
     this.jobsRunning.dec({ worker: workerId });
+  }
+
+  jobStarted(): (outcome: string) => void {
+    const stopTimer = this.jobDuration.startTimer();
+    return (outcome) => {
+      stopTimer({ outcome });
+      this.jobsFinished.inc({ outcome });
+    };
   }
 
   jobFailed(code: string): void {

@@ -5,6 +5,7 @@ import type { AppConfig } from '../config/app-config.js';
 import { METRICS_STORE_REFRESH_MS, MetricsCollectors } from './metrics-collectors.js';
 import { metricsControllerFor } from './metrics.controller.js';
 import { MetricsListener } from './metrics-listener.js';
+import { Metrics } from '../common/metrics/metrics.port.js';
 import { MetricsService } from './metrics.service.js';
 import { ReadinessService } from './readiness.service.js';
 import { SystemController } from './system.controller.js';
@@ -28,12 +29,13 @@ export class SystemModule {
       providers: [
         ReadinessService,
         MetricsService,
+        { provide: Metrics, useExisting: MetricsService },
         MetricsCollectors,
         JobListRepository,
         { provide: METRICS_STORE_REFRESH_MS, useValue: config.metrics.storeRefreshMs },
         ...(ownPort ? [MetricsListener] : []),
       ],
-      exports: [MetricsService, ReadinessService],
+      exports: [MetricsService, Metrics, ReadinessService],
     };
   }
 }

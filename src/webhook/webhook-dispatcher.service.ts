@@ -4,7 +4,7 @@ import { IdGenerator } from '../common/clock/id-generator.js';
 import type { PeriodicTask } from '../common/clock/periodic-task.js';
 import { Scheduler } from '../common/clock/scheduler.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { MetricsService } from '../system/metrics.service.js';
+import { Metrics } from '../common/metrics/metrics.port.js';
 import { CredentialCipher } from '../datasource/credential-cipher.service.js';
 import { EgressGuard } from '../engine/egress/egress-guard.js';
 import { nextRetry, type RetryPolicy } from './webhook-backoff.js';
@@ -56,7 +56,7 @@ export class WebhookDispatcher {
     ids: IdGenerator,
     scheduler: Scheduler,
     @Optional() @Inject(WEBHOOK_RANDOM) random?: () => number,
-    @Optional() private readonly metrics?: MetricsService,
+    @Optional() private readonly metrics?: Metrics,
   ) {
     this.random = random ?? Math.random;
     const settings = config.webhooks;

@@ -11,7 +11,8 @@ import { JOB_ENTITY, JOB_TRANSITION_ENTITY, type JobRecord, type JobTransitionRe
 import { JobRepository } from '../../src/job/job.repository.js';
 import { JobStatus } from '../../src/job/job-status.js';
 import { failedEvent } from '../../src/job/terminal-events.js';
-import { dataSourceOptions, openDataSource } from '../../src/persistence/persistence.module.js';
+import { openDataSource } from '../../src/persistence/persistence.module.js';
+import { storeOptions } from '../../src/bootstrap/store-schema.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 import { TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
 
@@ -73,8 +74,8 @@ describe.each(['sqlite', 'postgres'] as const)('JobRepository on %s', (kind) => 
       ...(pgDatabase ? { DATABASE_URL: pgDatabase.url } : {}),
     });
     // Twice: the second boot must find the schema migrated and change nothing.
-    await (await openDataSource(dataSourceOptions(config))).destroy();
-    dataSource = await openDataSource(dataSourceOptions(config));
+    await (await openDataSource(storeOptions(config))).destroy();
+    dataSource = await openDataSource(storeOptions(config));
     jobs = new JobRepository(dataSource, new OutboxRepository(dataSource));
   });
 

@@ -15,7 +15,8 @@ import { OutboxRelay } from '../../src/events/outbox-relay.service.js';
 import { OutboxRepository } from '../../src/events/outbox.repository.js';
 import { RmqEventPublisher } from '../../src/events/rmq-event.publisher.js';
 import { OUTBOX_EVENT_ENTITY, type OutboxEventRecord } from '../../src/events/outbox.entity.js';
-import { dataSourceOptions, openDataSource } from '../../src/persistence/persistence.module.js';
+import { openDataSource } from '../../src/persistence/persistence.module.js';
+import { storeOptions } from '../../src/bootstrap/store-schema.js';
 import { waitUntil } from '../helpers/event-consumer.js';
 import { eventSigningKey, signatureProblem } from '../helpers/event-signature-check.js';
 import { TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
@@ -30,7 +31,7 @@ async function openStore(kind: 'sqlite' | 'postgres', prefix: string) {
   const dataDir = mkdtempSync(join(tmpdir(), `fetcher-${prefix}-`));
   const pg: TempDatabase | undefined = kind === 'postgres' ? await createTempDatabase(prefix) : undefined;
   const config = loadAppConfig({ DATA_DIR: dataDir, APP_ENC_KEY: TEST_MASTER_KEY, ...(pg ? { DATABASE_URL: pg.url } : {}) });
-  const dataSource = await openDataSource(dataSourceOptions(config));
+  const dataSource = await openDataSource(storeOptions(config));
   return {
     dataSource,
     async close() {

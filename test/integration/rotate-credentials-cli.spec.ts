@@ -10,7 +10,8 @@ import { runRotateCredentials } from '../../src/cli/rotate-credentials.js';
 import { loadAppConfig } from '../../src/config/load-config.js';
 import { CONNECTION_ENTITY, type ConnectionRecord } from '../../src/datasource/connection.entity.js';
 import { CredentialCipher } from '../../src/datasource/credential-cipher.service.js';
-import { dataSourceOptions, openDataSource } from '../../src/persistence/persistence.module.js';
+import { openDataSource } from '../../src/persistence/persistence.module.js';
+import { storeOptions } from '../../src/bootstrap/store-schema.js';
 import { WebhookSecretRotation } from '../../src/webhook/webhook-secret-rotation.js';
 import { newWebhookSecret } from '../../src/webhook/webhook-signature.js';
 import { WEBHOOK_ENTITY, type WebhookRecord } from '../../src/webhook/webhook.entity.js';
@@ -43,7 +44,7 @@ describe('rotate-credentials CLI (npm run rotate-credentials)', () => {
   async function seed(key: string, version: string, passwords: string[]): Promise<void> {
     const config = loadAppConfig({ DATA_DIR: dir, APP_ENC_KEY: key, APP_ENC_KEY_VERSION: version });
     const cipher = new CredentialCipher(config);
-    const dataSource = await openDataSource(dataSourceOptions(config));
+    const dataSource = await openDataSource(storeOptions(config));
     try {
       for (const password of passwords) {
         const now = new Date();
@@ -80,7 +81,7 @@ describe('rotate-credentials CLI (npm run rotate-credentials)', () => {
   async function seedWebhooks(key: string, version: string): Promise<Map<string, string>> {
     const config = loadAppConfig({ DATA_DIR: dir, APP_ENC_KEY: key, APP_ENC_KEY_VERSION: version });
     const cipher = new CredentialCipher(config);
-    const dataSource = await openDataSource(dataSourceOptions(config));
+    const dataSource = await openDataSource(storeOptions(config));
     const secrets = new Map<string, string>();
     try {
       for (const deletedAt of [null, new Date()]) {
@@ -109,7 +110,7 @@ describe('rotate-credentials CLI (npm run rotate-credentials)', () => {
   async function storedWebhookSecrets(): Promise<Map<string, { version: string; secret: string }>> {
     const config = loadAppConfig({ ...rotated, DATA_DIR: dir });
     const cipher = new CredentialCipher(config);
-    const dataSource = await openDataSource(dataSourceOptions(config));
+    const dataSource = await openDataSource(storeOptions(config));
     try {
       const rows = await dataSource.getRepository<WebhookRecord>(WEBHOOK_ENTITY).find();
       return new Map(
@@ -155,7 +156,7 @@ describe('rotate-credentials CLI (npm run rotate-credentials)', () => {
     const [id] = [...(await seedWebhooks(KEY_1, '1')).keys()];
     const config = loadAppConfig({ ...rotated, DATA_DIR: dir });
     const cipher = new CredentialCipher(config);
-    const dataSource = await openDataSource(dataSourceOptions(config));
+    const dataSource = await openDataSource(storeOptions(config));
     const fresh = newWebhookSecret();
     try {
       const racing = new (class extends WebhookSecretRotation {

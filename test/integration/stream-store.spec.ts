@@ -14,7 +14,8 @@ import type { JobIncremental, JobRecord } from '../../src/job/job.entity.js';
 import { JobRepository } from '../../src/job/job.repository.js';
 import { JobStatus } from '../../src/job/job-status.js';
 import { failedEvent } from '../../src/job/terminal-events.js';
-import { dataSourceOptions, openDataSource } from '../../src/persistence/persistence.module.js';
+import { openDataSource } from '../../src/persistence/persistence.module.js';
+import { storeOptions } from '../../src/bootstrap/store-schema.js';
 import { STREAM_ENTITY, type StoredMarks, type StreamRecord } from '../../src/stream/stream.entity.js';
 import { StreamRepository } from '../../src/stream/stream.repository.js';
 import { TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
@@ -92,7 +93,7 @@ describe.each(['sqlite', 'postgres'] as const)('streams on %s', (kind) => {
       APP_ENC_KEY: TEST_MASTER_KEY,
       ...(pgDatabase ? { DATABASE_URL: pgDatabase.url } : {}),
     });
-    dataSource = await openDataSource(dataSourceOptions(config));
+    dataSource = await openDataSource(storeOptions(config));
     jobs = new JobRepository(dataSource, new OutboxRepository(dataSource));
     streams = new StreamRepository(dataSource);
   });

@@ -17,7 +17,8 @@ import { JOB_ENTITY, type JobRecord } from '../../src/job/job.entity.js';
 import { JobRepository } from '../../src/job/job.repository.js';
 import { JobStatus } from '../../src/job/job-status.js';
 import { failedEvent } from '../../src/job/terminal-events.js';
-import { dataSourceOptions, openDataSource } from '../../src/persistence/persistence.module.js';
+import { openDataSource } from '../../src/persistence/persistence.module.js';
+import { storeOptions } from '../../src/bootstrap/store-schema.js';
 import { WebhookDeliveryRepository } from '../../src/webhook/webhook-delivery.repository.js';
 import { WebhookDispatcher } from '../../src/webhook/webhook-dispatcher.service.js';
 import { WebhookSender, type SendResult, type WebhookRequest } from '../../src/webhook/webhook-sender.js';
@@ -39,7 +40,7 @@ describe.each(['postgres', 'sqlite'] as const)('webhook deliveries on %s', (kind
     dataDir = mkdtempSync(join(tmpdir(), 'fetcher-hooks-'));
     if (kind === 'postgres') pgDatabase = await createTempDatabase('webhook_store');
     config = loadAppConfig({ DATA_DIR: dataDir, APP_ENC_KEY: TEST_MASTER_KEY, ...(pgDatabase ? { DATABASE_URL: pgDatabase.url } : {}) });
-    dataSource = await openDataSource(dataSourceOptions(config));
+    dataSource = await openDataSource(storeOptions(config));
     deliveries = new WebhookDeliveryRepository(dataSource, new RandomIdGenerator());
     jobs = new JobRepository(dataSource, new OutboxRepository(dataSource), deliveries);
     cipher = new CredentialCipher(config);

@@ -1,32 +1,37 @@
 import { Injectable } from '@nestjs/common';
-import { v7 as uuidv7 } from 'uuid';
 import { FetCode } from '../../engine/errors/fet-code.js';
 import { RequestValidationError } from '../../common/errors/request-errors.js';
 import { flatQuery, invalidQuery, parsePageRequest } from '../../common/http/pagination.js';
-import { notFound } from '../../datasource/datasource.error.js';
+import { entityNotFound } from '../../common/errors/not-found.error.js';
 import type { Principal } from '../principal.js';
 import { hashApiKey, newApiKey } from './api-key-secret.js';
 import type { ApiKeyRecord } from './api-key.entity.js';
 import { ApiKeyRepository } from './api-key.repository.js';
 import { ApiKeyDto, type ApiKeyPageDto, type CreatedApiKeyDto } from './dto/api-key-response.dto.js';
 import type { CreateApiKeyDto } from './dto/create-api-key.dto.js';
+import { Clock } from '../../common/clock/clock.js';
+import { IdGenerator } from '../../common/clock/id-generator.js';
 
 const KNOWN_QUERY = new Set(['page', 'limit', 'productName']);
 
 /** Issuing, listing and revoking product API keys (operators only). */
 @Injectable()
 export class ApiKeyService {
-  constructor(private readonly keys: ApiKeyRepository) {}
+  constructor(
+    private readonly keys: ApiKeyRepository,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
 
   async create(dto: CreateApiKeyDto, creator: Principal): Promise<CreatedApiKeyDto> {
     const key = newApiKey();
     const record: ApiKeyRecord = {
-      id: uuidv7(),
+      id: this.ids.orderedUuid(),
       productName: dto.productName,
       name: dto.name,
       keyHash: hashApiKey(key),
       createdBy: creator.id,
-      createdAt: new Date(),
+      createdAt: this.clock.now(),
       revokedAt: null,
     };
     await this.keys.insert(record);
@@ -49,6 +54,6 @@ export class ApiKeyService {
   }
 
   async revoke(id: string): Promise<void> {
-    if (!(await this.keys.revoke(id, new Date()))) throw notFound('api key');
+    if (!(await this.keys.revoke(id, this.clock.now()))) throw entityNotFound('api key');
   }
 }

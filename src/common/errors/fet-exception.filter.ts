@@ -3,7 +3,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logge
 import type { Response } from 'express';
 import { FET_CATALOGUE, FetCode } from '../../engine/errors/fet-code.js';
 import { FetcherError, type ErrorDetail } from '../../engine/errors/fetcher-error.js';
-import { isStoreUnavailable } from '../../persistence/store-unavailable.js';
+import { isStoreUnavailable } from './store-unavailable.js';
 
 export interface FetEnvelope {
   code: string;
