@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
 import { DatasourceType } from '../../src/engine/connectors/datasource-type.js';
 import type { ResolvedDatasource } from '../../src/engine/connectors/shared/engine-connector.js';
+import { datasourceRecord } from '../../src/engine/testing/datasource-records.js';
 import { generatedPassword } from './test-secrets.js';
 
 /**
@@ -129,19 +130,5 @@ export function resolvedMySqlDatasource(
   db: Pick<TempMariaDatabase, 'name' | 'host' | 'port' | 'user' | 'password'>,
   overrides: Partial<ResolvedDatasource> = {},
 ): ResolvedDatasource {
-  return {
-    id: `00000000-0000-4000-8000-${randomBytes(6).toString('hex')}`,
-    configName: 'mysql_test',
-    type: DatasourceType.MySQL,
-    host: db.host,
-    port: db.port,
-    databaseName: db.name,
-    schemaName: null,
-    userName: db.user,
-    password: db.password,
-    ssl: { mode: null },
-    metadata: {},
-    internal: false,
-    ...overrides,
-  };
+  return datasourceRecord(DatasourceType.MySQL, 'mysql_test', db, overrides);
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type Db, MongoClient } from 'mongodb';
 import type { ResolvedDatasource } from '../../src/engine/connectors/shared/engine-connector.js';
 import { DatasourceType } from '../../src/engine/connectors/datasource-type.js';
+import { datasourceRecord } from '../../src/engine/testing/datasource-records.js';
 
 /**
  * Throw-away databases on a MongoDB server named by TEST_MONGO_URL, e.g.
@@ -103,19 +104,11 @@ export function resolvedMongoDatasource(
   overrides: Partial<ResolvedDatasource> = {},
 ): ResolvedDatasource {
   const { target } = db;
-  return {
-    id: `00000000-0000-4000-8000-${randomBytes(6).toString('hex')}`,
-    configName: 'mongo_test',
-    type: DatasourceType.MongoDB,
-    host: target.host,
-    port: target.port,
-    databaseName: db.name,
-    schemaName: null,
-    userName: target.user,
-    password: target.password,
-    ssl: { mode: target.sslMode },
-    metadata: { authSource: target.authSource, ...(target.directConnection ? { directConnection: 'true' } : {}) },
-    internal: false,
-    ...overrides,
-  };
+  const metadata = { authSource: target.authSource, ...(target.directConnection ? { directConnection: 'true' } : {}) };
+  return datasourceRecord(
+    DatasourceType.MongoDB,
+    'mongo_test',
+    { ...target, name: db.name },
+    { ssl: { mode: target.sslMode }, metadata, ...overrides },
+  );
 }

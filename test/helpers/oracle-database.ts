@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { oracleDriver, type OracleBindValue, type OracleConnection } from '../../src/engine/connectors/oracle/oracle-driver.js';
 import type { ResolvedDatasource } from '../../src/engine/connectors/shared/engine-connector.js';
+import { datasourceRecord } from '../../src/engine/testing/datasource-records.js';
 import { DatasourceType } from '../../src/engine/connectors/datasource-type.js';
 
 /**
@@ -119,19 +120,6 @@ function requireUrl(): string {
 
 /** A decrypted connection record pointing at `server`, as the connectors receive it. */
 export function resolvedOracleDatasource(server: OracleTestServer, overrides: Partial<ResolvedDatasource> = {}): ResolvedDatasource {
-  return {
-    id: `00000000-0000-4000-8000-${randomBytes(6).toString('hex')}`,
-    configName: 'oracle_test',
-    type: DatasourceType.Oracle,
-    host: server.host,
-    port: server.port,
-    databaseName: server.serviceName,
-    schemaName: null,
-    userName: server.user,
-    password: server.password,
-    ssl: { mode: null },
-    metadata: { serviceName: server.serviceName },
-    internal: false,
-    ...overrides,
-  };
+  const metadata = { serviceName: server.serviceName };
+  return datasourceRecord(DatasourceType.Oracle, 'oracle_test', { ...server, name: server.serviceName }, { metadata, ...overrides });
 }

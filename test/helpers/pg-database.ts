@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { DatasourceType } from '../../src/engine/connectors/datasource-type.js';
 import type { ResolvedDatasource } from '../../src/engine/connectors/shared/engine-connector.js';
+import { datasourceRecord } from '../../src/engine/testing/datasource-records.js';
 
 /**
  * Throw-away databases on the local PostgreSQL (trust auth). Server coordinates come from
@@ -85,21 +86,7 @@ export function resolvedDatasource(
   db: Pick<TempDatabase, 'name' | 'host' | 'port' | 'user' | 'password'>,
   overrides: Partial<ResolvedDatasource> = {},
 ): ResolvedDatasource {
-  return {
-    id: `00000000-0000-4000-8000-${randomBytes(6).toString('hex')}`,
-    configName: 'pg_test',
-    type: DatasourceType.PostgreSQL,
-    host: db.host,
-    port: db.port,
-    databaseName: db.name,
-    schemaName: null,
-    userName: db.user,
-    password: db.password,
-    ssl: { mode: null },
-    metadata: {},
-    internal: false,
-    ...overrides,
-  };
+  return datasourceRecord(DatasourceType.PostgreSQL, 'pg_test', db, overrides);
 }
 
 /**

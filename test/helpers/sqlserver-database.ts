@@ -4,6 +4,7 @@ import sql, { type ConnectionPool } from 'mssql';
 import { describe, it } from 'vitest';
 import { DatasourceType } from '../../src/engine/connectors/datasource-type.js';
 import type { ResolvedDatasource } from '../../src/engine/connectors/shared/engine-connector.js';
+import { datasourceRecord } from '../../src/engine/testing/datasource-records.js';
 
 /**
  * Throw-away databases on a SQL Server named by TEST_MSSQL_URL:
@@ -155,19 +156,6 @@ export function resolvedSqlServerDatasource(
   db: Pick<TempSqlServerDatabase, 'name' | 'host' | 'port' | 'user' | 'password' | 'sslMode' | 'ca'>,
   overrides: Partial<ResolvedDatasource> = {},
 ): ResolvedDatasource {
-  return {
-    id: `00000000-0000-4000-8000-${randomBytes(6).toString('hex')}`,
-    configName: 'mssql_test',
-    type: DatasourceType.SqlServer,
-    host: db.host,
-    port: db.port,
-    databaseName: db.name,
-    schemaName: null,
-    userName: db.user,
-    password: db.password,
-    ssl: { mode: db.sslMode, ...(db.ca === undefined ? {} : { ca: db.ca }) },
-    metadata: {},
-    internal: false,
-    ...overrides,
-  };
+  const ssl = { mode: db.sslMode, ...(db.ca === undefined ? {} : { ca: db.ca }) };
+  return datasourceRecord(DatasourceType.SqlServer, 'mssql_test', db, { ssl, ...overrides });
 }

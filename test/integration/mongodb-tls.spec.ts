@@ -5,6 +5,7 @@ import { type FakeMongoServer, startFakeMongoServer } from '../../src/engine/con
 import { DatasourceConnectError } from '../../src/engine/errors/datasource-errors.js';
 import { DatasourceType } from '../../src/engine/connectors/datasource-type.js';
 import { createTestCertificates, type TestCertificates } from '../helpers/test-certificates.js';
+import { datasourceRecord } from '../../src/engine/testing/datasource-records.js';
 
 /**
  * TLS options as the driver really uses them, against a MongoDB wire-protocol peer over TLS on
@@ -24,20 +25,13 @@ describe('MongoDB TLS modes against a TLS peer', () => {
     await server?.close();
   });
 
-  const datasource = (ssl: ResolvedDatasource['ssl'], host = '127.0.0.1'): ResolvedDatasource => ({
-    id: 'id-1',
-    configName: 'tls_db',
-    type: DatasourceType.MongoDB,
-    host,
-    port: server.port,
-    databaseName: 'shop',
-    schemaName: null,
-    userName: '',
-    password: '',
-    ssl,
-    metadata: {},
-    internal: false,
-  });
+  const datasource = (ssl: ResolvedDatasource['ssl'], host = '127.0.0.1'): ResolvedDatasource =>
+    datasourceRecord(
+      DatasourceType.MongoDB,
+      'tls_db',
+      { host, port: server.port, name: 'shop', user: '', password: '' },
+      { id: 'id-1', ssl },
+    );
 
   const connects = async (ssl: ResolvedDatasource['ssl'], host?: string): Promise<void> => {
     const session = await connector.open(datasource(ssl, host), { connectTimeoutMs: 1_500 });

@@ -9,6 +9,7 @@ import { OracleConnector } from '../../src/engine/connectors/oracle/oracle.conne
 import type { ResolvedDatasource } from '../../src/engine/connectors/shared/engine-connector.js';
 import { DatasourceType } from '../../src/engine/connectors/datasource-type.js';
 import { createTestCertificates, type TestCertificates } from '../helpers/test-certificates.js';
+import { datasourceRecord } from '../../src/engine/testing/datasource-records.js';
 
 /**
  * The connect path of the Oracle connector through the real node-oracledb thin driver, against
@@ -18,20 +19,12 @@ import { createTestCertificates, type TestCertificates } from '../helpers/test-c
  * handshake") therefore proves the TLS settings were accepted; a `tls` failure proves they were not.
  */
 
-const DS: ResolvedDatasource = {
-  id: 'id-1',
-  configName: 'ora_connect',
-  type: DatasourceType.Oracle,
-  host: '127.0.0.1',
-  port: 1,
-  databaseName: 'ignored',
-  schemaName: null,
-  userName: 'fetcher',
-  password: 'not-a-real-secret',
-  ssl: { mode: null },
-  metadata: { serviceName: 'FREEPDB1' },
-  internal: false,
-};
+const DS: ResolvedDatasource = datasourceRecord(
+  DatasourceType.Oracle,
+  'ora_connect',
+  { host: '127.0.0.1', port: 1, name: 'ignored', user: 'fetcher', password: 'not-a-real-secret' },
+  { id: 'id-1', metadata: { serviceName: 'FREEPDB1' } },
+);
 
 interface Listener {
   port: number;

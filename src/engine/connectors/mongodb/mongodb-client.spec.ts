@@ -5,21 +5,14 @@ import { DatasourceType } from '../datasource-type.js';
 import type { ResolvedDatasource } from '../shared/engine-connector.js';
 import { checkDatabaseName, connectMongo, hostAddress, InvalidMongoSettingError, mongoClientSettings } from './mongodb-client.js';
 import { classifyConnectError } from './mongodb-connect-error.js';
+import { datasourceRecord } from '../../testing/datasource-records.js';
 
-const DS: ResolvedDatasource = {
-  id: 'id-1',
-  configName: 'docs_db',
-  type: DatasourceType.MongoDB,
-  host: 'mongo.internal.example',
-  port: 27018,
-  databaseName: 'shop',
-  schemaName: null,
-  userName: 'svc@fetch',
-  password: 'p@ss:w/rd?&%20+ ',
-  ssl: { mode: null },
-  metadata: {},
-  internal: false,
-};
+const DS: ResolvedDatasource = datasourceRecord(
+  DatasourceType.MongoDB,
+  'docs_db',
+  { host: 'mongo.internal.example', port: 27018, name: 'shop', user: 'svc@fetch', password: 'p@ss:w/rd?&%20+ ' },
+  { id: 'id-1' },
+);
 const ds = (overrides: Partial<ResolvedDatasource>): ResolvedDatasource => ({ ...DS, ...overrides });
 
 describe('MongoDB client options', () => {

@@ -7,6 +7,7 @@ import { ConnectorRegistry } from '../shared/connector-registry.js';
 import type { ConnectorSession, ResolvedDatasource, TableInfo } from '../shared/engine-connector.js';
 import { MongoDbConnector } from './mongodb.connector.js';
 import { startFakeMongoServer, type FakeMongoServer } from './testing/fake-mongo-server.js';
+import { datasourceRecord } from '../../testing/datasource-records.js';
 
 /**
  * A seed that says it belongs to a replica set and advertises other members must not lead the
@@ -14,20 +15,13 @@ import { startFakeMongoServer, type FakeMongoServer } from './testing/fake-mongo
  * allowed here (the seed must be reachable); the member, though allowed by policy, is never
  * dialled at all, and the seed's name is never resolved by the driver.
  */
-const datasource = (port: number, host: string): ResolvedDatasource => ({
-  id: 'id-mongo',
-  configName: 'docs_rs',
-  type: DatasourceType.MongoDB,
-  host,
-  port,
-  databaseName: 'shop',
-  schemaName: null,
-  userName: '',
-  password: '',
-  ssl: { mode: null },
-  metadata: { directConnection: 'false' },
-  internal: false,
-});
+const datasource = (port: number, host: string): ResolvedDatasource =>
+  datasourceRecord(
+    DatasourceType.MongoDB,
+    'docs_rs',
+    { host, port, name: 'shop', user: '', password: '' },
+    { id: 'id-mongo', metadata: { directConnection: 'false' } },
+  );
 
 let seed: FakeMongoServer | undefined;
 let member: CountingListener | undefined;

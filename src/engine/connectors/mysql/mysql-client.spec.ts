@@ -2,21 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { DatasourceType } from '../datasource-type.js';
 import type { ResolvedDatasource } from '../shared/engine-connector.js';
 import { connectionOptions, SESSION_SETUP_SQL } from './mysql-client.js';
+import { datasourceRecord } from '../../testing/datasource-records.js';
 
-const DS: ResolvedDatasource = {
-  id: 'id-1',
-  configName: 'ledger_db',
-  type: DatasourceType.MySQL,
-  host: 'db.example',
-  port: 3307,
-  databaseName: 'led@ger/db',
-  schemaName: null,
-  userName: 'svc user',
-  password: 'p@ss:w/rd?&=+ %',
-  ssl: { mode: null },
-  metadata: {},
-  internal: false,
-};
+const DS: ResolvedDatasource = datasourceRecord(
+  DatasourceType.MySQL,
+  'ledger_db',
+  { host: 'db.example', port: 3307, name: 'led@ger/db', user: 'svc user', password: 'p@ss:w/rd?&=+ %' },
+  { id: 'id-1' },
+);
 
 describe('mysql2 connection options', () => {
   it('passes every coordinate structurally, characters that a DSN would mangle included', () => {

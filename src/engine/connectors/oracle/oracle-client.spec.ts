@@ -6,21 +6,14 @@ import { ConnectTimeoutError } from '../shared/connect-failure.js';
 import { OracleConfigError } from './oracle-connect-error.js';
 import { oracleDriver, type OracleConnection, type OracleDriver } from './oracle-driver.js';
 import { tlsPlan } from './oracle-ssl.js';
+import { datasourceRecord } from '../../testing/datasource-records.js';
 
-const DS: ResolvedDatasource = {
-  id: 'id-1',
-  configName: 'ledger_ora',
-  type: DatasourceType.Oracle,
-  host: 'db.example',
-  port: 1522,
-  databaseName: 'ignored',
-  schemaName: null,
-  userName: 'svc user',
-  password: 'p@ss:w/rd?&=+ %()',
-  ssl: { mode: null },
-  metadata: { serviceName: 'FREEPDB1' },
-  internal: false,
-};
+const DS: ResolvedDatasource = datasourceRecord(
+  DatasourceType.Oracle,
+  'ledger_ora',
+  { host: 'db.example', port: 1522, name: 'ignored', user: 'svc user', password: 'p@ss:w/rd?&=+ %()' },
+  { id: 'id-1', metadata: { serviceName: 'FREEPDB1' } },
+);
 
 const target = (overrides: Partial<ResolvedDatasource>) => connectTarget({ ...DS, ...overrides });
 

@@ -8,26 +8,20 @@ import { ConnectorRegistry } from '../shared/connector-registry.js';
 import type { ResolvedDatasource } from '../shared/engine-connector.js';
 import { OracleConnector } from './oracle.connector.js';
 import { startRedirectingListener, type FakeTnsListener } from './testing/fake-tns-listener.js';
+import { datasourceRecord } from '../../testing/datasource-records.js';
 
 /**
  * node-oracledb thin follows a listener's REDIRECT by itself. Through DatasourceSessions, the
  * address it is redirected to is checked before it is dialled: 127.0.0.1 (the listener) is
  * declared public for the test, 127.0.0.5 (where the redirect points) stays loopback.
  */
-const datasource = (port: number): ResolvedDatasource => ({
-  id: 'id-ora',
-  configName: 'ora_redirect',
-  type: DatasourceType.Oracle,
-  host: '127.0.0.1',
-  port,
-  databaseName: 'ignored',
-  schemaName: null,
-  userName: 'fetcher',
-  password: 'not-a-real-secret',
-  ssl: { mode: null },
-  metadata: { serviceName: 'FREEPDB1' },
-  internal: false,
-});
+const datasource = (port: number): ResolvedDatasource =>
+  datasourceRecord(
+    DatasourceType.Oracle,
+    'ora_redirect',
+    { host: '127.0.0.1', port, name: 'ignored', user: 'fetcher', password: 'not-a-real-secret' },
+    { id: 'id-ora', metadata: { serviceName: 'FREEPDB1' } },
+  );
 
 const open = (publicAddresses: string[], port: number) =>
   new DatasourceSessions(new ConnectorRegistry([new OracleConnector()]), new PolicyOverrideGuard(publicAddresses), {

@@ -2,21 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { DatasourceType } from '../datasource-type.js';
 import type { ResolvedDatasource } from '../shared/engine-connector.js';
 import { loginSchema, OracleConnector } from './oracle.connector.js';
+import { datasourceRecord } from '../../testing/datasource-records.js';
 
-const DS: ResolvedDatasource = {
-  id: 'id-1',
-  configName: 'ledger_ora',
-  type: DatasourceType.Oracle,
-  host: '127.0.0.1',
-  port: 1,
-  databaseName: 'ignored',
-  schemaName: null,
-  userName: 'fetcher',
-  password: 'secret',
-  ssl: { mode: null },
-  metadata: { serviceName: 'FREEPDB1' },
-  internal: false,
-};
+const DS: ResolvedDatasource = datasourceRecord(
+  DatasourceType.Oracle,
+  'ledger_ora',
+  { host: '127.0.0.1', port: 1, name: 'ignored', user: 'fetcher', password: 'secret' },
+  { id: 'id-1', metadata: { serviceName: 'FREEPDB1' } },
+);
 
 describe('OracleConnector', () => {
   const connector = new OracleConnector();

@@ -3,6 +3,7 @@ import type { DatasourceType } from '../datasource-type.js';
 import type { DatasourceConnectError } from '../../errors/datasource-errors.js';
 import { ConnectTimeoutError } from '../shared/connect-failure.js';
 import type { ResolvedDatasource } from '../shared/engine-connector.js';
+import { datasourceRecord } from '../../testing/datasource-records.js';
 
 /** Shaped like a node socket / DNS / TLS error, as the drivers pass them on. */
 export const nodeError = (code: string, message: string) => Object.assign(new Error(message), { code });
@@ -26,21 +27,8 @@ const PASSWORD = 'hunter2-very-secret';
 
 /** A record whose login and password a connect-error message must never show; `overrides` names the engine's own place. */
 export function connectErrorDatasource(type: DatasourceType, overrides: Partial<ResolvedDatasource>): ResolvedDatasource {
-  return {
-    id: 'id-1',
-    configName: 'ledger_db',
-    type,
-    host: 'db.internal.example',
-    port: 1,
-    databaseName: 'ledger',
-    schemaName: null,
-    userName: LOGIN,
-    password: PASSWORD,
-    ssl: { mode: null },
-    metadata: {},
-    internal: false,
-    ...overrides,
-  };
+  const place = { host: 'db.internal.example', port: 1, name: 'ledger', user: LOGIN, password: PASSWORD };
+  return datasourceRecord(type, 'ledger_db', place, { id: 'id-1', ...overrides });
 }
 
 export interface ConnectErrorTable {

@@ -1,4 +1,5 @@
 import { DatasourceType } from '../../datasource-type.js';
+import { datasourceRecord } from '../../../testing/datasource-records.js';
 import type { ResolvedDatasource } from '../../shared/engine-connector.js';
 import type { FakeOracleAnswer } from './fake-oracle-server.js';
 
@@ -6,21 +7,13 @@ export const FAKE_ORACLE_PASSWORD = 'tiger-very-secret';
 
 /** A decrypted Oracle connection record pointing at a local fake server (login FETCHER). */
 export function fakeOracleDatasource(port: number, overrides: Partial<ResolvedDatasource> = {}): ResolvedDatasource {
-  return {
+  const place = { host: '127.0.0.1', port, name: '', user: 'fetcher', password: FAKE_ORACLE_PASSWORD };
+  const metadata = { serviceName: 'FREEPDB1' };
+  return datasourceRecord(DatasourceType.Oracle, 'oracle_fake', place, {
     id: '00000000-0000-4000-8000-000000000ac1',
-    configName: 'oracle_fake',
-    type: DatasourceType.Oracle,
-    host: '127.0.0.1',
-    port,
-    databaseName: '',
-    schemaName: null,
-    userName: 'fetcher',
-    password: FAKE_ORACLE_PASSWORD,
-    ssl: { mode: null },
-    metadata: { serviceName: 'FREEPDB1' },
-    internal: false,
+    metadata,
     ...overrides,
-  };
+  });
 }
 
 /** One table of FETCHER: its columns as (name, ALL_TAB_COLUMNS.DATA_TYPE), primary key first. */

@@ -1,24 +1,12 @@
 import { DatasourceType } from '../../datasource-type.js';
+import { datasourceRecord } from '../../../testing/datasource-records.js';
 import type { ColumnInfo, ResolvedDatasource, TableInfo } from '../../shared/engine-connector.js';
 import { describeColumnType, formatDataType } from '../sqlserver-types.js';
 
 /** A decrypted SQL Server connection record pointing at a local (fake) server. */
 export function fakeDatasource(port: number, overrides: Partial<ResolvedDatasource> = {}): ResolvedDatasource {
-  return {
-    id: '00000000-0000-4000-8000-00000000d0b0',
-    configName: 'mssql_fake',
-    type: DatasourceType.SqlServer,
-    host: '127.0.0.1',
-    port,
-    databaseName: 'ledger',
-    schemaName: null,
-    userName: 'svc_fetch',
-    password: 'hunter2-very-secret',
-    ssl: { mode: null },
-    metadata: {},
-    internal: false,
-    ...overrides,
-  };
+  const place = { host: '127.0.0.1', port, name: 'ledger', user: 'svc_fetch', password: 'hunter2-very-secret' };
+  return datasourceRecord(DatasourceType.SqlServer, 'mssql_fake', place, { id: '00000000-0000-4000-8000-00000000d0b0', ...overrides });
 }
 
 /** A column as discovery describes it, from its declared type (`decimal(12,2)` → precision 12, scale 2). */
