@@ -179,6 +179,8 @@ describe('ExtractionService', () => {
     const [id, claim, stored, event, , progress] = jobs.complete.mock.calls[0];
     expect([id, claim]).toEqual([JOB_ID, { workerId: WORKER_ID, attempt: 2 }]);
     expect(stored).toEqual({
+      // The time the job.completed event below carries: the row and the event agree.
+      completedAt: new Date('2026-03-01T10:00:01.500Z'),
       resultPath: `external-data/${JOB_ID}.json`,
       resultHmac: createHmac('sha256', KEYS.hmacKey).update(plaintext).digest('hex'),
       resultKeyVersion: '1',

@@ -115,6 +115,7 @@ export class ExtractionService {
       signal.throwIfAborted();
       const completedAt = this.clock.now();
       const result = {
+        completedAt,
         resultPath: staged.path,
         resultHmac: extracted.hmac as string,
         resultKeyVersion: staged.keyVersion,

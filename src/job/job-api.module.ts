@@ -4,7 +4,6 @@ import { StorageModule } from '../storage/storage.module.js';
 import { StreamModule } from '../stream/stream.module.js';
 import { IncrementalSubmission } from './incremental-submission.service.js';
 import { JobController } from './job.controller.js';
-import { JobListRepository } from './job-list.repository.js';
 import { JobListService } from './job-list.service.js';
 import { JobModule } from './job.module.js';
 import { JobService } from './job.service.js';
@@ -15,6 +14,6 @@ import { JobResultService } from './result/job-result.service.js';
 @Module({
   imports: [JobModule, DatasourceModule, StorageModule, StreamModule],
   controllers: [JobController, JobResultController],
-  providers: [JobService, JobResultService, JobListService, JobListRepository, IncrementalSubmission],
+  providers: [JobService, JobResultService, JobListService, IncrementalSubmission],
 })
 export class JobApiModule {}

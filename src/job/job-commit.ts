@@ -16,6 +16,8 @@ export interface CompletedResult {
   readonly resultParts?: ResultPart[];
   /** An incremental job's request and starting marks with, now, the ranges it read. */
   readonly incremental?: JobIncremental;
+  /** When the worker finished, as its job.completed event says; the store's clock when not given. */
+  readonly completedAt?: Date;
 }
 
 /**

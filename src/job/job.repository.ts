@@ -24,7 +24,7 @@ import { JobStatus } from './job-status.js';
 import { JobReads } from './job-reads.js';
 import { PostgresJobChanges } from './postgres-job-changes.js';
 import { PostgresJobStatements } from './postgres-job-statements.js';
-import { guardHolds, releasedColumns, transitionRow, type Transition, type TransitionGuard } from './transition-guard.js';
+import { failedColumns, guardHolds, releasedColumns, transitionRow, type Transition, type TransitionGuard } from './transition-guard.js';
 
 export type { CompletedResult, CompletionStep, JobClaim, TerminalEvent } from './job-commit.js';
 
@@ -294,13 +294,16 @@ export class JobRepository {
     step?: CompletionStep,
   ): Promise<boolean> {
     const finalProgress = progress ? { progress: progress as QueryDeepPartialEntity<JobProgress> } : {};
+    // The worker's completion time, which its job.completed event carries too: row and event agree.
+    const { completedAt = this.clock.now(), ...columns } = result;
     const changed = await this.change(id, {
       // The lease check is the commit's own: no renewal round trip is needed just before it.
       guard: { from: [JobStatus.Processing], workerId: claim.workerId, attempt: claim.attempt, leaseLiveAt: this.clock.now() },
       to: JobStatus.Completed,
       workerId: claim.workerId,
       reason: 'completed',
-      columns: { ...result, ...finalProgress, leaseExpiresAt: null, completedAt: this.clock.now() },
+      columns: { ...columns, ...finalProgress, leaseExpiresAt: null, completedAt },
+      at: completedAt,
       event,
       beforeCommit:
         step || publish
@@ -313,8 +316,12 @@ export class JobRepository {
     return changed !== null;
   }
 
-  /** pending|processing → failed and its terminal event, in one transaction; frees the dedup key. */
-  async fail(id: string, error: JobErrorInfo, event: TerminalEvent, guard: Partial<TransitionGuard> = {}): Promise<boolean> {
+  /**
+   * pending|processing → failed and its terminal event, in one transaction; frees the dedup key.
+   * The time it stamped (completed_at and updated_at), or null when the guard refused.
+   */
+  async fail(id: string, error: JobErrorInfo, event: TerminalEvent, guard: Partial<TransitionGuard> = {}): Promise<Date | null> {
+    const at = this.clock.now();
     const changed = await this.change(id, {
       guard: {
         from: guard.from ?? [JobStatus.Pending, JobStatus.Processing],
@@ -325,10 +332,11 @@ export class JobRepository {
       to: JobStatus.Failed,
       workerId: guard.workerId ?? null,
       reason: error.code,
-      columns: { error, dedupKey: null, leaseExpiresAt: null, completedAt: this.clock.now() },
+      columns: failedColumns(error, at),
+      at,
       event,
     });
-    return changed !== null;
+    return changed === null ? null : at;
   }
 
   /**
@@ -342,7 +350,7 @@ export class JobRepository {
     const { guard, to, workerId, reason, columns, event, beforeCommit } = transition;
     let fannedOut = 0;
     const changed = await inTransaction(this.dataSource, async (manager) => {
-      const now = this.clock.now();
+      const now = transition.at ?? this.clock.now();
       const lookup = manager.getRepository<JobRecord>(JOB_ENTITY).createQueryBuilder('job').where('job.id = :id', { id });
       if (!transition.wholeRow) lookup.select(['job.id', 'job.status', 'job.workerId', 'job.attempts', 'job.leaseExpiresAt']);
       // Locked until the commit: the guard checked here still holds when the row is updated.

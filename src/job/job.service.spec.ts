@@ -19,6 +19,7 @@ import { JobService } from './job.service.js';
 import { JobStatus } from './job-status.js';
 import type { JobQueue } from './queue/job-queue.port.js';
 import type { ResultRetentionRepository } from './retention/result-retention.repository.js';
+import { failedColumns } from './transition-guard.js';
 
 const HOUR = 3_600_000;
 const REPORTER: Principal = { id: 'apikey:reporter', method: 'apikey', operator: false, products: ['reporter'] };
@@ -30,6 +31,8 @@ class MemoryJobStore {
   readonly failures: { id: string; error: JobErrorInfo; event: TerminalEvent; from?: readonly JobStatus[] }[] = [];
   /** Runs inside the next `fail`, before its condition is checked: another process acting meanwhile. */
   beforeNextFail: (() => void) | undefined;
+
+  constructor(private readonly clock: ManualClock) {}
 
   findById = async (id: string) => this.copy(this.rows.get(id));
 
@@ -61,9 +64,12 @@ class MemoryJobStore {
     this.beforeNextFail = undefined;
     this.failures.push({ id, error, event, from: guard.from });
     const job = this.rows.get(id);
-    if (!job || !(guard.from ?? [JobStatus.Pending, JobStatus.Processing]).includes(job.status)) return false;
-    Object.assign(job, { status: JobStatus.Failed, error, dedupKey: null });
-    return true;
+    if (!job || !(guard.from ?? [JobStatus.Pending, JobStatus.Processing]).includes(job.status)) return null;
+    // As the real store: the change's columns at one time, which it returns.
+    const at = this.clock.now();
+    Object.assign(job, failedColumns(error, at));
+    this.clock.advance(1_000);
+    return at;
   };
 
   /** Turns a stored job into a completed one, as a worker would, at `completedAt`. */
@@ -164,7 +170,7 @@ describe('JobService', () => {
     vi.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
     vi.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     clock = new ManualClock('2026-03-01T10:00:00.000Z');
-    store = new MemoryJobStore();
+    store = new MemoryJobStore(clock);
     datasources = new Map([['pg_main', datasource('pg_main')]]);
     testResults = new Map();
     tester = {
@@ -383,6 +389,7 @@ describe('JobService', () => {
 
     it('fails a pending job with FET-1105 and its job.failed event, and answers the same when asked again', async () => {
       const id = await pendingJob();
+      const findById = vi.spyOn(store, 'findById');
       const cancelled = await service.cancel(id, REPORTER);
 
       expect(cancelled).toMatchObject({
@@ -392,6 +399,10 @@ describe('JobService', () => {
       });
       expect(store.failures).toHaveLength(1);
       expect(store.failures[0].event).toMatchObject({ eventType: 'job.failed', payload: { jobId: id, status: 'failed' } });
+      // The answer is the row as the change left it: one read (the owner check), none after the
+      // change, and the same as a later read.
+      expect(findById).toHaveBeenCalledTimes(1);
+      expect(await service.get(id, REPORTER)).toEqual(cancelled);
       expect(await service.cancel(id, REPORTER)).toEqual(cancelled);
       expect(store.failures).toHaveLength(1);
     });
@@ -420,7 +431,7 @@ describe('JobService', () => {
       vi.spyOn(store, 'fail').mockImplementation(async () => {
         const job = store.rows.get(id) as JobRecord;
         job.status = job.status === JobStatus.Pending ? JobStatus.Processing : JobStatus.Pending;
-        return false;
+        return null;
       });
       expect(await rejectionCode(service.cancel(id, REPORTER))).toBe(FetCode.ServiceUnavailable);
     });

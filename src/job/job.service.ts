@@ -26,6 +26,7 @@ import { requestHash } from './request-hash.js';
 import { resultAvailability } from './result-availability.js';
 import { ResultRetentionRepository } from './retention/result-retention.repository.js';
 import { failedEvent } from './terminal-events.js';
+import { failedColumns } from './transition-guard.js';
 import { findOwnedJob } from './owned-job.js';
 
 export interface CreateJobOutcome {
@@ -140,9 +141,13 @@ export class JobService {
     // A few rounds: the job may move from pending to processing between the read and the update.
     for (let round = 0; round < 3 && (job.status === JobStatus.Pending || job.status === JobStatus.Processing); round += 1) {
       const info = { code: FetCode.ExtractionCancelled, message: `the job was cancelled (by ${principal.id}); nothing was stored` };
-      if (await this.jobs.fail(id, info, failedEvent(job, info), { from: [job.status] })) {
+      const at = await this.jobs.fail(id, info, failedEvent(job, info), { from: [job.status] });
+      if (at) {
         this.logger.log(`job ${id} cancelled by ${principal.id} while ${job.status}`, { ...jobLogFields(job), principal: principal.id });
+        // The row as the change left it: no second read.
+        return JobResponseDto.from({ ...job, ...failedColumns(info, at) });
       }
+      // Refused: the job changed since it was read. Only then is it read again.
       job = (await this.jobs.findById(id)) as JobRecord;
     }
     if (job.status === JobStatus.Failed && job.error?.code === FetCode.ExtractionCancelled) return JobResponseDto.from(job);

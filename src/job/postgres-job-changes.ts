@@ -29,7 +29,7 @@ export class PostgresJobChanges {
    * throws. The transaction's time, or null when the guard refused.
    */
   async inUpdate(id: string, transition: Transition): Promise<{ at: Date } | null> {
-    const now = this.clock.now();
+    const now = transition.at ?? this.clock.now();
     const from = transition.guard.from[0];
     if (!transition.beforeCommit && !transition.event) {
       return (await this.apply(this.dataSource.manager, id, from, transition, now)) === null ? null : { at: now };

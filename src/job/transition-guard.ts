@@ -1,7 +1,7 @@
 import type { EntityManager, QueryDeepPartialEntity } from 'typeorm';
 import type { NewOutboxEvent } from '../events/outbox.repository.js';
-import type { JobRecord, JobTransitionRecord } from './job.entity.js';
-import type { JobStatus } from './job-status.js';
+import type { JobErrorInfo, JobRecord, JobTransitionRecord } from './job.entity.js';
+import { JobStatus } from './job-status.js';
 
 /** What a transition requires of the job row, checked on the locked row and repeated in the UPDATE. */
 export interface TransitionGuard {
@@ -34,6 +34,16 @@ export interface Transition {
   readonly beforeCommit?: (manager: EntityManager) => Promise<void>;
   /** Read every column under the lock (a claim hands the whole job to its worker). */
   readonly wholeRow?: boolean;
+  /** The change's time (updated_at, the transition's `at`, the event's); the clock's when not given. */
+  readonly at?: Date;
+}
+
+/**
+ * A job failed at `at`: what fail() writes, and so what a caller whose fail() succeeded may show
+ * without reading the row again. The dedup key is freed: the same request may run again.
+ */
+export function failedColumns(error: JobErrorInfo, at: Date) {
+  return { status: JobStatus.Failed, error, dedupKey: null, leaseExpiresAt: null, completedAt: at, updatedAt: at } as const;
 }
 
 /** A job going back to pending: no worker, no lease, not started. */

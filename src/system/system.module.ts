@@ -1,5 +1,5 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
-import { JobListRepository } from '../job/job-list.repository.js';
+import { JobModule } from '../job/job.module.js';
 import { StorageModule } from '../storage/storage.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { METRICS_STORE_REFRESH_MS, MetricsCollectors } from './metrics-collectors.js';
@@ -14,8 +14,7 @@ import { SystemController } from './system.controller.js';
  * /health, /readyz, /version, /metrics — served by every role — and the HTTP metrics of every
  * request (mounted by configureFetcherApp ahead of the body parser). /metrics is a route of the
  * API port (public or operators only, METRICS_ACCESS) unless METRICS_PORT gives it a listener of
- * its own. JobListRepository is provided here too (it holds no state): the worker role, which has
- * no job API, reports jobs by status as well.
+ * its own. The jobs by status come from JobModule's listing, which both roles import.
  */
 @Global()
 @Module({})
@@ -24,14 +23,13 @@ export class SystemModule {
     const ownPort = config.metrics.port !== undefined;
     return {
       module: SystemModule,
-      imports: [StorageModule],
+      imports: [StorageModule, JobModule],
       controllers: [SystemController, ...(ownPort ? [] : [metricsControllerFor(config.metrics.access)])],
       providers: [
         ReadinessService,
         MetricsService,
         { provide: Metrics, useExisting: MetricsService },
         MetricsCollectors,
-        JobListRepository,
         { provide: METRICS_STORE_REFRESH_MS, useValue: config.metrics.storeRefreshMs },
         ...(ownPort ? [MetricsListener] : []),
       ],

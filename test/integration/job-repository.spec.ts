@@ -11,6 +11,7 @@ import { JOB_ENTITY, JOB_TRANSITION_ENTITY, type JobRecord, type JobTransitionRe
 import { JobRepository } from '../../src/job/job.repository.js';
 import { JobStatus } from '../../src/job/job-status.js';
 import { failedEvent } from '../../src/job/terminal-events.js';
+import { failedColumns } from '../../src/job/transition-guard.js';
 import { openDataSource } from '../../src/persistence/persistence.module.js';
 import { storeOptions } from '../../src/bootstrap/store-schema.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
@@ -102,8 +103,27 @@ describe.each(['sqlite', 'postgres'] as const)('JobRepository on %s', (kind) => 
     expect(await jobs.insertPending(first)).toBe(true);
     expect(await jobs.insertPending({ ...pendingJob(), requestHash: first.requestHash, dedupKey: first.dedupKey })).toBe(false);
     const error = { code: 'FET-1060', message: 'bad' };
-    expect(await jobs.fail(first.id, error, failedEvent(first, error))).toBe(true);
+    expect(await jobs.fail(first.id, error, failedEvent(first, error))).toBeInstanceOf(Date);
     expect(await jobs.insertPending({ ...pendingJob(), requestHash: first.requestHash, dedupKey: first.dedupKey })).toBe(true);
+  });
+
+  it('stamps a terminal change with one time: completed_at and updated_at are what fail() returns, or the completion time the worker gave', async () => {
+    const failing = pendingJob();
+    await jobs.insertPending(failing);
+    const error = { code: 'FET-1105', message: 'cancelled' };
+    const at = (await jobs.fail(failing.id, error, failedEvent(failing, error))) as Date;
+    expect(at).toBeInstanceOf(Date);
+    // What a caller shows without reading the row again (a cancel) is what the row holds.
+    expect(await jobs.findById(failing.id)).toMatchObject(failedColumns(error, at));
+
+    const job = pendingJob();
+    await jobs.insertPending(job);
+    await jobs.claim(job.id, 'w1', 60_000);
+    // The worker finished a moment before its commit; its job.completed event carries that time.
+    const completedAt = new Date(Date.now() - 1_500);
+    const event = { id: `fetcher.job.completed.${job.id}`, eventType: 'job.completed', payload: { jobId: job.id } };
+    expect(await jobs.complete(job.id, { workerId: 'w1', attempt: 1 }, { ...result, completedAt }, event)).toBe(true);
+    expect(await jobs.findById(job.id)).toMatchObject({ status: JobStatus.Completed, completedAt, updatedAt: completedAt });
   });
 
   it('completes a job once, with its outbox event in the same transaction; terminal states never change', async () => {
@@ -115,7 +135,7 @@ describe.each(['sqlite', 'postgres'] as const)('JobRepository on %s', (kind) => 
     expect(await jobs.complete(job.id, { workerId: 'w1', attempt: 1 }, result, event)).toBe(true);
     expect(await jobs.complete(job.id, { workerId: 'w1', attempt: 1 }, result, event)).toBe(false);
     const error = { code: 'FET-0002', message: 'late failure' };
-    expect(await jobs.fail(job.id, error, failedEvent(job, error))).toBe(false);
+    expect(await jobs.fail(job.id, error, failedEvent(job, error))).toBeNull();
 
     const stored = (await jobs.findById(job.id)) as JobRecord;
     expect(stored).toMatchObject({ status: JobStatus.Completed, ...result, error: null, leaseExpiresAt: null });

@@ -168,7 +168,7 @@ describe.each(['sqlite', 'postgres'] as const)('streams on %s', (kind) => {
     await jobs.claim(first.id, 'w1', 60_000);
     expect(await codeOf(jobs.insertPending(streamJob(stream)))).toBe(FetCode.StreamBusy);
     const error = { code: FetCode.ExtractionCancelled, message: 'cancelled' };
-    expect(await jobs.fail(first.id, error, failedEvent(first, error))).toBe(true);
+    expect(await jobs.fail(first.id, error, failedEvent(first, error))).toBeInstanceOf(Date);
     expect(await jobs.insertPending(second)).toBe(true);
   });
 

@@ -98,7 +98,7 @@ describe.each(['postgres', 'sqlite'] as const)('webhook deliveries on %s', (kind
     await webhook(`other-${uuidv7()}`, ['job.failed']);
     const job = await processingJob(product);
     const error = { code: 'FET-1060', message: 'bad' };
-    expect(await jobs.fail(job.id, error, failedEvent(job, error))).toBe(true);
+    expect(await jobs.fail(job.id, error, failedEvent(job, error))).toBeInstanceOf(Date);
     const rows = await rowsOf(job.id);
     expect(rows.map((row) => row.webhook_id)).toEqual([subscribed]);
     const payload = typeof rows[0].payload === 'string' ? JSON.parse(rows[0].payload) : rows[0].payload;
@@ -107,7 +107,7 @@ describe.each(['postgres', 'sqlite'] as const)('webhook deliveries on %s', (kind
     ]);
     expect(payload).toEqual(typeof outbox.payload === 'string' ? JSON.parse(outbox.payload) : outbox.payload);
     // A refused transition (already failed) writes neither the status nor a delivery.
-    expect(await jobs.fail(job.id, error, failedEvent(job, error))).toBe(false);
+    expect(await jobs.fail(job.id, error, failedEvent(job, error))).toBeNull();
     expect(await rowsOf(job.id)).toHaveLength(1);
   });
 
