@@ -1,8 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { Decimal128, Double, Int32, Long, ObjectId, type Document } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CursorRange } from '../../src/engine/incremental/cursor-range.js';
-import type { FilterCondition } from '../../src/engine/request/data-request.js';
 import type { ConnectorSession, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
 import { MongoDbConnector } from '../../src/engine/connectors/mongodb/mongodb.connector.js';
 import {
@@ -12,6 +10,7 @@ import {
   TEST_MONGO_URL,
   type TempMongoDatabase,
 } from '../helpers/mongo-database.js';
+import { rangedReader } from '../../src/engine/connectors/testing/ranged-reads.js';
 
 /**
  * Incremental reads against a real MongoDB server (docs/incremental.md): the bound found by a
@@ -124,40 +123,7 @@ suite(`MongoDB incremental reads${TEST_MONGO_URL ? '' : ` — SKIPPED: ${MONGO_S
     await db?.drop();
   });
 
-  const columnOf = (name: string) => events.columns.find((c) => c.name === name)!;
-  const rangeOf = (name: string, extra: Partial<CursorRange> = {}): CursorRange => {
-    const column = columnOf(name);
-    const kind = connector.cursorKind(column);
-    if (kind === null) throw new Error(`${name} is no cursor`);
-    return { column, kind, ...extra };
-  };
-
-  /** One ranged read of `_id` and the cursor: the bound told, and the documents' JSON text. */
-  async function ranged(
-    name: string,
-    extra: Partial<CursorRange> = {},
-    filters?: Record<string, FilterCondition>,
-    onBound?: () => void,
-  ): Promise<{ bound: string | null | undefined; rows: string[] }> {
-    let bound: string | null | undefined;
-    const rows: string[] = [];
-    const columns = name === '_id' ? [columnOf('_id')] : [columnOf('_id'), columnOf(name)];
-    const request = {
-      table: events,
-      columns,
-      ...(filters ? { filters } : {}),
-      range: rangeOf(name, extra),
-      onRangeBound: (upper: string | null) => {
-        bound = upper;
-        onBound?.();
-      },
-    };
-    for await (const batch of session.readRows(request, new AbortController().signal)) {
-      expect(bound).not.toBeUndefined();
-      rows.push(...(batch.json.toString('utf8').match(/\{[^}]*\}/g) ?? []));
-    }
-    return { bound, rows };
-  }
+  const { ranged } = rangedReader(connector, () => ({ session, table: events }), '_id');
 
   it('gives ObjectId, Date, integer and Decimal128 fields their kind, and refuses doubles, mixed types, arrays and text', () => {
     expect(Object.fromEntries(events.columns.map((c) => [c.name, connector.cursorKind(c)]))).toEqual({

@@ -1,7 +1,5 @@
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CursorRange } from '../../src/engine/incremental/cursor-range.js';
-import type { FilterCondition } from '../../src/engine/request/data-request.js';
 import type { ConnectorSession, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
 import { OracleConnector } from '../../src/engine/connectors/oracle/oracle.connector.js';
 import {
@@ -13,6 +11,7 @@ import {
   type OracleTestServer,
   type TempOracleSchema,
 } from '../helpers/oracle-database.js';
+import { rangedReader } from '../../src/engine/connectors/testing/ranged-reads.js';
 
 /**
  * Incremental reads against a real Oracle Database (docs/incremental.md): the bound rendered as
@@ -113,39 +112,7 @@ suite(`Oracle incremental reads${TEST_ORACLE_URL ? '' : ` — SKIPPED: ${ORACLE_
     await db?.drop();
   });
 
-  const columnOf = (column: string) => events.columns.find((c) => c.name === column)!;
-  const rangeOf = (column: string, extra: Partial<CursorRange> = {}): CursorRange => {
-    const info = columnOf(column);
-    const kind = connector.cursorKind(info);
-    if (kind === null) throw new Error(`${column} is no cursor`);
-    return { column: info, kind, ...extra };
-  };
-
-  /** One ranged read of ID and the cursor: the bound told, and the rows' JSON text. */
-  async function ranged(
-    column: string,
-    extra: Partial<CursorRange> = {},
-    filters?: Record<string, FilterCondition>,
-    onBound?: () => void,
-  ): Promise<{ bound: string | null | undefined; rows: string[] }> {
-    let bound: string | null | undefined;
-    const rows: string[] = [];
-    const request = {
-      table: events,
-      columns: [columnOf('ID'), columnOf(column)],
-      ...(filters ? { filters } : {}),
-      range: rangeOf(column, extra),
-      onRangeBound: (upper: string | null) => {
-        bound = upper;
-        onBound?.();
-      },
-    };
-    for await (const batch of session.readRows(request, new AbortController().signal)) {
-      expect(bound).not.toBeUndefined();
-      rows.push(...(batch.json.toString('utf8').match(/\{[^}]*\}/g) ?? []));
-    }
-    return { bound, rows };
-  }
+  const { columnOf, rangeOf, ranged } = rangedReader(connector, () => ({ session, table: events }), 'ID');
 
   it('gives NUMBER, DATE and TIMESTAMP columns their kind, and refuses binary floats and text', () => {
     expect(Object.fromEntries(events.columns.map((c) => [c.name, connector.cursorKind(c)]))).toEqual({

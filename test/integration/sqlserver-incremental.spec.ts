@@ -1,7 +1,5 @@
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { CursorRange } from '../../src/engine/incremental/cursor-range.js';
-import type { FilterCondition } from '../../src/engine/request/data-request.js';
 import type { TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
 import type { SqlServerSession } from '../../src/engine/connectors/sqlserver/sqlserver-session.js';
 import { SqlServerConnector } from '../../src/engine/connectors/sqlserver/sqlserver.connector.js';
@@ -11,6 +9,7 @@ import {
   resolvedSqlServerDatasource,
   type TempSqlServerDatabase,
 } from '../helpers/sqlserver-database.js';
+import { rangedReader } from '../../src/engine/connectors/testing/ranged-reads.js';
 
 /**
  * Incremental reads against a real SQL Server (docs/incremental.md): the bound rendered as the
@@ -108,35 +107,7 @@ describeWithSqlServer('SQL Server incremental reads', (target) => {
     await noSnapshot?.drop();
   });
 
-  const columnOf = (name: string) => events.columns.find((c) => c.name === name)!;
-  const rangeOf = (name: string, extra: Partial<CursorRange> = {}): CursorRange => {
-    const column = columnOf(name);
-    const kind = connector.cursorKind(column);
-    if (kind === null) throw new Error(`${name} is no cursor`);
-    return { column, kind, ...extra };
-  };
-
-  /** One ranged read of `id` and the cursor: the bound told, and the rows' JSON text. */
-  async function ranged(
-    name: string,
-    extra: Partial<CursorRange> = {},
-    filters?: Record<string, FilterCondition>,
-  ): Promise<{ bound: string | null | undefined; rows: string[] }> {
-    let bound: string | null | undefined;
-    const rows: string[] = [];
-    const request = {
-      table: events,
-      columns: [columnOf('id'), columnOf(name)],
-      ...(filters ? { filters } : {}),
-      range: rangeOf(name, extra),
-      onRangeBound: (upper: string | null) => (bound = upper),
-    };
-    for await (const batch of session.readRows(request, new AbortController().signal)) {
-      expect(bound).not.toBeUndefined();
-      rows.push(...(batch.json.toString('utf8').match(/\{[^}]*\}/g) ?? []));
-    }
-    return { bound, rows };
-  }
+  const { columnOf, rangeOf, ranged } = rangedReader(connector, () => ({ session, table: events }), 'id');
 
   it('gives each type family its kind, and refuses floats and text', () => {
     const kinds = Object.fromEntries(events.columns.map((c) => [c.name, connector.cursorKind(c)]));
