@@ -10,6 +10,7 @@ import { ResultRetentionModule } from './job/retention/result-retention.module.j
 import { PersistenceModule } from './persistence/persistence.module.js';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
 import { RedisModule } from './common/redis/redis.module.js';
+import { MetricsModule } from './system/metrics.module.js';
 import { SystemModule } from './system/system.module.js';
 import { EventsModule } from './events/events.module.js';
 import { ShutdownCoordinator } from './bootstrap/shutdown-coordinator.js';
@@ -51,6 +52,7 @@ export class AppModule {
         EventsModule,
         WebhookModule,
         StorageModule,
+        MetricsModule,
         SystemModule.forRoot(config),
         ...roleModules,
       ],

@@ -1,4 +1,4 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { Clock } from '../common/clock/clock.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { EVENT_PUBLISHER } from './event-publisher.port.js';
@@ -11,9 +11,9 @@ import { RmqEventPublisher } from './rmq-event.publisher.js';
  * Terminal events (docs/job-lifecycle.md, "Terminal events"): always in the outbox, in the
  * transaction of the terminal status; relayed to RabbitMQ when EVENTS_TRANSPORT=rmq. With `none`
  * the outbox is the record. Every message is signed with the current master key version's external
- * HMAC key (docs/security.md, "Event signatures").
+ * HMAC key (docs/security.md, "Event signatures"). Imported where the outbox is used: the job
+ * module (terminal transactions), the system module (readiness, backlog) and the root (the relay).
  */
-@Global()
 @Module({
   providers: [
     OutboxRepository,

@@ -7,10 +7,11 @@ import { ExtractionProcessor } from './extraction.processor.js';
 import { ExtractionService } from './extraction.service.js';
 import { JobRecovery } from './job-recovery.service.js';
 import { MemoryGuard, processRss, RSS_SAMPLER } from './memory-guard.js';
+import { JobQueueModule } from '../job/queue/job-queue.module.js';
 
 /** Planning, execution and the queue processor (worker role only). */
 @Module({
-  imports: [DatasourceModule, JobModule, StorageModule, StreamModule],
+  imports: [DatasourceModule, JobModule, JobQueueModule, StorageModule, StreamModule],
   providers: [ExtractionService, JobRecovery, ExtractionProcessor, MemoryGuard, { provide: RSS_SAMPLER, useValue: processRss }],
   exports: [ExtractionService],
 })

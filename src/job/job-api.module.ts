@@ -9,10 +9,11 @@ import { JobModule } from './job.module.js';
 import { JobService } from './job.service.js';
 import { JobResultController } from './result/job-result.controller.js';
 import { JobResultService } from './result/job-result.service.js';
+import { JobQueueModule } from './queue/job-queue.module.js';
 
 /** The job HTTP API and producer side (manager role only). */
 @Module({
-  imports: [JobModule, DatasourceModule, StorageModule, StreamModule],
+  imports: [JobModule, JobQueueModule, DatasourceModule, StorageModule, StreamModule],
   controllers: [JobController, JobResultController],
   providers: [JobService, JobResultService, JobListService, IncrementalSubmission],
 })

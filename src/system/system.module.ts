@@ -1,12 +1,12 @@
-import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
+import { EventsModule } from '../events/events.module.js';
 import { JobModule } from '../job/job.module.js';
+import { JobQueueModule } from '../job/queue/job-queue.module.js';
 import { StorageModule } from '../storage/storage.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { METRICS_STORE_REFRESH_MS, MetricsCollectors } from './metrics-collectors.js';
 import { metricsControllerFor } from './metrics.controller.js';
 import { MetricsListener } from './metrics-listener.js';
-import { Metrics } from '../common/metrics/metrics.port.js';
-import { MetricsService } from './metrics.service.js';
 import { ReadinessService } from './readiness.service.js';
 import { SystemController } from './system.controller.js';
 
@@ -16,24 +16,23 @@ import { SystemController } from './system.controller.js';
  * API port (public or operators only, METRICS_ACCESS) unless METRICS_PORT gives it a listener of
  * its own. The jobs by status come from JobModule's listing, which both roles import.
  */
-@Global()
 @Module({})
 export class SystemModule {
   static forRoot(config: AppConfig): DynamicModule {
     const ownPort = config.metrics.port !== undefined;
     return {
       module: SystemModule,
-      imports: [StorageModule, JobModule],
+      // The registry comes from MetricsModule (global); readiness and the store gauges read the
+      // queue, the outbox, the jobs and the object store.
+      imports: [StorageModule, JobModule, JobQueueModule, EventsModule],
       controllers: [SystemController, ...(ownPort ? [] : [metricsControllerFor(config.metrics.access)])],
       providers: [
         ReadinessService,
-        MetricsService,
-        { provide: Metrics, useExisting: MetricsService },
         MetricsCollectors,
         { provide: METRICS_STORE_REFRESH_MS, useValue: config.metrics.storeRefreshMs },
         ...(ownPort ? [MetricsListener] : []),
       ],
-      exports: [MetricsService, Metrics, ReadinessService],
+      exports: [ReadinessService],
     };
   }
 }

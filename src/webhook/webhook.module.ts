@@ -1,4 +1,4 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DatasourceModule } from '../datasource/datasource.module.js';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
@@ -9,10 +9,9 @@ import { WebhookRepository } from './webhook.repository.js';
 /**
  * Webhook storage and delivery, in both roles (docs/webhooks.md): the job repository fans
  * terminal events out into deliveries in the terminal transaction, and every process that runs
- * the outbox relay runs a dispatcher. Global like EventsModule, whose outbox it sits beside. The
- * routes are WebhookApiModule's.
+ * the outbox relay runs a dispatcher. Imported by the job module (the fan-out) and the root (the
+ * dispatcher); the routes are WebhookApiModule's.
  */
-@Global()
 @Module({
   imports: [DatasourceModule],
   providers: [

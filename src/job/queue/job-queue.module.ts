@@ -1,4 +1,4 @@
-import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { InProcessJobQueue } from './in-process-job-queue.js';
 import { JOB_CONSUMER, JOB_QUEUE, type JobConsumer, type JobQueue } from './job-queue.port.js';
@@ -7,9 +7,10 @@ const QUEUE_ADAPTER = Symbol('QUEUE_ADAPTER');
 
 /**
  * BullMQ when REDIS_URL is set, the in-process queue otherwise. One adapter serves both ports.
+ * Imported where the queue is used: the job API (producer), extraction (consumer, recovery), the
+ * system module (readiness, depth) and the root (shutdown).
  * BullMQ and ioredis are imported only when they are used: the embedded mode never loads them.
  */
-@Global()
 @Module({
   providers: [
     {
