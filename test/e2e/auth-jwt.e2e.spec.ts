@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, callRoute, documentedV1Routes, OPEN_ROUTES, type RouteCall } from '../helpers/auth-routes.js';
-import { startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { pgConnectionBody, startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 import { generateSigningKey, signToken, startJwksServer, tamperSignature, type JwksServer } from '../helpers/jwks-server.js';
 
 /**
@@ -96,15 +96,8 @@ describe('AUTH_MODE=jwt', () => {
 
   it('asks a token of several products to name one in X-Product-Name, and lists all of them without it', async () => {
     const both = await jwks.sign({ sub: 'svc-both', claims: { products: ['alpha', 'beta'] } });
-    const body = (configName: string) => ({
-      configName,
-      type: 'POSTGRESQL',
-      host: 'db.example.com',
-      port: 5432,
-      databaseName: 'x',
-      userName: 'u',
-      password: 'p',
-    });
+    const body = (configName: string) =>
+      pgConnectionBody({ host: 'db.example.com', port: 5432, name: 'x', user: 'u' }, { configName, password: 'p' });
     const unnamed = await fetcher.http
       .post('/v1/management/connections')
       .set(bearer(both))

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { internalDatasourceId } from '../../src/config/internal-datasources.config.js';
 import { bearer, withBearer } from '../helpers/auth-routes.js';
-import { startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { pgConnectionBody, startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 
 const ADMIN = `admin-${randomBytes(24).toString('base64url')}`;
@@ -46,15 +46,7 @@ describe('authorization from the principal', () => {
     await source?.drop();
   });
 
-  const connectionBody = (configName: string) => ({
-    configName,
-    type: 'POSTGRESQL',
-    host: source.host,
-    port: source.port,
-    databaseName: source.name,
-    userName: source.user,
-    password: 'trust-auth-ignores-it',
-  });
+  const connectionBody = (configName: string) => pgConnectionBody(source, { configName, password: 'trust-auth-ignores-it' });
   const createAs = async (key: string, header?: string) => {
     const configName = `pg_${randomUUID().slice(0, 8)}`;
     let request = fetcher.http.post('/v1/management/connections').set(bearer(key));

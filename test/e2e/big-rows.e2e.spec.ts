@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
+import { pgConnectionBody, TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
 import { freePort, startFetcherProcess, type FetcherProcess } from '../helpers/fetcher-process.js';
 import { peakRss } from '../helpers/process-memory.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
@@ -61,15 +61,7 @@ describe('rows of megabytes through a real job', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'fetcher-big-rows-'));
     const port = await freePort();
     fetcher = await startFetcherProcess({ DATA_DIR: dataDir, APP_ENC_KEY: TEST_MASTER_KEY, PORT: String(port) }, port);
-    const created = await api('/v1/management/connections', {
-      configName: 'big_pg',
-      type: 'POSTGRESQL',
-      host: source.host,
-      port: source.port,
-      databaseName: source.name,
-      userName: source.user,
-      password: 'not-needed-with-trust-auth',
-    });
+    const created = await api('/v1/management/connections', pgConnectionBody(source, { configName: 'big_pg' }));
     expect(created.status).toBe(201);
   }, 120_000);
 

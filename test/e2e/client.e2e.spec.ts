@@ -13,9 +13,8 @@ import {
   type FetcherClient,
   type SubmitJobBody,
 } from '../../src/client/index.js';
-import { startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { pgConnectionBody, startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
-import { TEST_SECRETS } from '../helpers/test-secrets.js';
 
 const SLOW_ROWS = 20_000;
 
@@ -79,15 +78,7 @@ describe('fetcher/client against a running Fetcher', () => {
     baseUrl = `http://127.0.0.1:${(fetcher.app.getHttpServer().address() as AddressInfo).port}`;
     client = createFetcherClient({ baseUrl, productName: 'reporter' });
     const created = await client.raw.POST('/v1/management/connections', {
-      body: {
-        configName: 'pg_source',
-        type: 'POSTGRESQL',
-        host: source.host,
-        port: source.port,
-        databaseName: source.name,
-        userName: source.user,
-        password: TEST_SECRETS.TRUST_AUTH_PASSWORD,
-      },
+      body: pgConnectionBody(source, { configName: 'pg_source' }),
     });
     expect(created.response.status, JSON.stringify(created.error)).toBe(201);
     scratch = mkdtempSync(join(tmpdir(), 'fetcher-client-'));

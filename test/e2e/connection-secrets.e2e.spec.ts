@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { pgConnectionBody, startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 import { startFakePgAuthServer, type FakePgServer } from '../helpers/fake-pg-auth-server.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 
@@ -28,16 +27,7 @@ describe('a stored secret goes only where it was entered', () => {
     const response = await fetcher.http
       .post('/v1/management/connections')
       .set('X-Product-Name', 'reporter')
-      .send({
-        configName: `pg_${randomUUID().slice(0, 8)}`,
-        type: 'POSTGRESQL',
-        host: source.host,
-        port: source.port,
-        databaseName: source.name,
-        userName: source.user,
-        password,
-        ...extra,
-      });
+      .send(pgConnectionBody(source, { password, ...extra }));
     expect(response.status).toBe(201);
     return response.body as { id: string; configName: string; hasPassword: boolean };
   };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { pgConnectionBody, startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 
 /** Connection management through HTTP (docs/api.md, "Connections"). */
@@ -24,16 +24,7 @@ describe('connections API: create, read, list, update, delete, assign', () => {
     await source?.drop();
   });
 
-  const body = (overrides: Record<string, unknown> = {}) => ({
-    configName: `pg_${randomUUID().slice(0, 8)}`,
-    type: 'POSTGRESQL',
-    host: source.host,
-    port: source.port,
-    databaseName: source.name,
-    userName: source.user,
-    password: 's3cret-pass',
-    ...overrides,
-  });
+  const body = (overrides: Record<string, unknown> = {}) => pgConnectionBody(source, { password: 's3cret-pass', ...overrides });
   const create = (product: string | undefined, payload: object) => {
     const request = fetcher.http.post('/v1/management/connections');
     if (product !== undefined) request.set('X-Product-Name', product);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakePgAuthServer } from '../helpers/fake-pg-auth-server.js';
-import { registerPostgres, startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { pgConnectionBody, registerPostgres, startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 import { createTestCertificates } from '../helpers/test-certificates.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 
@@ -61,15 +61,7 @@ describe('connections API: test, schema, validate-schema', () => {
       const created = await fetcher.http
         .post('/v1/management/connections')
         .set('X-Product-Name', 'reporter')
-        .send({
-          configName: `pg_${randomUUID().slice(0, 8)}`,
-          type: 'POSTGRESQL',
-          host: source.host,
-          port: source.port,
-          databaseName: 'no_such_db_x',
-          userName: source.user,
-          password: 'x',
-        });
+        .send(pgConnectionBody(source, { databaseName: 'no_such_db_x', password: 'x' }));
       const response = await fetcher.http.post(`/v1/management/connections/${created.body.id}/test`);
       expect(response.status).toBe(502);
       expect(response.body.reason).toBe('database_not_found');
@@ -102,16 +94,12 @@ describe('connections API: test, schema, validate-schema', () => {
         const created = await fetcher.http
           .post('/v1/management/connections')
           .set('X-Product-Name', 'reporter')
-          .send({
-            configName: `tls_${randomUUID().slice(0, 8)}`,
-            type: 'POSTGRESQL',
-            host: '127.0.0.1',
-            port: tlsServer.port,
-            databaseName: 'd',
-            userName: 'u',
-            password: 'p',
-            ssl,
-          });
+          .send(
+            pgConnectionBody(
+              { host: '127.0.0.1', port: tlsServer.port, name: 'd', user: 'u' },
+              { configName: `tls_${randomUUID().slice(0, 8)}`, password: 'p', ssl },
+            ),
+          );
         expect(created.status).toBe(201);
         return fetcher.http.post(`/v1/management/connections/${created.body.id}/test`);
       };

@@ -4,7 +4,14 @@ import { hostname } from 'node:os';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { internalDatasourceId } from '../../src/config/internal-datasources.config.js';
-import { registerPostgres, startEmbeddedFetcher, TEST_MASTER_KEY, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import {
+  pgConnectionBody,
+  registerPostgres,
+  startEmbeddedFetcher,
+  TEST_MASTER_KEY,
+  waitForJob,
+  type EmbeddedFetcher,
+} from '../helpers/fetcher-app.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 
 /** Independent of src/: the credentials key (docs/value-mapping.md, "The stored object") and sealed format (docs/security.md). */
@@ -40,16 +47,12 @@ describe('secrets at rest', () => {
     const created = await fetcher.http
       .post('/v1/management/connections')
       .set('X-Product-Name', 'reporter')
-      .send({
-        configName: `pg_${randomUUID().slice(0, 8)}`,
-        type: 'POSTGRESQL',
-        host: source.host,
-        port: source.port,
-        databaseName: source.name,
-        userName: source.user,
-        password: secrets.password,
-        ssl: { mode: 'disable', ca: secrets.ca, cert: secrets.cert, key: secrets.key },
-      });
+      .send(
+        pgConnectionBody(source, {
+          password: secrets.password,
+          ssl: { mode: 'disable', ca: secrets.ca, cert: secrets.cert, key: secrets.key },
+        }),
+      );
     expect(created.status).toBe(201);
     const [row] = await fetcher.app.get(DataSource).query('SELECT * FROM connections WHERE id = ?', [created.body.id]);
     const stored = JSON.stringify(row);
@@ -95,15 +98,7 @@ describe('SSRF guard (docs/security.md)', () => {
     fetcher.http
       .post('/v1/management/connections')
       .set('X-Product-Name', 'reporter')
-      .send({
-        configName: `pg_${randomUUID().slice(0, 8)}`,
-        type: 'POSTGRESQL',
-        host,
-        port: 5432,
-        databaseName: 'x',
-        userName: 'u',
-        password: 'p',
-      });
+      .send(pgConnectionBody({ host, port: 5432, name: 'x', user: 'u' }, { password: 'p' }));
 
   it('this machine resolves its own host name to loopback (precondition of the next test)', async () => {
     const addresses = await lookup(hostname(), { all: true });
@@ -168,15 +163,7 @@ describe('internal datasources (DATASOURCE_<NAME>_*)', () => {
       const response = await fetcher.http
         .post('/v1/management/connections')
         .set('X-Product-Name', 'reporter')
-        .send({
-          configName: `ext_${i}`,
-          type: 'POSTGRESQL',
-          host: 'db.example.com',
-          port: 5432,
-          databaseName: 'x',
-          userName: 'u',
-          password: 'p',
-        });
+        .send(pgConnectionBody({ host: 'db.example.com', port: 5432, name: 'x', user: 'u' }, { configName: `ext_${i}`, password: 'p' }));
       expect(response.status).toBe(201);
     }
   });
@@ -235,15 +222,10 @@ describe('internal datasources (DATASOURCE_<NAME>_*)', () => {
       expect(response.body.code).toBe('FET-1023');
       expect(response.body.message).toContain('DATASOURCE_WAREHOUSE_*');
     }
-    const clash = await fetcher.http.post('/v1/management/connections').set('X-Product-Name', 'reporter').send({
-      configName: 'warehouse',
-      type: 'POSTGRESQL',
-      host: 'db.example.com',
-      port: 5432,
-      databaseName: 'x',
-      userName: 'u',
-      password: 'p',
-    });
+    const clash = await fetcher.http
+      .post('/v1/management/connections')
+      .set('X-Product-Name', 'reporter')
+      .send(pgConnectionBody({ host: 'db.example.com', port: 5432, name: 'x', user: 'u' }, { configName: 'warehouse', password: 'p' }));
     expect(clash.status).toBe(409);
   });
 

@@ -3,6 +3,7 @@ import { Cluster } from '../helpers/cluster.js';
 import { waitUntil } from '../helpers/event-consumer.js';
 import type { FetcherProcess } from '../helpers/fetcher-process.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { pgConnectionBody } from '../helpers/fetcher-app.js';
 
 /** No job lost or stuck when workers die or are stopped mid-extraction (docs/job-lifecycle.md, docs/reliability.md). */
 describe('workers that die or stop in the middle of a job', () => {
@@ -173,15 +174,7 @@ describe('the embedded mode (SQLite, in-process queue) restarting after a crash'
       await api('/v1/management/connections', {
         method: 'POST',
         headers: { 'X-Product-Name': 'reporter' },
-        body: JSON.stringify({
-          configName: 'pg_source',
-          type: 'POSTGRESQL',
-          host: source.host,
-          port: source.port,
-          databaseName: source.name,
-          userName: source.user,
-          password: 'x',
-        }),
+        body: JSON.stringify(pgConnectionBody(source, { configName: 'pg_source', password: 'x' })),
       });
       const { jobId } = (await (
         await api('/v1/fetcher', {

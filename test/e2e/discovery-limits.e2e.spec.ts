@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakePgCatalogServer, type FakePgCatalogServer } from '../helpers/fake-pg-catalog-server.js';
 import { runFetcherCli } from '../helpers/fetcher-cli.js';
-import { TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
+import { pgConnectionBody, TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
 import { freePort, startFetcherProcess, type FetcherProcess } from '../helpers/fetcher-process.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 
@@ -69,15 +69,12 @@ describe('discovery limits', () => {
   };
   const schemaOf = (id: string, key: string) => call('GET', `/v1/management/connections/${id}/schema`, key);
   const register = async (key: string, configName: string, host: string, port: number, databaseName: string) => {
-    const created = await call('POST', '/v1/management/connections', key, {
-      configName,
-      type: 'POSTGRESQL',
-      host,
-      port,
-      databaseName,
-      userName: 'postgres',
-      password: 'trust-auth-ignores-it',
-    });
+    const created = await call(
+      'POST',
+      '/v1/management/connections',
+      key,
+      pgConnectionBody({ host, port, name: databaseName, user: 'postgres' }, { configName, password: 'trust-auth-ignores-it' }),
+    );
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     return (created.body as { id: string }).id;
   };

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'minio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
-import { TEST_SECRETS } from '../helpers/test-secrets.js';
+import { pgConnectionBody, TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
 import { freePort, startFetcherProcess, type FetcherProcess } from '../helpers/fetcher-process.js';
 import { createTempDatabase } from '../helpers/pg-database.js';
 import { decodeStoredResult } from '../helpers/result-decoder.js';
@@ -114,15 +113,7 @@ describe('distributed mode: manager and worker processes, PostgreSQL + Redis + S
     const created = await api('/v1/management/connections', {
       method: 'POST',
       headers: { 'X-Product-Name': 'reporter' },
-      body: JSON.stringify({
-        configName: 'pg_source',
-        type: 'POSTGRESQL',
-        host: source.host,
-        port: source.port,
-        databaseName: source.name,
-        userName: source.user,
-        password: TEST_SECRETS.TRUST_AUTH_PASSWORD,
-      }),
+      body: JSON.stringify(pgConnectionBody(source, { configName: 'pg_source' })),
     });
     expect(created.status).toBe(201);
 

@@ -7,7 +7,7 @@ import { ADDRESS_RESOLVER } from '../../src/datasource/engine.provider.js';
 import { EgressGuard } from '../../src/engine/egress/egress-guard.js';
 import { startCountingListener, type CountingListener } from '../../src/engine/egress/testing/counting-listener.js';
 import { PolicyOverrideGuard } from '../../src/engine/egress/testing/policy-override-guard.js';
-import { startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { pgConnectionBody, startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 
 /**
  * DNS rebinding through the API: a name that answers a public address when the connection is
@@ -96,15 +96,9 @@ describe('egress through the API: the driver never resolves the name itself', ()
     const created = await fetcher.http
       .post('/v1/management/connections')
       .set('X-Product-Name', `egress-${run}`)
-      .send({
-        configName: `pg_pinned_${run}`,
-        type: 'POSTGRESQL',
-        host: name,
-        port: systemAnswer.port,
-        databaseName: 'd',
-        userName: 'u',
-        password: 'p',
-      });
+      .send(
+        pgConnectionBody({ host: name, port: systemAnswer.port, name: 'd', user: 'u' }, { configName: `pg_pinned_${run}`, password: 'p' }),
+      );
     expect(created.status).toBe(201);
     // The listener hangs up: the test fails, but it reached the checked address only.
     const tested = await fetcher.http.post(`/v1/management/connections/${created.body.id}/test`);

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../helpers/auth-routes.js';
-import { startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { pgConnectionBody, startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 import { createTempDatabase, TEST_PG, type TempDatabase } from '../helpers/pg-database.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
@@ -91,15 +91,7 @@ describe('no fan-out from one caller', () => {
         const created = await a.http
           .post('/v1/management/connections')
           .set(bearer(alpha))
-          .send({
-            configName: `pg_${randomUUID().slice(0, 8)}`,
-            type: 'POSTGRESQL',
-            host: source.host,
-            port: source.port,
-            databaseName: source.name,
-            userName: source.user,
-            password: 'x',
-          });
+          .send(pgConnectionBody(source, { password: 'x' }));
         expect(created.status).toBe(201);
         ids.push(created.body.id);
       }
@@ -160,15 +152,15 @@ describe('no fan-out from one caller', () => {
       for (const listener of listeners) {
         for (let i = 0; i < 2; i += 1) {
           const configName = `pg_${randomUUID().slice(0, 8)}`;
-          const created = await manager.http.post('/v1/management/connections').set(bearer(key)).send({
-            configName,
-            type: 'POSTGRESQL',
-            host: listener.host,
-            port: listener.port,
-            databaseName: source.name,
-            userName: source.user,
-            password: 'x',
-          });
+          const created = await manager.http
+            .post('/v1/management/connections')
+            .set(bearer(key))
+            .send(
+              pgConnectionBody(
+                { host: listener.host, port: listener.port, name: source.name, user: source.user },
+                { configName, password: 'x' },
+              ),
+            );
           expect(created.status).toBe(201);
           configNames.push(configName);
         }

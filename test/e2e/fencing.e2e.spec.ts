@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster } from '../helpers/cluster.js';
 import { waitUntil } from '../helpers/event-consumer.js';
-import { TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
-import { TEST_SECRETS } from '../helpers/test-secrets.js';
+import { pgConnectionBody, TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
 import { freePort, startFetcherProcess, type FetcherProcess } from '../helpers/fetcher-process.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
@@ -87,15 +86,7 @@ describe('two FETCHER_ROLE=all processes sharing PostgreSQL without Redis', () =
           headers: { 'Content-Type': 'application/json', 'X-Product-Name': 'reporter' },
           body: body === undefined ? undefined : JSON.stringify(body),
         });
-      const created = await api('/v1/management/connections', {
-        configName: 'pg_source',
-        type: 'POSTGRESQL',
-        host: source.host,
-        port: source.port,
-        databaseName: source.name,
-        userName: source.user,
-        password: TEST_SECRETS.TRUST_AUTH_PASSWORD,
-      });
+      const created = await api('/v1/management/connections', pgConnectionBody(source, { configName: 'pg_source' }));
       expect(created.status).toBe(201);
       const { jobId } = (await (
         await api('/v1/fetcher', { dataRequest: { mappedFields: { pg_source: { slow_rows: ['id'] } } }, metadata: { source: 'reporter' } })

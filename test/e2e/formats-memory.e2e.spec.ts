@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
+import { pgConnectionBody, TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
 import { freePort, startFetcherProcess, type FetcherProcess } from '../helpers/fetcher-process.js';
 import { peakRss } from '../helpers/process-memory.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
@@ -56,15 +56,7 @@ describe('a ~256 MiB table to Parquet and to gzip CSV', () => {
         });
         return { status: response.status, body: (await response.json()) as Record<string, any> };
       };
-      const connection = await api('/v1/management/connections', {
-        configName: 'ledger_pg',
-        type: 'POSTGRESQL',
-        host: source.host,
-        port: source.port,
-        databaseName: source.name,
-        userName: source.user,
-        password: 'not-needed-with-trust-auth',
-      });
+      const connection = await api('/v1/management/connections', pgConnectionBody(source, { configName: 'ledger_pg' }));
       expect(connection.status).toBe(201);
       const created = await api('/v1/fetcher', {
         dataRequest: { mappedFields: { ledger_pg: { ledger: ['*'] } } },

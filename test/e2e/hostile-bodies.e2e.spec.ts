@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../helpers/auth-routes.js';
-import { registerPostgres, startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { pgConnectionBody, registerPostgres, startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 
 /**
@@ -224,15 +224,10 @@ describe('hostile bodies, query strings, ids and headers (AUTH_MODE=none)', () =
   });
 
   it('answers a repeated, overlong or non-ASCII X-Product-Name with 400 FET-0403', async () => {
-    const body = {
-      configName: `pg_${randomBytes(3).toString('hex')}`,
-      type: 'POSTGRESQL',
-      host: 'h',
-      port: 1,
-      databaseName: 'd',
-      userName: 'u',
-      password: 'p',
-    };
+    const body = pgConnectionBody(
+      { host: 'h', port: 1, name: 'd', user: 'u' },
+      { configName: `pg_${randomBytes(3).toString('hex')}`, password: 'p' },
+    );
     for (const header of [['reporter', 'other'], 'r'.repeat(101), 'r'.repeat(9_000), 'repörter', 'reporter, other']) {
       const response = await fetcher.http
         .post('/v1/management/connections')

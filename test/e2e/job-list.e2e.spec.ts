@@ -6,7 +6,7 @@ import { JobRepository, type CompletedResult } from '../../src/job/job.repositor
 import { JobStatus } from '../../src/job/job-status.js';
 import { completedEvent, failedEvent } from '../../src/job/terminal-events.js';
 import { bearer } from '../helpers/auth-routes.js';
-import { startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { pgConnectionBody, startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 
 const ADMIN = `admin-${randomBytes(24).toString('base64url')}`;
@@ -110,15 +110,10 @@ describe.each(['sqlite', 'postgres'] as const)('GET /v1/fetcher (job store: %s)'
 
   async function submitReal(product: string): Promise<void> {
     const configName = `pg_${product}`;
-    const connection = await fetcher.http.post('/v1/management/connections').set(bearer(keys[product])).send({
-      configName,
-      type: 'POSTGRESQL',
-      host: source.host,
-      port: source.port,
-      databaseName: source.name,
-      userName: source.user,
-      password: 'trust-auth-ignores-it',
-    });
+    const connection = await fetcher.http
+      .post('/v1/management/connections')
+      .set(bearer(keys[product]))
+      .send(pgConnectionBody(source, { configName, password: 'trust-auth-ignores-it' }));
     expect(connection.status).toBe(201);
     const body = {
       dataRequest: { mappedFields: { [configName]: { accounts: ['id', 'email'] } } },
@@ -153,7 +148,7 @@ describe.each(['sqlite', 'postgres'] as const)('GET /v1/fetcher (job store: %s)'
           message: `job ${index} failed`,
           details: [{ type: 'field_not_found', datasource: 'pg_seed', table: 'accounts', field: 'emial' }],
         };
-        expect(await jobs.fail(job.id, error, failedEvent(job, error))).toBe(true);
+        expect(await jobs.fail(job.id, error, failedEvent(job, error))).toBeInstanceOf(Date);
       }
       // Written by other parts of the service (worker progress, result deletion): set directly here.
       if (status === JobStatus.Processing && index !== 3) {

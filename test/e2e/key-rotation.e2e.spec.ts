@@ -9,7 +9,7 @@ import { PassThrough } from 'node:stream';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runShowResult } from '../../src/cli/show-result.js';
-import { registerPostgres, startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { pgConnectionBody, registerPostgres, startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 import { ACCOUNTS_ROWS, SOURCE_FIXTURE_SQL } from '../helpers/source-fixtures.js';
 
@@ -120,16 +120,13 @@ describe('key rotation, end to end (PostgreSQL source, embedded store restarted 
     const full = await app.http
       .post('/v1/management/connections')
       .set('X-Product-Name', product)
-      .send({
-        configName: names.full,
-        type: 'POSTGRESQL',
-        host: source.host,
-        port: source.port,
-        databaseName: source.name,
-        userName: source.user,
-        password: secrets.password,
-        ssl: { mode: 'disable', ca: secrets.ca, cert: secrets.cert, key: secrets.key },
-      });
+      .send(
+        pgConnectionBody(source, {
+          configName: names.full,
+          password: secrets.password,
+          ssl: { mode: 'disable', ca: secrets.ca, cert: secrets.cert, key: secrets.key },
+        }),
+      );
     expect(full.status).toBe(201);
     ids.full = full.body.id;
     ids.plain = (await registerPostgres(app.http, source, { configName: names.plain, product })).id;

@@ -3,7 +3,7 @@ import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, withBearer } from '../helpers/auth-routes.js';
-import { startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { pgConnectionBody, startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
@@ -38,15 +38,8 @@ describe('connections of another product do not exist, by name or by id', () => 
   });
 
   const uniqueName = (prefix: string) => `${prefix}_${randomUUID().slice(0, 8)}`;
-  const connectionBody = (configName: string, source: TempDatabase, port = source.port) => ({
-    configName,
-    type: 'POSTGRESQL',
-    host: source.host,
-    port,
-    databaseName: source.name,
-    userName: source.user,
-    password: 'trust-auth-ignores-it',
-  });
+  const connectionBody = (configName: string, source: TempDatabase, port = source.port) =>
+    pgConnectionBody({ host: source.host, port, name: source.name, user: source.user }, { configName, password: 'trust-auth-ignores-it' });
   const create = async (key: string, configName: string, source: TempDatabase, port?: number) => {
     const response = await as(key).post(CONNECTIONS, connectionBody(configName, source, port));
     expect(response.status, JSON.stringify(response.body)).toBe(201);

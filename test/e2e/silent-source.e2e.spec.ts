@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { waitUntil } from '../helpers/event-consumer.js';
-import { registerPostgres, startEmbeddedFetcher, TEST_MASTER_KEY, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import {
+  pgConnectionBody,
+  registerPostgres,
+  startEmbeddedFetcher,
+  TEST_MASTER_KEY,
+  waitForJob,
+  type EmbeddedFetcher,
+} from '../helpers/fetcher-app.js';
 import { freePort, startFetcherProcess } from '../helpers/fetcher-process.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
@@ -108,15 +115,10 @@ describe('a source that accepts the login and then stays silent', () => {
           headers: { 'Content-Type': 'application/json', 'X-Product-Name': 'reporter' },
           body: JSON.stringify(body),
         });
-      const created = await api('/v1/management/connections', {
-        configName: 'silent_pg',
-        type: 'POSTGRESQL',
-        host: source.host,
-        port: proxy.port,
-        databaseName: source.name,
-        userName: source.user,
-        password: 'not-needed-with-trust-auth',
-      });
+      const created = await api(
+        '/v1/management/connections',
+        pgConnectionBody({ host: source.host, port: proxy.port, name: source.name, user: source.user }, { configName: 'silent_pg' }),
+      );
       expect(created.status).toBe(201);
       const jobIds: string[] = [];
       for (const fields of [['id'], ['name']]) {

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'minio';
-import { TEST_MASTER_KEY } from './fetcher-app.js';
+import { pgConnectionBody, TEST_MASTER_KEY } from './fetcher-app.js';
 import { freePort, startFetcherProcess, type FetcherProcess } from './fetcher-process.js';
 import { createTempDatabase, type TempDatabase } from './pg-database.js';
 import { decodeStoredResult } from './result-decoder.js';
 import { s3rverEnv, startS3rver, type S3rverHandle } from './s3rver.js';
-import { TEST_SECRETS } from './test-secrets.js';
 
 export interface Transition {
   from_status: string | null;
@@ -57,19 +56,15 @@ export class Cluster {
       LOG_LEVEL: 'log',
       ...this.options.env,
     };
-    const port = await freePort();
-    this.manager = await startFetcherProcess(
-      {
-        ...this.env,
-        FETCHER_ROLE: 'manager',
-        PORT: String(port),
-        DATABASE_URL: this.storeUrl('manager'),
-        ...this.options.roleEnv?.('manager', this.s3.port),
-      },
-      port,
-    );
+    this.manager = await this.startManager();
     for (let i = 0; i < workerCount; i += 1) await this.addWorker();
     return this;
+  }
+
+  private async startManager(): Promise<FetcherProcess> {
+    const port = await freePort();
+    const env = { ...this.env, FETCHER_ROLE: 'manager', PORT: String(port), DATABASE_URL: this.storeUrl('manager') };
+    return startFetcherProcess({ ...env, ...this.options.roleEnv?.('manager', this.s3.port) }, port);
   }
 
   async addWorker(env: Record<string, string> = {}): Promise<FetcherProcess> {
@@ -94,17 +89,7 @@ export class Cluster {
     const workers = this.workers.length;
     await Promise.all([this.manager.stop(10_000), ...this.workers.map((worker) => worker.stop(10_000))]);
     this.workers.length = 0;
-    const port = await freePort();
-    this.manager = await startFetcherProcess(
-      {
-        ...this.env,
-        FETCHER_ROLE: 'manager',
-        PORT: String(port),
-        DATABASE_URL: this.storeUrl('manager'),
-        ...this.options.roleEnv?.('manager', this.s3.port),
-      },
-      port,
-    );
+    this.manager = await this.startManager();
     for (let i = 0; i < workers; i += 1) await this.addWorker();
   }
 
@@ -126,15 +111,7 @@ export class Cluster {
     const response = await this.api('/v1/management/connections', {
       method: 'POST',
       headers: { 'X-Product-Name': 'reporter' },
-      body: JSON.stringify({
-        configName,
-        type: 'POSTGRESQL',
-        host: db.host,
-        port,
-        databaseName: db.name,
-        userName: db.user,
-        password: TEST_SECRETS.TRUST_AUTH_PASSWORD,
-      }),
+      body: JSON.stringify(pgConnectionBody(db, { configName, port })),
     });
     if (response.status !== 201) throw new Error(`register ${configName}: ${response.status} ${await response.text()}`);
   }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -96,6 +97,33 @@ export interface PgTarget {
   readonly user: string;
 }
 
+/**
+ * The body that registers `db` as a PostgreSQL connection, under a name unique to the run and
+ * with the password trust auth never checks; `overrides` sets what the test is about.
+ */
+export interface PgConnectionBody extends Record<string, unknown> {
+  readonly configName: string;
+  readonly type: 'POSTGRESQL';
+  readonly host: string;
+  readonly port: number;
+  readonly databaseName: string;
+  readonly userName: string;
+  readonly password: string;
+}
+
+export function pgConnectionBody(db: PgTarget, overrides: Record<string, unknown> = {}): PgConnectionBody {
+  return {
+    configName: `pg_${randomUUID().slice(0, 8)}`,
+    type: 'POSTGRESQL',
+    host: db.host,
+    port: db.port,
+    databaseName: db.name,
+    userName: db.user,
+    password: TEST_SECRETS.TRUST_AUTH_PASSWORD,
+    ...overrides,
+  } as PgConnectionBody;
+}
+
 /** Registers a PostgreSQL connection through the API and returns its response body. */
 export async function registerPostgres(
   http: TestAgent,
@@ -105,16 +133,14 @@ export async function registerPostgres(
   const response = await http
     .post('/v1/management/connections')
     .set('X-Product-Name', options.product)
-    .send({
-      configName: options.configName,
-      type: 'POSTGRESQL',
-      host: options.host ?? db.host,
-      port: options.port ?? db.port,
-      databaseName: db.name,
-      userName: db.user,
-      password: TEST_SECRETS.TRUST_AUTH_PASSWORD,
-      ...(options.schema ? { schema: options.schema } : {}),
-    });
+    .send(
+      pgConnectionBody(db, {
+        configName: options.configName,
+        host: options.host ?? db.host,
+        port: options.port ?? db.port,
+        ...(options.schema ? { schema: options.schema } : {}),
+      }),
+    );
   if (response.status !== 201) throw new Error(`create connection: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body as { id: string; configName: string };
 }
