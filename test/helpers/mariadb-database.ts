@@ -4,6 +4,7 @@ import { DatasourceType } from '../../src/engine/connectors/datasource-type.js';
 import type { ResolvedDatasource } from '../../src/engine/connectors/shared/engine-connector.js';
 import { datasourceRecord } from '../../src/engine/testing/datasource-records.js';
 import { generatedPassword } from './test-secrets.js';
+import { uniqueDatabaseName } from './unique-names.js';
 
 /**
  * Throw-away databases on the local MariaDB (MySQL engine). Server coordinates come from
@@ -42,17 +43,8 @@ export async function withMariaAdmin<T>(fn: (connection: mysql.Connection) => Pr
   }
 }
 
-function uniqueName(prefix: string): string {
-  const clean =
-    prefix
-      .toLowerCase()
-      .replace(/[^a-z0-9_]/g, '_')
-      .slice(0, 30) || 'tmp';
-  return `${clean}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-}
-
 export async function createTempMariaDatabase(prefix = 'fetcher_test'): Promise<TempMariaDatabase> {
-  const name = uniqueName(prefix);
+  const name = uniqueDatabaseName(prefix);
   await withMariaAdmin((admin) => admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci`));
   const pool = mysql.createPool({
     ...TEST_MARIADB,

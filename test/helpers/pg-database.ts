@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { DatasourceType } from '../../src/engine/connectors/datasource-type.js';
 import type { ResolvedDatasource } from '../../src/engine/connectors/shared/engine-connector.js';
 import { datasourceRecord } from '../../src/engine/testing/datasource-records.js';
+import { uniqueDatabaseName } from './unique-names.js';
 
 /**
  * Throw-away databases on the local PostgreSQL (trust auth). Server coordinates come from
@@ -41,18 +41,9 @@ export async function withAdminClient<T>(fn: (client: pg.Client) => Promise<T>):
   }
 }
 
-function uniqueName(prefix: string): string {
-  const clean =
-    prefix
-      .toLowerCase()
-      .replace(/[^a-z0-9_]/g, '_')
-      .slice(0, 30) || 'tmp';
-  return `${clean}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-}
-
 /** `encoding: 'SQL_ASCII'`: a database that stores bytes as given, UTF-8 or not. */
 export async function createTempDatabase(prefix = 'fetcher_test', options: { encoding?: 'SQL_ASCII' } = {}): Promise<TempDatabase> {
-  const name = uniqueName(prefix);
+  const name = uniqueDatabaseName(prefix);
   const encoding = options.encoding === undefined ? '' : ` ENCODING '${options.encoding}' TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'`;
   await withAdminClient((admin) => admin.query(`CREATE DATABASE "${name}"${encoding}`));
   const pool = new pg.Pool({ ...TEST_PG, database: name, max: 4 });

@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import sql, { type ConnectionPool } from 'mssql';
 import { describe, it } from 'vitest';
 import { DatasourceType } from '../../src/engine/connectors/datasource-type.js';
 import type { ResolvedDatasource } from '../../src/engine/connectors/shared/engine-connector.js';
 import { datasourceRecord } from '../../src/engine/testing/datasource-records.js';
+import { uniqueDatabaseName } from './unique-names.js';
 
 /**
  * Throw-away databases on a SQL Server named by TEST_MSSQL_URL:
@@ -104,17 +104,8 @@ export interface TempSqlServerDatabase extends SqlServerTarget {
   drop(): Promise<void>;
 }
 
-function uniqueName(prefix: string): string {
-  const clean =
-    prefix
-      .toLowerCase()
-      .replace(/[^a-z0-9_]/g, '_')
-      .slice(0, 40) || 'tmp';
-  return `${clean}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-}
-
 export async function createTempSqlServerDatabase(target: SqlServerTarget, suffix: string): Promise<TempSqlServerDatabase> {
-  const name = uniqueName(`${target.prefix}_${suffix}`);
+  const name = uniqueDatabaseName(`${target.prefix}_${suffix}`, 40);
   await withSqlServerAdmin(target, (admin) => admin.request().query(`CREATE DATABASE [${name}]`));
   const pool = poolFor(target, name);
   pool.on('error', () => undefined);
