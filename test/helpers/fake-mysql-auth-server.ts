@@ -1,6 +1,7 @@
-import { createServer, type Server, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { Duplex } from 'node:stream';
 import { TLSSocket, createSecureContext } from 'node:tls';
+import { startCountingListener } from '../../src/engine/egress/testing/counting-listener.js';
 
 export interface ReceivedMySqlPassword {
   readonly password: string;
@@ -22,9 +23,7 @@ export interface FakeMySqlServer {
  * SSLRequest, so the same exchange can happen inside TLS. The local MariaDB has no such account.
  */
 export async function startFakeMySqlAuthServer(tls?: { cert: string; key: string }): Promise<FakeMySqlServer> {
-  const sockets = new Set<Socket>();
   const passwords: ReceivedMySqlPassword[] = [];
-  let connections = 0;
   const context = tls && createSecureContext({ cert: tls.cert, key: tls.key });
 
   // LONG_PASSWORD, LONG_FLAG, CONNECT_WITH_DB, PROTOCOL_41, TRANSACTIONS, SECURE_CONNECTION,
@@ -65,11 +64,7 @@ export async function startFakeMySqlAuthServer(tls?: { cert: string; key: string
     return Buffer.concat([Buffer.from([0xff]), code, Buffer.from('#28000Access denied for user', 'latin1')]);
   };
 
-  const server: Server = createServer((raw) => {
-    connections++;
-    sockets.add(raw);
-    raw.on('close', () => sockets.delete(raw));
-    raw.on('error', () => undefined);
+  const onConnection = (raw: Socket): void => {
     let socket: Socket = raw;
     let stage: 'handshake' | 'switched' = 'handshake';
     let buffered = Buffer.alloc(0);
@@ -115,19 +110,7 @@ export async function startFakeMySqlAuthServer(tls?: { cert: string; key: string
     };
     raw.on('data', onData);
     raw.write(packet(0, greeting()));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  return {
-    port: typeof address === 'object' && address ? address.port : 0,
-    passwords,
-    get connections() {
-      return connections;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
   };
+  const listener = await startCountingListener('127.0.0.1', { onConnection });
+  return Object.assign(listener, { passwords });
 }

@@ -1,5 +1,6 @@
-import { createServer, type Server, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { TLSSocket, createSecureContext } from 'node:tls';
+import { startCountingListener } from '../../src/engine/egress/testing/counting-listener.js';
 
 export interface FakePgTls {
   readonly cert: string;
@@ -33,16 +34,10 @@ export interface FakePgServer {
  * the SSLRequest and upgrades the socket, so certificate handling is exercised for real.
  */
 export async function startFakePgAuthServer(tls?: FakePgTls): Promise<FakePgServer> {
-  const sockets = new Set<Socket>();
   const clientCertificates: string[] = [];
   const passwords: ReceivedPassword[] = [];
-  let connections = 0;
   const context = tls && createSecureContext({ cert: tls.cert, key: tls.key, ca: tls.clientCa });
-  const server: Server = createServer((raw) => {
-    connections++;
-    sockets.add(raw);
-    raw.on('close', () => sockets.delete(raw));
-    raw.on('error', () => undefined);
+  const onConnection = (raw: Socket): void => {
     let socket: Socket = raw;
     let stage: 'startup' | 'password' = 'startup';
     let buffered = Buffer.alloc(0);
@@ -102,20 +97,7 @@ export async function startFakePgAuthServer(tls?: FakePgTls): Promise<FakePgServ
       }
     };
     raw.on('data', onData);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  return {
-    port: typeof address === 'object' && address ? address.port : 0,
-    clientCertificates,
-    passwords,
-    get connections() {
-      return connections;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
   };
+  const listener = await startCountingListener('127.0.0.1', { onConnection });
+  return Object.assign(listener, { clientCertificates, passwords });
 }

@@ -1,4 +1,5 @@
-import { createServer, type Server, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
+import { startCountingListener } from '../../../egress/testing/counting-listener.js';
 
 /**
  * An Oracle Net listener stand-in that answers the client's CONNECT packet with a REDIRECT to
@@ -29,30 +30,21 @@ export function redirectPacket(address: string): Buffer {
 }
 
 export async function startRedirectingListener(redirectTo: { host: string; port: number }): Promise<FakeTnsListener> {
-  const sockets = new Set<Socket>();
   let connectPackets = 0;
   const address = `(ADDRESS=(PROTOCOL=TCP)(HOST=${redirectTo.host})(PORT=${redirectTo.port}))`;
-  const server: Server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('error', () => undefined);
-    socket.on('close', () => sockets.delete(socket));
+  const onConnection = (socket: Socket): void => {
     socket.once('data', (chunk: Buffer) => {
       if (chunk.length < 8 || chunk[4] !== NSPTCN) return void socket.destroy();
       connectPackets++;
       socket.write(redirectPacket(address));
     });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
+  };
+  const listener = await startCountingListener('127.0.0.1', { onConnection });
   return {
-    port,
+    port: listener.port,
     get connectPackets() {
       return connectPackets;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
+    close: () => listener.close(),
   };
 }
