@@ -323,12 +323,7 @@ export class JobRepository {
   async fail(id: string, error: JobErrorInfo, event: TerminalEvent, guard: Partial<TransitionGuard> = {}): Promise<Date | null> {
     const at = this.clock.now();
     const changed = await this.change(id, {
-      guard: {
-        from: guard.from ?? [JobStatus.Pending, JobStatus.Processing],
-        workerId: guard.workerId,
-        attempt: guard.attempt,
-        leaseExpiredBefore: guard.leaseExpiredBefore,
-      },
+      guard: { ...guard, from: guard.from ?? [JobStatus.Pending, JobStatus.Processing] },
       to: JobStatus.Failed,
       workerId: guard.workerId ?? null,
       reason: error.code,

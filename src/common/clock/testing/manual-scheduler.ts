@@ -24,7 +24,7 @@ export class ManualScheduler extends Scheduler {
   }
 
   repeat(intervalMs: number, callback: () => void): () => void {
-    let cancelNext = () => undefined as void;
+    let cancelNext: () => void = () => undefined;
     let stopped = false;
     const schedule = () => {
       cancelNext = this.delay(intervalMs, async () => {
