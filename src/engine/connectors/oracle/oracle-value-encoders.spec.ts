@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ColumnInfo } from '../shared/engine-connector.js';
-import { RENDER_CHUNK_CHARS } from '../shared/row-batch-renderer.js';
 import { expectRendererFrames } from '../testing/row-frames.js';
 import { describeColumnType, type OracleColumnFacts } from './oracle-types.js';
 import { columnEncoder, createBatchRenderer, encodeAny, normalizeNumberText } from './oracle-value-encoders.js';
+import { batchRenderingChecks } from '../testing/batch-rendering-checks.js';
 
 const facts = (
   dataType: string,
@@ -196,34 +196,14 @@ describe('Oracle value encoders (driver values → JSON text)', () => {
 describe('batch rendering', () => {
   const col = (name: string, f: OracleColumnFacts): ColumnInfo => ({ name, dataType: f.dataType, engineType: describeColumnType(f) });
   const columns = [col('ID', facts('NUMBER', 10, 0)), col('NA"ME', facts('VARCHAR2')), col('AMOUNT', NUMBER_12_2)];
-  const text = (batches: { json: Buffer }[]) => batches.map((batch) => batch.json.toString('utf8')).join(',');
 
-  it('renders rows as JSON objects in projection order, joined with commas, NULL as null', () => {
-    const batches = createBatchRenderer(columns)([
-      ['9007199254740993', 'a', '1.1'],
-      ['2', null, null],
-    ]);
-    expect(batches).toHaveLength(1);
-    expect(batches[0].rowCount).toBe(2);
-    const json = text(batches);
-    expect(json).toBe('{"ID":9007199254740993,"NA\\"ME":"a","AMOUNT":"1.10"},{"ID":2,"NA\\"ME":null,"AMOUNT":null}');
-    expect(JSON.parse('[' + json + ']')[1]).toEqual({ ID: 2, 'NA"ME': null, AMOUNT: null });
-  });
-
-  it('renders an empty batch as no chunks and a projection without columns as {}', () => {
-    expect(createBatchRenderer(columns)([])).toEqual([]);
-    expect(text(createBatchRenderer([])([[1], [1]]))).toBe('{},{}');
-  });
-
-  it('cuts a large batch into chunks of about RENDER_CHUNK_CHARS that join back into the same rows', () => {
-    const rows = Array.from({ length: 2000 }, (_, i) => [String(i), 'x'.repeat(100) + 'é', `${i}.5`]);
-    const batches = createBatchRenderer(columns)(rows);
-    expect(batches.length).toBeGreaterThan(2);
-    expect(batches.reduce((sum, batch) => sum + batch.rowCount, 0)).toBe(2000);
-    for (const batch of batches.slice(0, -1)) expect(batch.json.length).toBeLessThan(RENDER_CHUNK_CHARS * 2);
-    const parsed = JSON.parse('[' + text(batches) + ']') as { ID: number; AMOUNT: string }[];
-    expect(parsed.map((row) => row.ID)).toEqual(rows.map((_, i) => i));
-    expect(parsed[3].AMOUNT).toBe('3.50');
+  batchRenderingChecks({
+    render: createBatchRenderer,
+    columns,
+    names: ['ID', 'NA"ME', 'AMOUNT'],
+    amount: '1.1',
+    halfAmount: '3.50',
+    emptyRow: [1],
   });
 
   it('frames rows as NDJSON lines holding each row as the JSON frame renders it, across chunks', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ColumnInfo } from '../shared/engine-connector.js';
-import { RENDER_CHUNK_CHARS } from '../shared/row-batch-renderer.js';
 import { expectRendererFrames } from '../testing/row-frames.js';
 import { columnEncoder, createBatchRenderer, encodeJson } from './postgres-value-encoders.js';
 import { PgOid, type PostgresColumnType } from './postgres-types.js';
+import { batchRenderingChecks } from '../testing/batch-rendering-checks.js';
 
 const scalar = (typeOid: number, category = 'X'): PostgresColumnType => ({ typeOid, category, castType: 't' });
 const array = (elementOid: number, delimiter = ','): PostgresColumnType => ({
@@ -136,34 +136,13 @@ describe('batch rendering', () => {
     { name: 'amount', dataType: 'numeric', engineType: scalar(PgOid.numeric) },
   ];
 
-  const text = (batches: { json: Buffer }[]) => batches.map((batch) => batch.json.toString('utf8')).join(',');
-
-  it('renders rows as JSON objects in projection order, joined with commas, NULL as null', () => {
-    const render = createBatchRenderer(columns);
-    const batches = render([
-      ['9007199254740993', 'a', '1.10'],
-      ['2', null, null],
-    ]);
-    expect(batches).toHaveLength(1);
-    expect(batches[0].rowCount).toBe(2);
-    const json = text(batches);
-    expect(json).toBe('{"id":9007199254740993,"Na\\"me":"a","amount":"1.10"},{"id":2,"Na\\"me":null,"amount":null}');
-    expect(JSON.parse('[' + json + ']')[1]).toEqual({ id: 2, 'Na"me': null, amount: null });
-  });
-
-  it('renders an empty batch as no chunks and a projection without columns as {}', () => {
-    expect(createBatchRenderer(columns)([])).toEqual([]);
-    expect(text(createBatchRenderer([])([[], []]))).toBe('{},{}');
-  });
-
-  it('cuts a large batch into chunks of about RENDER_CHUNK_CHARS that join back into the same rows', () => {
-    const rows = Array.from({ length: 2000 }, (_, i) => [String(i), 'x'.repeat(100) + 'é', `${i}.5`]);
-    const batches = createBatchRenderer(columns)(rows);
-    expect(batches.length).toBeGreaterThan(2);
-    expect(batches.reduce((sum, batch) => sum + batch.rowCount, 0)).toBe(2000);
-    for (const batch of batches.slice(0, -1)) expect(batch.json.length).toBeLessThan(RENDER_CHUNK_CHARS * 2);
-    const parsed = JSON.parse('[' + text(batches) + ']') as { id: number }[];
-    expect(parsed.map((row) => row.id)).toEqual(rows.map((_, i) => i));
+  batchRenderingChecks({
+    render: createBatchRenderer,
+    columns,
+    names: ['id', 'Na"me', 'amount'],
+    amount: '1.10',
+    halfAmount: '3.5',
+    emptyRow: [],
   });
 
   it('frames rows as NDJSON lines holding each row as the JSON frame renders it, across chunks', () => {
