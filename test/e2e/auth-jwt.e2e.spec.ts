@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, callRoute, documentedV1Routes, OPEN_ROUTES, type RouteCall } from '../helpers/auth-routes.js';
-import { pgConnectionBody, startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { pgConnectionBody } from '../helpers/connection-bodies.js';
 import { generateSigningKey, signToken, startJwksServer, tamperSignature, type JwksServer } from '../helpers/jwks-server.js';
 
 /**

@@ -2,7 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { internalDatasourceId } from '../../src/config/internal-datasources.config.js';
 import { bearer, withBearer } from '../helpers/auth-routes.js';
-import { pgConnectionBody, startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { pgConnectionBody } from '../helpers/connection-bodies.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 
 const ADMIN = `admin-${randomBytes(24).toString('base64url')}`;

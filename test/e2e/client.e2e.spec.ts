@@ -13,7 +13,8 @@ import {
   type FetcherClient,
   type SubmitJobBody,
 } from '../../src/client/index.js';
-import { pgConnectionBody, startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { pgConnectionBody } from '../helpers/connection-bodies.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 
 const SLOW_ROWS = 20_000;

@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pgConnectionBody, startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { pgConnectionBody } from '../helpers/connection-bodies.js';
 import { startFakePgAuthServer, type FakePgServer } from '../helpers/fake-pg-auth-server.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakePgAuthServer } from '../helpers/fake-pg-auth-server.js';
-import { pgConnectionBody, registerPostgres, startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { registerPostgres, startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { pgConnectionBody } from '../helpers/connection-bodies.js';
 import { createTestCertificates } from '../helpers/test-certificates.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 

@@ -4,14 +4,8 @@ import { hostname } from 'node:os';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { internalDatasourceId } from '../../src/config/internal-datasources.config.js';
-import {
-  pgConnectionBody,
-  registerPostgres,
-  startEmbeddedFetcher,
-  TEST_MASTER_KEY,
-  waitForJob,
-  type EmbeddedFetcher,
-} from '../helpers/fetcher-app.js';
+import { registerPostgres, startEmbeddedFetcher, TEST_MASTER_KEY, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { pgConnectionBody } from '../helpers/connection-bodies.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 
 /** Independent of src/: the credentials key (docs/value-mapping.md, "The stored object") and sealed format (docs/security.md). */

@@ -3,7 +3,7 @@ import { Cluster } from '../helpers/cluster.js';
 import { waitUntil } from '../helpers/event-consumer.js';
 import type { FetcherProcess } from '../helpers/fetcher-process.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
-import { pgConnectionBody } from '../helpers/fetcher-app.js';
+import { pgConnectionBody } from '../helpers/connection-bodies.js';
 
 /** No job lost or stuck when workers die or are stopped mid-extraction (docs/job-lifecycle.md, docs/reliability.md). */
 describe('workers that die or stop in the middle of a job', () => {

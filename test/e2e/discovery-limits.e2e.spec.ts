@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakePgCatalogServer, type FakePgCatalogServer } from '../helpers/fake-pg-catalog-server.js';
 import { runFetcherCli } from '../helpers/fetcher-cli.js';
-import { pgConnectionBody, TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
+import { TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
+import { pgConnectionBody } from '../helpers/connection-bodies.js';
 import { freePort, startFetcherProcess, type FetcherProcess } from '../helpers/fetcher-process.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 

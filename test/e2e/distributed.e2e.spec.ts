@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'minio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pgConnectionBody, TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
+import { TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
+import { pgConnectionBody } from '../helpers/connection-bodies.js';
 import { freePort, startFetcherProcess, type FetcherProcess } from '../helpers/fetcher-process.js';
 import { createTempDatabase } from '../helpers/pg-database.js';
 import { decodeStoredResult } from '../helpers/result-decoder.js';

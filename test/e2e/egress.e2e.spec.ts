@@ -7,7 +7,8 @@ import { ADDRESS_RESOLVER } from '../../src/datasource/engine.provider.js';
 import { EgressGuard } from '../../src/engine/egress/egress-guard.js';
 import { startCountingListener, type CountingListener } from '../../src/engine/egress/testing/counting-listener.js';
 import { PolicyOverrideGuard } from '../../src/engine/egress/testing/policy-override-guard.js';
-import { pgConnectionBody, startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { pgConnectionBody } from '../helpers/connection-bodies.js';
 
 /**
  * DNS rebinding through the API: a name that answers a public address when the connection is

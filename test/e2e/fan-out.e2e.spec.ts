@@ -2,7 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../helpers/auth-routes.js';
-import { pgConnectionBody, startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { pgConnectionBody } from '../helpers/connection-bodies.js';
 import { createTempDatabase, TEST_PG, type TempDatabase } from '../helpers/pg-database.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 

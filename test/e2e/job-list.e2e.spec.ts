@@ -6,7 +6,8 @@ import { JobRepository, type CompletedResult } from '../../src/job/job.repositor
 import { JobStatus } from '../../src/job/job-status.js';
 import { completedEvent, failedEvent } from '../../src/job/terminal-events.js';
 import { bearer } from '../helpers/auth-routes.js';
-import { pgConnectionBody, startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { pgConnectionBody } from '../helpers/connection-bodies.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 
 const ADMIN = `admin-${randomBytes(24).toString('base64url')}`;

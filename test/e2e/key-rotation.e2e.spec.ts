@@ -9,7 +9,8 @@ import { PassThrough } from 'node:stream';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runShowResult } from '../../src/cli/show-result.js';
-import { pgConnectionBody, registerPostgres, startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { registerPostgres, startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { pgConnectionBody } from '../helpers/connection-bodies.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 import { ACCOUNTS_ROWS, SOURCE_FIXTURE_SQL } from '../helpers/source-fixtures.js';
 

@@ -3,7 +3,8 @@ import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, withBearer } from '../helpers/auth-routes.js';
-import { pgConnectionBody, startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { pgConnectionBody } from '../helpers/connection-bodies.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 

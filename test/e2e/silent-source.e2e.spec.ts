@@ -1,14 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { waitUntil } from '../helpers/event-consumer.js';
-import {
-  pgConnectionBody,
-  registerPostgres,
-  startEmbeddedFetcher,
-  TEST_MASTER_KEY,
-  waitForJob,
-  type EmbeddedFetcher,
-} from '../helpers/fetcher-app.js';
+import { registerPostgres, startEmbeddedFetcher, TEST_MASTER_KEY, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
+import { pgConnectionBody } from '../helpers/connection-bodies.js';
 import { freePort, startFetcherProcess } from '../helpers/fetcher-process.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';

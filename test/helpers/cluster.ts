@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'minio';
-import { pgConnectionBody, TEST_MASTER_KEY } from './fetcher-app.js';
+import { TEST_MASTER_KEY } from './fetcher-app.js';
+import { pgConnectionBody } from './connection-bodies.js';
 import { freePort, startFetcherProcess, type FetcherProcess } from './fetcher-process.js';
 import { createTempDatabase, type TempDatabase } from './pg-database.js';
 import { decodeStoredResult } from './result-decoder.js';

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +11,10 @@ import { configureFetcherApp, createFetcherApp } from '../../src/bootstrap/creat
 import type { AppConfig } from '../../src/config/app-config.js';
 import { loadAppConfig } from '../../src/config/load-config.js';
 import { testLogEnv } from './test-log-file.js';
+import { pgConnectionBody, type PgTarget } from './connection-bodies.js';
 import { TEST_SECRETS } from './test-secrets.js';
+
+export type { PgTarget } from './connection-bodies.js';
 
 /** 32 bytes of 0x2a in base64. */
 export const TEST_MASTER_KEY = TEST_SECRETS.TEST_MASTER_KEY;
@@ -88,40 +90,6 @@ export async function waitForJob(http: TestAgent, jobId: string, timeoutMs = 30_
     if (Date.now() > deadline) throw new Error(`job ${jobId} still ${job.status} after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-}
-
-export interface PgTarget {
-  readonly name: string;
-  readonly host: string;
-  readonly port: number;
-  readonly user: string;
-}
-
-/**
- * The body that registers `db` as a PostgreSQL connection, under a name unique to the run and
- * with the password trust auth never checks; `overrides` sets what the test is about.
- */
-export interface PgConnectionBody extends Record<string, unknown> {
-  readonly configName: string;
-  readonly type: 'POSTGRESQL';
-  readonly host: string;
-  readonly port: number;
-  readonly databaseName: string;
-  readonly userName: string;
-  readonly password: string;
-}
-
-export function pgConnectionBody(db: PgTarget, overrides: Record<string, unknown> = {}): PgConnectionBody {
-  return {
-    configName: `pg_${randomUUID().slice(0, 8)}`,
-    type: 'POSTGRESQL',
-    host: db.host,
-    port: db.port,
-    databaseName: db.name,
-    userName: db.user,
-    password: TEST_SECRETS.TRUST_AUTH_PASSWORD,
-    ...overrides,
-  } as PgConnectionBody;
 }
 
 /** Registers a PostgreSQL connection through the API and returns its response body. */
