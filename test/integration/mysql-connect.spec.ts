@@ -1,4 +1,3 @@
-import { createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatasourceConnectError } from '../../src/engine/errors/datasource-errors.js';
 import { MySqlConnector } from '../../src/engine/connectors/mysql/mysql.connector.js';
@@ -9,34 +8,7 @@ import {
   type TempMariaDatabase,
   type TempMariaUser,
 } from '../helpers/mariadb-database.js';
-
-/** A port nothing listens on: bind an ephemeral port, then release it. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** A server that accepts connections and never says a word: a hung MySQL. */
-async function silentServer(): Promise<{ port: number; close: () => Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('error', () => undefined);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  return {
-    port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
+import { closedPort, connectFailureChecks } from '../../src/engine/connectors/testing/connect-probes.js';
 
 /** Logins are server-wide: every run makes its own (fetcher_probe_<random>) and drops them. */
 const USER_PREFIX = 'fetcher_probe';
@@ -80,6 +52,8 @@ describe('MySqlConnector connect failures', () => {
   const probe = (overrides: Parameters<typeof resolvedMySqlDatasource>[1]) =>
     resolvedMySqlDatasource(db, { configName: 'my_probe', userName: user.name, password: user.password, ...overrides });
 
+  connectFailureChecks({ open: (overrides, options) => connector.open(probe(overrides), options), failure });
+
   it('connects with a valid record and answers', async () => {
     const session = await connector.open(probe({}), { connectTimeoutMs: 5_000 });
     await expect(session.discover(null, new AbortController().signal)).resolves.toBeDefined();
@@ -119,39 +93,6 @@ describe('MySqlConnector connect failures', () => {
     );
     expect(error.reason).toBe('database_not_found');
     expect(error.message).toContain(`${db.name}_missing`);
-  });
-
-  it('reports an unresolvable host name as unreachable', async () => {
-    const error = await failure(connector.open(probe({ host: 'no-such-host.invalid' }), { connectTimeoutMs: 5_000 }));
-    expect(error.reason).toBe('unreachable');
-  });
-
-  it('reports a server that never answers as timeout, within the connect timeout', async () => {
-    const silent = await silentServer();
-    try {
-      const started = Date.now();
-      const error = await failure(connector.open(probe({ port: silent.port }), { connectTimeoutMs: 300 }));
-      expect(error.reason).toBe('timeout');
-      expect(error.message).toContain('300 ms');
-      expect(Date.now() - started).toBeLessThan(1_500);
-    } finally {
-      await silent.close();
-    }
-  });
-
-  it('stops connecting at once when aborted', async () => {
-    const silent = await silentServer();
-    try {
-      const controller = new AbortController();
-      setTimeout(() => controller.abort(), 100);
-      const started = Date.now();
-      await expect(
-        connector.open(probe({ port: silent.port }), { connectTimeoutMs: 30_000, signal: controller.signal }),
-      ).rejects.toMatchObject({ name: 'AbortError' });
-      expect(Date.now() - started).toBeLessThan(1_000);
-    } finally {
-      await silent.close();
-    }
   });
 
   // The local server runs without SSL.
