@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestCertificates, type TestCertificates } from '../../../../test/helpers/test-certificates.js';
 import { DatasourceType } from '../datasource-type.js';
@@ -8,6 +7,7 @@ import type { SqlServerSession } from './sqlserver-session.js';
 import { SqlServerConnector } from './sqlserver.connector.js';
 import { fakeDatasource } from './testing/fake-datasource.js';
 import { startFakeTdsServer, type FakeTdsServer, type FakeTdsServerOptions } from './testing/fake-tds-server.js';
+import { closedPort } from '../testing/connect-probes.js';
 
 /**
  * open() through the real mssql/tedious client against fake servers: what SQL Server answers to
@@ -25,15 +25,6 @@ const serve = async (options: FakeTdsServerOptions): Promise<FakeTdsServer> => {
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
-
-/** A port nothing listens on: bind an ephemeral port, then release it. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const failure = async (ds: ResolvedDatasource, connectTimeoutMs = 5_000): Promise<DatasourceConnectError> => {
   const error = await connector.open(ds, { connectTimeoutMs }).then(
