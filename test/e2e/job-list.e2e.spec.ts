@@ -9,6 +9,7 @@ import { bearer } from '../helpers/auth-routes.js';
 import { startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 import { pgConnectionBody } from '../helpers/connection-bodies.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { pendingJobRecord } from '../helpers/job-records.js';
 
 const ADMIN = `admin-${randomBytes(24).toString('base64url')}`;
 const WORKER = 'job-list-e2e';
@@ -315,43 +316,11 @@ describe.each(['sqlite', 'postgres'] as const)('GET /v1/fetcher (job store: %s)'
 });
 
 function seededJob(product: string, createdAt: Date, index: number): JobRecord {
-  const hash = randomBytes(32).toString('hex');
-  const unset = {
-    startedAt: null,
-    completedAt: null,
-    workerId: null,
-    leaseExpiresAt: null,
-    error: null,
-    progress: null,
-    filters: null,
-    limits: null,
-  };
-  const noResult = {
-    resultPath: null,
-    resultHmac: null,
-    resultSha256: null,
-    resultSizeBytes: null,
-    resultRowCount: null,
-    resultRowCounts: null,
-    resultKeyVersion: null,
-  };
-  return {
-    ...unset,
-    ...noResult,
-    id: randomUUID(),
-    status: JobStatus.Pending,
-    requestHash: hash,
-    dedupKey: hash,
-    metadata: { source: product, seeded: index },
-    productName: product,
-    mappedFields: { pg_seed: { accounts: ['id', 'email'], 'public.invoices': ['*'] }, pg_other: { orders: ['id'] } },
-    createdAt,
-    // Now, not `createdAt`: a pending job untouched for a lease period would be re-queued.
-    updatedAt: new Date(),
-    attempts: 0,
-    resultDeleteRequestedAt: null,
-    resultDeletedAt: null,
-  };
+  const mappedFields = { pg_seed: { accounts: ['id', 'email'], 'public.invoices': ['*'] }, pg_other: { orders: ['id'] } };
+  const metadata = { source: product, seeded: index };
+  // Now, not `createdAt`: a pending job untouched for a lease period would be re-queued.
+  const fields = { id: randomUUID(), productName: product, metadata, mappedFields, createdAt, updatedAt: new Date() };
+  return pendingJobRecord(fields, randomBytes(32).toString('hex'));
 }
 
 function seededResult(job: JobRecord, index: number): CompletedResult {

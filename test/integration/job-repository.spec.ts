@@ -16,38 +16,10 @@ import { openDataSource } from '../../src/persistence/persistence.module.js';
 import { storeOptions } from '../../src/bootstrap/store-schema.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 import { TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
+import { pendingJobRecord } from '../helpers/job-records.js';
 
 function pendingJob(hash = uuidv7()): JobRecord {
-  const now = new Date();
-  return {
-    id: uuidv7(),
-    status: JobStatus.Pending,
-    requestHash: hash,
-    dedupKey: hash,
-    productName: 'reporter',
-    metadata: { source: 'reporter' },
-    mappedFields: { pg: { accounts: ['id'] } },
-    filters: null,
-    limits: null,
-    createdAt: now,
-    updatedAt: now,
-    startedAt: null,
-    completedAt: null,
-    attempts: 0,
-    workerId: null,
-    leaseExpiresAt: null,
-    resultPath: null,
-    resultHmac: null,
-    resultSha256: null,
-    resultSizeBytes: null,
-    resultRowCount: null,
-    resultRowCounts: null,
-    resultKeyVersion: null,
-    error: null,
-    progress: null,
-    resultDeleteRequestedAt: null,
-    resultDeletedAt: null,
-  };
+  return pendingJobRecord({ productName: 'reporter', metadata: { source: 'reporter' }, mappedFields: { pg: { accounts: ['id'] } } }, hash);
 }
 
 const result = {

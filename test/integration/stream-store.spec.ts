@@ -20,44 +20,15 @@ import { STREAM_ENTITY, type StoredMarks, type StreamRecord } from '../../src/st
 import { StreamRepository } from '../../src/stream/stream.repository.js';
 import { TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
 import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { pendingJobRecord } from '../helpers/job-records.js';
 
 const PRODUCT = `it_streams_${randomBytes(3).toString('hex')}`;
 const mark = (value: string) => ({ column: 'id', type: 'integer' as const, value });
 
 function streamJob(stream: string | null, from: StreamMarks = {}, hash = uuidv7()): JobRecord {
-  const now = new Date();
   const incremental: JobIncremental | null = stream === null ? null : { stream, cursors: { pg: { orders: 'id' } }, from };
-  return {
-    id: uuidv7(),
-    status: JobStatus.Pending,
-    requestHash: hash,
-    dedupKey: hash,
-    productName: PRODUCT,
-    metadata: { source: PRODUCT },
-    mappedFields: { pg: { orders: ['id'] } },
-    filters: null,
-    limits: null,
-    createdAt: now,
-    updatedAt: now,
-    startedAt: null,
-    completedAt: null,
-    attempts: 0,
-    workerId: null,
-    leaseExpiresAt: null,
-    resultPath: null,
-    resultHmac: null,
-    resultSha256: null,
-    resultSizeBytes: null,
-    resultRowCount: null,
-    resultRowCounts: null,
-    resultKeyVersion: null,
-    error: null,
-    progress: null,
-    resultDeleteRequestedAt: null,
-    resultDeletedAt: null,
-    streamName: stream,
-    incremental,
-  };
+  const mappedFields = { pg: { orders: ['id'] } };
+  return pendingJobRecord({ productName: PRODUCT, metadata: { source: PRODUCT }, mappedFields, streamName: stream, incremental }, hash);
 }
 
 const outcome = (from: string | null, to: string): IncrementalOutcome => ({
