@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
 import { freePort, startFetcherProcess, type FetcherProcess } from '../helpers/fetcher-process.js';
-import { createTempDatabase, TEST_PG, type TempDatabase } from '../helpers/pg-database.js';
+import { TEST_PG, useTempDatabase } from '../helpers/pg-database.js';
 import { startPgStatementCounter, type PgStatementCounter } from '../helpers/pg-statement-counter.js';
 import { parsePrometheusText, valueOf } from '../helpers/prometheus-text.js';
 
@@ -79,13 +79,12 @@ async function settled(counter: PgStatementCounter, quietMs = 1_000): Promise<vo
  * intervals), so what is counted is what the requests caused.
  */
 describe('anonymous work costs the store (almost) nothing (AUTH_MODE=apikey, PostgreSQL store)', () => {
-  let store: TempDatabase;
+  const store = useTempDatabase('e2e_anonymous_load');
   let counter: PgStatementCounter;
   let fetcher: FetcherProcess;
   let dataDir: string;
 
   beforeAll(async () => {
-    store = await createTempDatabase('e2e_anonymous_load');
     counter = await startPgStatementCounter(TEST_PG.port, TEST_PG.host);
     dataDir = mkdtempSync(join(tmpdir(), 'fetcher-anonymous-load-'));
     const port = await freePort();
@@ -94,7 +93,7 @@ describe('anonymous work costs the store (almost) nothing (AUTH_MODE=apikey, Pos
         PORT: String(port),
         DATA_DIR: dataDir,
         APP_ENC_KEY: TEST_MASTER_KEY,
-        DATABASE_URL: `postgres://${TEST_PG.user}@127.0.0.1:${counter.port}/${store.name}`,
+        DATABASE_URL: `postgres://${TEST_PG.user}@127.0.0.1:${counter.port}/${store().name}`,
         AUTH_MODE: 'apikey',
         AUTH_ADMIN_KEYS: ADMIN_KEY,
         JOB_RECOVERY_INTERVAL_MS: '3600000',
@@ -108,7 +107,6 @@ describe('anonymous work costs the store (almost) nothing (AUTH_MODE=apikey, Pos
   afterAll(async () => {
     await fetcher?.stop();
     await counter?.close();
-    await store?.drop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -6,7 +6,7 @@ import { FET_CATALOGUE, FetCode } from '../../src/engine/errors/fet-code.js';
 import { EXAMPLE_ID } from '../../src/common/http/api-error-cases.js';
 import { bearer } from '../helpers/auth-routes.js';
 import { startEmbeddedFetcher, waitForJob, type EmbeddedFetcher, type JobView } from '../helpers/fetcher-app.js';
-import { createTempDatabase, TEST_PG, type TempDatabase } from '../helpers/pg-database.js';
+import { TEST_PG, useTempDatabase } from '../helpers/pg-database.js';
 
 interface Example {
   summary?: string;
@@ -272,21 +272,19 @@ function walkthroughFixture(): string {
  * example of the document runs to completion. AUTH_MODE=none, as `npm start` runs.
  */
 describe('the pre-filled request bodies, against the README walkthrough', () => {
-  let source: TempDatabase;
+  const source = useTempDatabase('e2e_walkthrough');
   let fetcher: EmbeddedFetcher;
   let document: OpenApiDocument;
   let connectionId: string;
   let walkthroughJob: JobView;
 
   beforeAll(async () => {
-    source = await createTempDatabase('e2e_walkthrough');
-    await source.query(walkthroughFixture());
+    await source().query(walkthroughFixture());
     fetcher = await startEmbeddedFetcher();
     document = (await fetcher.http.get('/swagger-json')).body as OpenApiDocument;
   });
   afterAll(async () => {
     await fetcher?.close();
-    await source?.drop();
   });
 
   it('registers the walkthrough’s connection from the pre-filled body and header', async () => {
@@ -306,7 +304,7 @@ describe('the pre-filled request bodies, against the README walkthrough', () => 
     const product = header?.example ?? header?.schema?.example;
     expect(product).toBe('reporter');
     // Only the database is this run's own (and the server, should TEST_PG_* point elsewhere).
-    const ours = { host: TEST_PG.host, port: TEST_PG.port, userName: TEST_PG.user, databaseName: source.name };
+    const ours = { host: TEST_PG.host, port: TEST_PG.port, userName: TEST_PG.user, databaseName: source().name };
     const created = await fetcher.http
       .post('/v1/management/connections')
       .set('X-Product-Name', product as string)

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster } from '../helpers/cluster.js';
-import { createTempDatabase, internalPostgresEnv, type TempDatabase } from '../helpers/pg-database.js';
+import { internalPostgresEnv, useTempDatabase } from '../helpers/pg-database.js';
 
 const ADMIN = `admin-${randomBytes(24).toString('base64url')}`;
 const SLOW_ROWS = 20_000;
@@ -12,15 +12,14 @@ const SLOW_ROWS = 20_000;
  * written by the Worker with its lease renewals and read through the Manager.
  */
 describe('cancel and progress: manager and worker processes, PostgreSQL + Redis + S3', () => {
-  let source: TempDatabase;
+  const source = useTempDatabase('e2e_cancel_source');
   let cluster: Cluster;
   let alpha: string;
   let beta: string;
 
   beforeAll(async () => {
-    source = await createTempDatabase('e2e_cancel_source');
     // 20,000 rows at 0.5 ms each: about 10 s of reading, in batches of 2,000 rows.
-    await source.query(`
+    await source().query(`
       CREATE TABLE slow_source (id int PRIMARY KEY, label text NOT NULL);
       INSERT INTO slow_source SELECT g, 'row-' || g FROM generate_series(1, ${SLOW_ROWS}) g;
       CREATE VIEW slow_rows AS SELECT id, label, pg_sleep(0.0005)::text AS waited FROM slow_source;
@@ -29,7 +28,7 @@ describe('cancel and progress: manager and worker processes, PostgreSQL + Redis 
       CREATE TABLE tiny (id int PRIMARY KEY);
       INSERT INTO tiny VALUES (1), (2), (3);`);
     cluster = new Cluster({
-      env: { AUTH_MODE: 'apikey', AUTH_ADMIN_KEYS: ADMIN, WORKER_CONCURRENCY: '1', ...internalPostgresEnv('src', source) },
+      env: { AUTH_MODE: 'apikey', AUTH_ADMIN_KEYS: ADMIN, WORKER_CONCURRENCY: '1', ...internalPostgresEnv('src', source()) },
     });
     await cluster.start(1);
     const issue = async (productName: string) =>
@@ -39,7 +38,6 @@ describe('cancel and progress: manager and worker processes, PostgreSQL + Redis 
 
   afterAll(async () => {
     await cluster?.stop();
-    await source?.drop();
   });
 
   function call(key: string | undefined, method: string, path: string, body?: object): Promise<Response> {
@@ -78,7 +76,7 @@ describe('cancel and progress: manager and worker processes, PostgreSQL + Redis 
     });
 
   async function slowQueriesRunning(): Promise<number> {
-    const { rows } = await source.query<{ n: number }>(
+    const { rows } = await source().query<{ n: number }>(
       `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active' AND query LIKE '%slow_rows%'`,
     );
     return rows[0].n;

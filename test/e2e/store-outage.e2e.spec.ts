@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../helpers/auth-routes.js';
 import { startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
-import { createTempDatabase, TEST_PG, type TempDatabase } from '../helpers/pg-database.js';
+import { TEST_PG, useTempDatabase } from '../helpers/pg-database.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -57,16 +57,15 @@ function validRequest(fetcher: EmbeddedFetcher, paths: Paths, path: string, meth
  * is that read.
  */
 describe('every route while the job store is unreachable', () => {
-  let store: TempDatabase;
+  const store = useTempDatabase('e2e_store_outage');
   let proxy: TcpProxy;
   let open: EmbeddedFetcher;
   let keyed: EmbeddedFetcher;
   let paths: Paths;
 
   beforeAll(async () => {
-    store = await createTempDatabase('e2e_store_outage');
     proxy = await startTcpProxy(TEST_PG.port, TEST_PG.host);
-    const proxied = store.url.replace(`:${TEST_PG.port}/`, `:${proxy.port}/`);
+    const proxied = store().url.replace(`:${TEST_PG.port}/`, `:${proxy.port}/`);
     open = await startEmbeddedFetcher({ DATABASE_URL: proxied });
     keyed = await startEmbeddedFetcher({ DATABASE_URL: proxied, AUTH_MODE: 'apikey', AUTH_ADMIN_KEYS: ADMIN_KEY });
     paths = (await keyed.http.get('/swagger-json')).body.paths as Paths;
@@ -75,7 +74,6 @@ describe('every route while the job store is unreachable', () => {
     proxy?.restore();
     await Promise.all([open?.close(), keyed?.close()]);
     await proxy?.close();
-    await store?.drop();
   });
 
   const operations = () =>

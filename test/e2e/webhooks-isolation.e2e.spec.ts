@@ -1,20 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerPostgres, startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { useTempDatabase } from '../helpers/pg-database.js';
 import { eventually, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 /** A receiver that hangs holds only its own deliveries (docs/webhooks.md, "Ordering and isolation"). */
 describe('a hanging webhook receiver', () => {
   const product = `hang-${randomUUID().slice(0, 8)}`;
-  let source: TempDatabase;
+  const source = useTempDatabase('e2e_hooks_hang');
   let fetcher: EmbeddedFetcher;
   let hanging: WebhookReceiver;
   let healthy: WebhookReceiver;
 
   beforeAll(async () => {
-    source = await createTempDatabase('e2e_hooks_hang');
-    await source.query('CREATE TABLE accounts (id int PRIMARY KEY); INSERT INTO accounts VALUES (1), (2);');
+    await source().query('CREATE TABLE accounts (id int PRIMARY KEY); INSERT INTO accounts VALUES (1), (2);');
     hanging = await startWebhookReceiver(() => 'hang');
     healthy = await startWebhookReceiver();
     // Deadlines past the 60 s hang: the attempt really stays open while the rest goes on.
@@ -24,14 +23,13 @@ describe('a hanging webhook receiver', () => {
       WEBHOOK_TIMEOUT_MS: '90000',
       SHUTDOWN_GRACE_MS: '1000',
     });
-    await registerPostgres(fetcher.http, source, { configName: 'pg_source', product });
+    await registerPostgres(fetcher.http, source(), { configName: 'pg_source', product });
   });
   afterAll(async () => {
     // Closing the receivers first ends the hung attempt, so the app's shutdown has nothing to wait for.
     await hanging?.close();
     await healthy?.close();
     await fetcher?.close();
-    await source?.drop();
   });
 
   it('delays no job and no other webhook', async () => {

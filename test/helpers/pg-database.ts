@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import { DatasourceType } from '../../src/engine/connectors/datasource-type.js';
 import type { ResolvedDatasource } from '../../src/engine/connectors/shared/engine-connector.js';
 import { datasourceRecord } from '../../src/engine/testing/datasource-records.js';
@@ -39,6 +40,24 @@ export async function withAdminClient<T>(fn: (client: pg.Client) => Promise<T>):
   } finally {
     await client.end();
   }
+}
+
+/**
+ * A temporary database for the enclosing describe: created before its first beforeAll that comes
+ * after this call, dropped after its afterAll hooks. The function gives it to the hooks and tests.
+ */
+export function useTempDatabase(prefix: string): () => TempDatabase {
+  let db: TempDatabase | undefined;
+  beforeAll(async () => {
+    db = await createTempDatabase(prefix);
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+  return () => {
+    if (db === undefined) throw new Error(`the temporary database ${prefix} is used before its describe's hooks ran`);
+    return db;
+  };
 }
 
 /** `encoding: 'SQL_ASCII'`: a database that stores bytes as given, UTF-8 or not. */

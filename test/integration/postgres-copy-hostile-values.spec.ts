@@ -4,7 +4,7 @@ import type { FilterCondition, FilterOperator, FilterScalar } from '../../src/en
 import type { ConnectorSession, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
 import { buildCopy } from '../../src/engine/connectors/postgres/postgres-sql.js';
 import { PostgresConnector } from '../../src/engine/connectors/postgres/postgres.connector.js';
-import { createTempDatabase, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';
+import { resolvedDatasource, useTempDatabase } from '../helpers/pg-database.js';
 
 /** What SQL built by concatenation would choke on, or be fooled by. */
 const HOSTILE_PARTS = [
@@ -62,14 +62,13 @@ const hostileFilter = fc
 type Outcome = { ids: number[] } | { error: string };
 
 describe('hostile filter values on the PostgreSQL COPY path', () => {
-  let db: TempDatabase;
+  const db = useTempDatabase('pg_hostile');
   let copy: ConnectorSession;
   let cursor: ConnectorSession;
   let table: TableInfo;
 
   beforeAll(async () => {
-    db = await createTempDatabase('pg_hostile');
-    await db.query(String.raw`
+    await db().query(String.raw`
       CREATE TYPE mood AS ENUM ('ok', 'it''s');
       CREATE TABLE items (id int PRIMARY KEY, label text, amount numeric(10,2), qty int, day date, tags text[], mood mood);
       INSERT INTO items VALUES
@@ -81,7 +80,7 @@ describe('hostile filter values on the PostgreSQL COPY path', () => {
         (6, NULL, 6, 6, '2024-01-06', ARRAY['{', '}', ','], NULL),
         (7, '%_', 7, 7, '2024-01-07', ARRAY['x'], 'ok');
     `);
-    const datasource = resolvedDatasource(db);
+    const datasource = resolvedDatasource(db());
     copy = await new PostgresConnector('copy').open(datasource, { connectTimeoutMs: 5_000 });
     cursor = await new PostgresConnector('cursor').open(datasource, { connectTimeoutMs: 5_000 });
     table = (await copy.discover(['public'], new AbortController().signal)).tables.get('items') as TableInfo;
@@ -90,7 +89,6 @@ describe('hostile filter values on the PostgreSQL COPY path', () => {
   afterAll(async () => {
     await copy?.close();
     await cursor?.close();
-    await db?.drop();
   });
 
   const outcome = async (session: ConnectorSession, filters: Record<string, FilterCondition>): Promise<Outcome> => {
@@ -133,6 +131,6 @@ describe('hostile filter values on the PostgreSQL COPY path', () => {
       { seed: 20261201, numRuns: 250 },
     );
     // Nothing a value said was run as SQL.
-    expect((await db.query<{ n: string }>('SELECT count(*) AS n FROM items')).rows[0].n).toBe('7');
+    expect((await db().query<{ n: string }>('SELECT count(*) AS n FROM items')).rows[0].n).toBe('7');
   }, 120_000);
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectorSession, RowBatch, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
 import { PostgresConnector } from '../../src/engine/connectors/postgres/postgres.connector.js';
-import { createTempDatabase, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';
+import { resolvedDatasource, useTempDatabase } from '../helpers/pg-database.js';
 import { startPgTlsProxy, type PgTlsProxy } from '../helpers/pg-tls-proxy.js';
 import { createTestCertificates } from '../helpers/test-certificates.js';
 
@@ -11,31 +11,29 @@ import { createTestCertificates } from '../helpers/test-certificates.js';
  * TCP, and the session must go on working afterwards (pg has its socket back).
  */
 describe('COPY over a TLS connection', () => {
-  let db: TempDatabase;
+  const db = useTempDatabase('pg_copy_tls');
   let proxy: PgTlsProxy;
   let tlsSession: ConnectorSession;
   let plainSession: ConnectorSession;
 
   beforeAll(async () => {
-    db = await createTempDatabase('pg_copy_tls');
-    await db.query(`CREATE TABLE items (id int PRIMARY KEY, label text NOT NULL, payload text);
+    await db().query(`CREATE TABLE items (id int PRIMARY KEY, label text NOT NULL, payload text);
       INSERT INTO items SELECT g, 'item "' || g || E'"\\t', repeat(md5(g::text), 1 + g % 40) FROM generate_series(1, 30000) g;`);
     const certs = createTestCertificates();
-    proxy = await startPgTlsProxy({ host: db.host, port: db.port }, { cert: certs.serverCert, key: certs.serverKey });
+    proxy = await startPgTlsProxy({ host: db().host, port: db().port }, { cert: certs.serverCert, key: certs.serverKey });
     tlsSession = await new PostgresConnector('copy').open(
-      resolvedDatasource({ ...db, port: proxy.port }, { ssl: { mode: 'verify-full', ca: certs.ca } }),
+      resolvedDatasource({ ...db(), port: proxy.port }, { ssl: { mode: 'verify-full', ca: certs.ca } }),
       {
         connectTimeoutMs: 5_000,
       },
     );
-    plainSession = await new PostgresConnector('copy').open(resolvedDatasource(db), { connectTimeoutMs: 5_000 });
+    plainSession = await new PostgresConnector('copy').open(resolvedDatasource(db()), { connectTimeoutMs: 5_000 });
   });
 
   afterAll(async () => {
     await tlsSession?.close();
     await plainSession?.close();
     await proxy?.close();
-    await db?.drop();
   });
 
   async function read(session: ConnectorSession): Promise<{ bytes: Buffer; rows: number }> {
