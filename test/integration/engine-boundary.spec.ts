@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modulesLoadedAfter } from '../helpers/loaded-modules.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { useTempDatabase } from '../helpers/pg-database.js';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 const ENGINE = JSON.stringify(resolve(root, 'dist/engine/index.js'));
@@ -26,18 +26,15 @@ const serviceFiles = (loaded: readonly string[]) =>
   loaded.filter((path) => path.startsWith(resolve(root, 'dist')) && !path.startsWith(resolve(root, 'dist/engine')));
 
 describe('the engine runs without the service', () => {
-  let pg: TempDatabase;
+  const pg = useTempDatabase('engine_boundary');
 
   beforeAll(async () => {
-    pg = await createTempDatabase('engine_boundary');
-    await pg.query(
+    await pg().query(
       `CREATE TABLE accounts (id int PRIMARY KEY, email text); INSERT INTO accounts VALUES (1, 'a@example.com'), (2, 'b@example.com');`,
     );
   });
 
-  afterAll(async () => {
-    await pg?.drop();
-  });
+  afterAll(async () => {});
 
   it('importing fetcher/engine in a fresh process loads no Nest, TypeORM, BullMQ or ioredis module, nor any file of the service', () => {
     const loaded = modulesLoadedAfter(`await import(${ENGINE});`);
@@ -50,7 +47,7 @@ describe('the engine runs without the service', () => {
     const loaded = modulesLoadedAfter(`
       const { createEngine } = await import(${ENGINE});
       const result = await createEngine().extract({
-        datasources: { pg: ${JSON.stringify(pg.url)} },
+        datasources: { pg: ${JSON.stringify(pg().url)} },
         dataRequest: { mappedFields: { pg: { accounts: ['*'] } } },
       });
       if (result.bytes.toString() !== '{"pg":{"accounts":[{"id":1,"email":"a@example.com"},{"id":2,"email":"b@example.com"}]}}') {

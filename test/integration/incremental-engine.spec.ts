@@ -1,15 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine/engine.js';
 import { FetCode } from '../../src/engine/errors/fet-code.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { useTempDatabase } from '../helpers/pg-database.js';
 
 describe('engine.extract with dataRequest.incremental (PostgreSQL)', () => {
   const engine = createEngine();
-  let db: TempDatabase;
+  const db = useTempDatabase('incremental_engine');
 
   beforeAll(async () => {
-    db = await createTempDatabase('incremental_engine');
-    await db.query(`
+    await db().query(`
       CREATE SCHEMA sales;
       CREATE TABLE sales.orders (id int PRIMARY KEY, placed_at timestamptz(6), note text, ratio real);
       INSERT INTO sales.orders VALUES (1, '2026-01-01 00:00:00.5+00', 'a', 1), (2, '2026-01-02 00:00:00+00', 'b', 2), (3, NULL, 'c', 3);
@@ -17,9 +16,7 @@ describe('engine.extract with dataRequest.incremental (PostgreSQL)', () => {
       INSERT INTO customers VALUES (1), (2);`);
   });
 
-  afterAll(async () => {
-    await db?.drop();
-  });
+  afterAll(async () => {});
 
   const extract = (
     incremental: object,
@@ -27,7 +24,7 @@ describe('engine.extract with dataRequest.incremental (PostgreSQL)', () => {
     mappedFields: object = { pg: { 'sales.orders': ['id', 'note'], customers: ['id'] } },
   ) =>
     engine.extract({
-      datasources: { pg: db.url },
+      datasources: { pg: db().url },
       dataRequest: { mappedFields, incremental },
       ...(marks ? { marks: marks as never } : {}),
     });
@@ -97,7 +94,7 @@ describe('engine.extract with dataRequest.incremental (PostgreSQL)', () => {
     });
     await expect(
       engine.extract({
-        datasources: { pg: db.url },
+        datasources: { pg: db().url },
         dataRequest: { mappedFields: { pg: { customers: ['id'] } } },
         marks: { pg: { customers: { column: 'id', type: 'integer', value: '1' } } },
       }),

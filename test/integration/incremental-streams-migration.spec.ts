@@ -8,7 +8,7 @@ import { MIGRATIONS } from '../../src/persistence/migrations/index.js';
 import { jobEntities, JOB_ENTITY, type JobRecord } from '../../src/job/job.entity.js';
 import { JobResponseDto } from '../../src/job/dto/job-response.dto.js';
 import { streamEntity } from '../../src/stream/stream.entity.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { useTempDatabase } from '../helpers/pg-database.js';
 
 const NOW = '2026-03-01T10:00:00.000Z';
 const BEFORE = MIGRATIONS.filter((migration) => migration !== IncrementalStreams1765008000000);
@@ -27,19 +27,17 @@ async function openAt(options: DataSourceOptions, migrations: typeof MIGRATIONS,
   return store;
 }
 
-let pg: TempDatabase;
+const pg = useTempDatabase('it_incremental_migration');
 let sqliteDir: string;
 beforeAll(async () => {
-  pg = await createTempDatabase('it_incremental_migration');
   sqliteDir = mkdtempSync(join(tmpdir(), 'fetcher-migration-streams-'));
 });
 afterAll(async () => {
-  await pg?.drop();
   if (sqliteDir) rmSync(sqliteDir, { recursive: true, force: true });
 });
 
 const stores: Array<{ kind: string; options: () => DataSourceOptions; placeholder: (n: number) => string }> = [
-  { kind: 'postgres', options: () => ({ type: 'postgres', url: pg.url }), placeholder: (n) => `$${n}` },
+  { kind: 'postgres', options: () => ({ type: 'postgres', url: pg().url }), placeholder: (n) => `$${n}` },
   { kind: 'sqlite', options: () => ({ type: 'better-sqlite3', database: join(sqliteDir, 'store.db') }), placeholder: () => '?' },
 ];
 

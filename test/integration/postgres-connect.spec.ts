@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatasourceConnectError } from '../../src/engine/errors/datasource-errors.js';
 import { PostgresConnector } from '../../src/engine/connectors/postgres/postgres.connector.js';
-import { createTempDatabase, resolvedDatasource, type TempDatabase, withAdminClient } from '../helpers/pg-database.js';
+import { resolvedDatasource, useTempDatabase, withAdminClient } from '../helpers/pg-database.js';
 import { closedPort, connectFailureChecks } from '../../src/engine/connectors/testing/connect-probes.js';
 
 const PASSWORD = 'Sup3r-Secret-pw';
@@ -13,15 +13,13 @@ const USER = 'fetcher_probe_user';
  */
 describe('PostgresConnector connect failures', () => {
   const connector = new PostgresConnector();
-  let db: TempDatabase;
+  const db = useTempDatabase('pg_connect');
 
   beforeAll(async () => {
-    db = await createTempDatabase('pg_connect');
     await withAdminClient((admin) => admin.query(`DROP ROLE IF EXISTS ${USER}; CREATE ROLE ${USER} LOGIN`));
   });
 
   afterAll(async () => {
-    await db?.drop();
     await withAdminClient((admin) => admin.query(`DROP ROLE IF EXISTS ${USER}`));
   });
 
@@ -43,7 +41,7 @@ describe('PostgresConnector connect failures', () => {
   };
 
   const probe = (overrides: Parameters<typeof resolvedDatasource>[1]) =>
-    resolvedDatasource(db, { configName: 'pg_probe', userName: USER, password: PASSWORD, ...overrides });
+    resolvedDatasource(db(), { configName: 'pg_probe', userName: USER, password: PASSWORD, ...overrides });
 
   connectFailureChecks({ open: (overrides, options) => connector.open(probe(overrides), options), failure });
 
@@ -73,9 +71,9 @@ describe('PostgresConnector connect failures', () => {
   });
 
   it('reports an unknown database as database_not_found', async () => {
-    const error = await failure(connector.open(probe({ databaseName: `${db.name}_missing` }), { connectTimeoutMs: 5_000 }));
+    const error = await failure(connector.open(probe({ databaseName: `${db().name}_missing` }), { connectTimeoutMs: 5_000 }));
     expect(error.reason).toBe('database_not_found');
-    expect(error.message).toContain(`${db.name}_missing`);
+    expect(error.message).toContain(`${db().name}_missing`);
   });
 
   it('gives up on a silent address within the connect timeout', async () => {

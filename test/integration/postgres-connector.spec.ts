@@ -3,7 +3,7 @@ import type { ColumnInfo, ConnectorSession, RowFrame, TableInfo } from '../../sr
 import { allBatches, expectNdjsonLike, ndjsonFrame } from '../../src/engine/connectors/testing/row-frames.js';
 import { PostgresConnector } from '../../src/engine/connectors/postgres/postgres.connector.js';
 import { FIDELITY_TEXT as TEXT, PG_FIDELITY_SQL as FIDELITY_SQL } from '../helpers/fidelity-tables.js';
-import { createTempDatabase, PG_READ_PATHS, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';
+import { PG_READ_PATHS, resolvedDatasource, useTempDatabase } from '../helpers/pg-database.js';
 import { collectBatches } from '../../src/engine/connectors/testing/batch-reading.js';
 
 /** The expected JSON text of one row, from [key, JSON text] pairs. */
@@ -13,13 +13,12 @@ const NULLS = (names: string[]): [string, string][] => names.map((n) => [n, 'nul
 
 describe.each(PG_READ_PATHS)('PostgresConnector against PostgreSQL (%s path)', (readPath) => {
   const connector = new PostgresConnector(readPath);
-  let db: TempDatabase;
+  const db = useTempDatabase('pg_connector');
   let session: ConnectorSession;
 
   beforeAll(async () => {
-    db = await createTempDatabase('pg_connector');
-    await db.query(FIDELITY_SQL);
-    await db.query(`
+    await db().query(FIDELITY_SQL);
+    await db().query(`
       CREATE SCHEMA "Sales";
       CREATE TABLE "Sales"."OrderLines" (line int, "select" text, "Order" int, gone int, note text, PRIMARY KEY ("Order", line));
       ALTER TABLE "Sales"."OrderLines" DROP COLUMN gone;
@@ -33,12 +32,11 @@ describe.each(PG_READ_PATHS)('PostgresConnector against PostgreSQL (%s path)', (
       INSERT INTO public.unordered VALUES ('m', 2), ('c', 1), ('z', 3), ('a', 0);
       CREATE TABLE public.heap (v int);
     `);
-    session = await connector.open(resolvedDatasource(db), { connectTimeoutMs: 5_000 });
+    session = await connector.open(resolvedDatasource(db()), { connectTimeoutMs: 5_000 });
   });
 
   afterAll(async () => {
     await session?.close();
-    await db?.drop();
   });
 
   const table = async (key: string, schemas = ['public']): Promise<TableInfo> => {
@@ -170,7 +168,7 @@ describe.each(PG_READ_PATHS)('PostgresConnector against PostgreSQL (%s path)', (
   });
 
   it('uses the configured default schema for bare keys', async () => {
-    const other = await connector.open(resolvedDatasource(db, { schemaName: 'Sales' }), { connectTimeoutMs: 5_000 });
+    const other = await connector.open(resolvedDatasource(db(), { schemaName: 'Sales' }), { connectTimeoutMs: 5_000 });
     try {
       const keys = [...(await other.discover(['Sales', 'public'], new AbortController().signal)).tables.keys()];
       expect(keys).toContain('OrderLines');
@@ -182,7 +180,7 @@ describe.each(PG_READ_PATHS)('PostgresConnector against PostgreSQL (%s path)', (
 
   it('reads quoted, mixed-case and reserved identifiers', async () => {
     const lines = await table('Sales.OrderLines', ['Sales']);
-    await db.query(`INSERT INTO "Sales"."OrderLines" VALUES (2, 'b', 1, 'n2'), (1, 'a', 2, 'n1'), (1, 'c', 1, NULL)`);
+    await db().query(`INSERT INTO "Sales"."OrderLines" VALUES (2, 'b', 1, 'n2'), (1, 'a', 2, 'n1'), (1, 'c', 1, NULL)`);
     const { json } = await collectBatches(session.readRows({ table: lines, columns: lines.columns }, new AbortController().signal));
     expect(JSON.parse('[' + json + ']')).toEqual([
       { line: 1, select: 'c', Order: 1, note: null },
@@ -202,7 +200,7 @@ describe.each(PG_READ_PATHS)('PostgresConnector against PostgreSQL (%s path)', (
   });
 
   it("frames rows as the request asks: NDJSON lines holding the JSON frame read's rows, across batches", async () => {
-    await db.query(String.raw`
+    await db().query(String.raw`
       CREATE TABLE framed AS SELECT g AS id, g * 1.5 AS amount,
         CASE g % 4 WHEN 0 THEN E'line\none "q" \\ \t\u0001' || g WHEN 1 THEN '' WHEN 2 THEN NULL ELSE repeat('é', g % 300) END AS note
         FROM generate_series(1, 20000) g;
@@ -224,16 +222,16 @@ describe.each(PG_READ_PATHS)('PostgresConnector against PostgreSQL (%s path)', (
     const result = await collectBatches(session.readRows({ table: heap, columns: heap.columns }, new AbortController().signal));
     expect(result).toEqual({ json: '', rowCount: 0, batches: 0 });
 
-    const extra = await connector.open(resolvedDatasource(db), { connectTimeoutMs: 5_000 });
+    const extra = await connector.open(resolvedDatasource(db()), { connectTimeoutMs: 5_000 });
     await extra.close();
     await expect(extra.close()).resolves.toBeUndefined();
   });
 
   it('reports a failing query as DatasourceQueryError naming the table, and stays usable', async () => {
     const heap = await table('heap');
-    await db.query('CREATE TABLE public.doomed (v int)');
+    await db().query('CREATE TABLE public.doomed (v int)');
     const doomed = await table('doomed');
-    await db.query('DROP TABLE public.doomed');
+    await db().query('DROP TABLE public.doomed');
     await expect(
       collectBatches(session.readRows({ table: doomed, columns: doomed.columns }, new AbortController().signal)),
     ).rejects.toMatchObject({

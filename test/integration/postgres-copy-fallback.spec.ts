@@ -3,7 +3,7 @@ import Cursor from 'pg-cursor';
 import type { ConnectorSession, RowBatch, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
 import { PostgresConnector } from '../../src/engine/connectors/postgres/postgres.connector.js';
 import type { EngineLogger } from '../../src/engine/support/engine-logger.js';
-import { createTempDatabase, resolvedDatasource, TEST_PG, type TempDatabase } from '../helpers/pg-database.js';
+import { resolvedDatasource, TEST_PG, useTempDatabase } from '../helpers/pg-database.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 const COPY = Buffer.from('COPY (');
@@ -13,14 +13,13 @@ const COPY = Buffer.from('COPY (');
  * which PostgreSQL refuses as a syntax error, as such a server would. Everything else passes.
  */
 describe('PostgreSQL read path fallback', () => {
-  let db: TempDatabase;
+  const db = useTempDatabase('pg_copy_fallback');
   let proxy: TcpProxy;
   let copyAttempts = 0;
   const sessions: ConnectorSession[] = [];
 
   beforeAll(async () => {
-    db = await createTempDatabase('pg_copy_fallback');
-    await db.query(
+    await db().query(
       `CREATE TABLE items (id int PRIMARY KEY, label text); INSERT INTO items SELECT g, 'item ' || g FROM generate_series(1, 3000) g;`,
     );
     proxy = await startTcpProxy(TEST_PG.port, TEST_PG.host, {
@@ -50,7 +49,6 @@ describe('PostgreSQL read path fallback', () => {
 
   afterAll(async () => {
     await proxy?.close();
-    await db?.drop();
   });
 
   const open = async (
@@ -58,7 +56,7 @@ describe('PostgreSQL read path fallback', () => {
     id: string,
     port = proxy.port,
   ): Promise<{ session: ConnectorSession; table: TableInfo }> => {
-    const session = await connector.open(resolvedDatasource(db, { id, port }), { connectTimeoutMs: 5_000 });
+    const session = await connector.open(resolvedDatasource(db(), { id, port }), { connectTimeoutMs: 5_000 });
     sessions.push(session);
     const table = (await session.discover(['public'], new AbortController().signal)).tables.get('items') as TableInfo;
     return { session, table };
@@ -111,9 +109,9 @@ describe('PostgreSQL read path fallback', () => {
   it('does not fall back on a failure of the query itself', async () => {
     const connector = new PostgresConnector('copy', logger);
     const direct = await open(connector, '00000000-0000-4000-8000-00000000f004', TEST_PG.port);
-    await db.query('CREATE TABLE doomed (id int PRIMARY KEY)');
+    await db().query('CREATE TABLE doomed (id int PRIMARY KEY)');
     const doomed = (await direct.session.discover(['public'], new AbortController().signal)).tables.get('doomed') as TableInfo;
-    await db.query('DROP TABLE doomed');
+    await db().query('DROP TABLE doomed');
     await expect(ids(direct.session, doomed)).rejects.toThrow(/relation "public.doomed" does not exist \(SQLSTATE 42P01\)/);
     // The connection was not marked: its next read goes through COPY again, and works.
     const cursorReads = vi.spyOn(Cursor.prototype, 'read');

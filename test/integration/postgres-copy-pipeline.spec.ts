@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectorSession, RowBatch, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
 import { PostgresConnector } from '../../src/engine/connectors/postgres/postgres.connector.js';
-import { createTempDatabase, resolvedDatasource, TEST_PG, type TempDatabase } from '../helpers/pg-database.js';
+import { resolvedDatasource, TEST_PG, useTempDatabase } from '../helpers/pg-database.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 type Filters = Record<string, Record<string, unknown[]>>;
@@ -14,14 +14,13 @@ type Filters = Record<string, Record<string, unknown[]>>;
  * and leaves the session as usable as before. The proxy counts what the client sends.
  */
 describe('PostgreSQL COPY with bound values, as one pipeline', () => {
-  let db: TempDatabase;
+  const db = useTempDatabase('pg_copy_pipeline');
   let proxy: TcpProxy;
   let clientWrites = 0;
   const sessions: ConnectorSession[] = [];
 
   beforeAll(async () => {
-    db = await createTempDatabase('pg_copy_pipeline');
-    await db.query(
+    await db().query(
       `CREATE TABLE items (id int PRIMARY KEY, label text, at timestamptz);
        INSERT INTO items SELECT g, 'item ' || g, timestamptz '2026-01-01 00:00:00+00' + g * interval '1 hour' FROM generate_series(1, 500) g;`,
     );
@@ -39,12 +38,11 @@ describe('PostgreSQL COPY with bound values, as one pipeline', () => {
 
   afterAll(async () => {
     await proxy?.close();
-    await db?.drop();
   });
 
   const open = async (): Promise<{ session: ConnectorSession; table: TableInfo }> => {
     const connector = new PostgresConnector('copy', { warn: () => undefined });
-    const session = await connector.open(resolvedDatasource(db, { id: '00000000-0000-4000-8000-00000000c0de', port: proxy.port }), {
+    const session = await connector.open(resolvedDatasource(db(), { id: '00000000-0000-4000-8000-00000000c0de', port: proxy.port }), {
       connectTimeoutMs: 5_000,
     });
     sessions.push(session);

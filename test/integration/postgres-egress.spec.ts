@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectorSession, ResolvedDatasource } from '../../src/engine/connectors/shared/engine-connector.js';
 import { PostgresConnector } from '../../src/engine/connectors/postgres/postgres.connector.js';
 import { startFakePgAuthServer, type FakePgServer } from '../helpers/fake-pg-auth-server.js';
-import { createTempDatabase, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';
+import { resolvedDatasource, useTempDatabase } from '../helpers/pg-database.js';
 import { connectFailure, expectAbortKeepsSession, guardedSessions } from '../helpers/session-scenarios.js';
 import { createTestCertificates, type TestCertificates } from '../helpers/test-certificates.js';
 
@@ -32,13 +32,12 @@ const fakeRecord = (port: number, overrides: Partial<ResolvedDatasource> = {}): 
 const failure = (opening: Promise<ConnectorSession>) => connectFailure(opening, PASSWORD);
 
 describe('PostgreSQL egress: the checked address is dialled, the name is verified', () => {
-  let db: TempDatabase;
+  const db = useTempDatabase('pg_egress');
   let certs: TestCertificates;
   let tlsServer: FakePgServer;
 
   beforeAll(async () => {
-    db = await createTempDatabase('pg_egress');
-    await db.query(
+    await db().query(
       `CREATE VIEW slow AS SELECT 1 AS n, pg_sleep(30)::text AS z; CREATE TABLE small (id int PRIMARY KEY); INSERT INTO small VALUES (1), (2);`,
     );
     certs = createTestCertificates();
@@ -46,12 +45,11 @@ describe('PostgreSQL egress: the checked address is dialled, the name is verifie
   });
   afterAll(async () => {
     await tlsServer?.close();
-    await db?.drop();
   });
 
   it('connects to a name only the guard resolves, resolving it once', async () => {
     const lookups: string[] = [];
-    const session = await sessions(true, lookups).open(resolvedDatasource(db, { host: `pg-${run}.fetcher-egress.test` }), {
+    const session = await sessions(true, lookups).open(resolvedDatasource(db(), { host: `pg-${run}.fetcher-egress.test` }), {
       connectTimeoutMs: 5_000,
     });
     try {
@@ -63,7 +61,7 @@ describe('PostgreSQL egress: the checked address is dialled, the name is verifie
   });
 
   it('cancels a running statement through the checked address too (the session survives the abort)', async () => {
-    const session = await sessions(true).open(resolvedDatasource(db, { host: `pg-${run}.fetcher-egress.test` }), {
+    const session = await sessions(true).open(resolvedDatasource(db(), { host: `pg-${run}.fetcher-egress.test` }), {
       connectTimeoutMs: 5_000,
     });
     try {

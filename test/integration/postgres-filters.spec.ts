@@ -2,17 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectorSession, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
 import { PostgresConnector } from '../../src/engine/connectors/postgres/postgres.connector.js';
 import type { FilterCondition } from '../../src/engine/request/data-request.js';
-import { createTempDatabase, PG_READ_PATHS, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';
+import { PG_READ_PATHS, resolvedDatasource, useTempDatabase } from '../helpers/pg-database.js';
 
 describe.each(PG_READ_PATHS)('PostgresConnector filters against PostgreSQL (%s path)', (readPath) => {
   const connector = new PostgresConnector(readPath);
-  let db: TempDatabase;
+  const db = useTempDatabase('pg_filters');
   let session: ConnectorSession;
   let items: TableInfo;
 
   beforeAll(async () => {
-    db = await createTempDatabase('pg_filters');
-    await db.query(`
+    await db().query(`
       CREATE TABLE items (
         id int PRIMARY KEY, n int, name text, at timestamptz, amount numeric(10, 2), tag varchar(3), code char(3), ok bool
       );
@@ -23,13 +22,12 @@ describe.each(PG_READ_PATHS)('PostgresConnector filters against PostgreSQL (%s p
         (4, 40, 'Alpha_1', NULL,                      10.00, 'x',  NULL, true),
         (5, 50, '100%',    '2024-02-01 00:00:00+00', 0.00,  'z',  'ef', false);
     `);
-    session = await connector.open(resolvedDatasource(db), { connectTimeoutMs: 5_000 });
+    session = await connector.open(resolvedDatasource(db()), { connectTimeoutMs: 5_000 });
     items = (await session.discover(['public'], new AbortController().signal)).tables.get('items')!;
   });
 
   afterAll(async () => {
     await session?.close();
-    await db?.drop();
   });
 
   const ids = async (filters: Record<string, FilterCondition>): Promise<number[]> => {

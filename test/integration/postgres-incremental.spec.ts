@@ -6,19 +6,18 @@ import { buildBound } from '../../src/engine/connectors/postgres/postgres-range-
 import { rangeRead } from '../../src/engine/incremental/range-filters.js';
 import { buildSelect } from '../../src/engine/connectors/postgres/postgres-sql.js';
 import type { CursorRange } from '../../src/engine/incremental/cursor-range.js';
-import { createTempDatabase, PG_READ_PATHS, resolvedDatasource, TEST_PG, type TempDatabase } from '../helpers/pg-database.js';
+import { PG_READ_PATHS, resolvedDatasource, TEST_PG, useTempDatabase } from '../helpers/pg-database.js';
 
 type Range = Omit<CursorRange, 'column' | 'kind'>;
 
 describe.each(PG_READ_PATHS)('PostgreSQL incremental range reads (%s path)', (readPath) => {
   const connector = new PostgresConnector(readPath);
-  let db: TempDatabase;
+  const db = useTempDatabase('pg_incremental');
   let session: ConnectorSession;
   const tables = new Map<string, TableInfo>();
 
   beforeAll(async () => {
-    db = await createTempDatabase('pg_incremental');
-    await db.query(`
+    await db().query(`
       CREATE TABLE events (id bigint PRIMARY KEY, seq bigint, amount numeric(38,10), day date, at timestamp(6), at_z timestamptz(6), name text, ratio float8);
       CREATE INDEX events_seq ON events (seq);
       INSERT INTO events VALUES
@@ -30,14 +29,13 @@ describe.each(PG_READ_PATHS)('PostgreSQL incremental range reads (%s path)', (re
         (6, 9223372036854775807, 4, '2024-01-04', '2024-01-04 23:59:59.999999', '2024-01-04 23:59:59.999999+00', 'f', 3);
       CREATE TABLE empty_table (id int PRIMARY KEY, seq int);
     `);
-    session = await connector.open(resolvedDatasource(db), { connectTimeoutMs: 5_000 });
+    session = await connector.open(resolvedDatasource(db()), { connectTimeoutMs: 5_000 });
     const snapshot = await session.discover(['public'], new AbortController().signal);
     for (const [key, info] of snapshot.tables) tables.set(key, info);
   });
 
   afterAll(async () => {
     await session?.close();
-    await db?.drop();
   });
 
   const request = (table: string, cursor: string, range: Range, fields = ['id']): TableReadRequest => {
@@ -129,10 +127,10 @@ describe.each(PG_READ_PATHS)('PostgreSQL incremental range reads (%s path)', (re
   });
 
   it('reads from the snapshot its bound came from: a row committed meanwhile is left for the next read', async () => {
-    const other = new pg.Client({ ...TEST_PG, database: db.name });
+    const other = new pg.Client({ ...TEST_PG, database: db().name });
     await other.connect();
     try {
-      await db.query(`CREATE TABLE IF NOT EXISTS stream_rows (id int PRIMARY KEY, seq int); TRUNCATE stream_rows;
+      await db().query(`CREATE TABLE IF NOT EXISTS stream_rows (id int PRIMARY KEY, seq int); TRUNCATE stream_rows;
         INSERT INTO stream_rows SELECT g, g FROM generate_series(1, 5000) g`);
       const snapshot = await session.discover(['public'], new AbortController().signal);
       tables.set('stream_rows', snapshot.tables.get('stream_rows')!);
@@ -160,12 +158,12 @@ describe.each(PG_READ_PATHS)('PostgreSQL incremental range reads (%s path)', (re
 
   it('leaves the session outside any transaction after a ranged read, a failed one and an aborted one', async () => {
     const inTransaction = async () => {
-      const probe = new pg.Client({ ...TEST_PG, database: db.name });
+      const probe = new pg.Client({ ...TEST_PG, database: db().name });
       await probe.connect();
       try {
         const open = await probe.query(
           `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND state LIKE 'idle in transaction%'`,
-          [db.name],
+          [db().name],
         );
         return (open.rows[0] as { n: number }).n;
       } finally {
@@ -185,17 +183,17 @@ describe.each(PG_READ_PATHS)('PostgreSQL incremental range reads (%s path)', (re
   });
 
   it('the statements use the cursor index: the bound from its end, the range as an index scan', async () => {
-    await db.query(`CREATE TABLE big (id int PRIMARY KEY, seq int, pad text);
+    await db().query(`CREATE TABLE big (id int PRIMARY KEY, seq int, pad text);
       INSERT INTO big SELECT g, g, repeat('x', 20) FROM generate_series(1, 200000) g; CREATE INDEX big_seq ON big (seq)`);
-    await db.query('ANALYZE big');
+    await db().query('ANALYZE big');
     const snapshot = await session.discover(['public'], new AbortController().signal);
     tables.set('big', snapshot.tables.get('big')!);
     const req = request('big', 'seq', { after: '199000' });
     const bound = buildBound(req);
-    const boundPlan = await db.query(`EXPLAIN ${bound.text}`, bound.values);
+    const boundPlan = await db().query(`EXPLAIN ${bound.text}`, bound.values);
     expect(boundPlan.rows.map((row) => Object.values(row)[0]).join('\n')).toMatch(/Index Only Scan Backward using big_seq/);
     const select = buildSelect(rangeRead(req, '200000'));
-    const plan = await db.query(`EXPLAIN ${select.text}`, select.values);
+    const plan = await db().query(`EXPLAIN ${select.text}`, select.values);
     expect(plan.rows.map((row) => Object.values(row)[0]).join('\n')).toMatch(
       /Index (Only )?Scan using big_seq|Bitmap Index Scan on big_seq/,
     );

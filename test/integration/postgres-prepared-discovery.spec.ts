@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectorSession } from '../../src/engine/connectors/shared/engine-connector.js';
 import { PostgresConnector } from '../../src/engine/connectors/postgres/postgres.connector.js';
-import { createTempDatabase, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';
+import { resolvedDatasource, useTempDatabase } from '../helpers/pg-database.js';
 
 /**
  * Discovery is a named prepared statement, parsed and planned once per connection. A server side
@@ -10,25 +10,22 @@ import { createTempDatabase, resolvedDatasource, type TempDatabase } from '../he
  * DEALLOCATE behind pg's back) costs one refused Bind, then the session discovers unnamed.
  */
 describe('PostgreSQL discovery as a prepared statement', () => {
-  let db: TempDatabase;
+  const db = useTempDatabase('pg_prepared_discovery');
   const sessions: ConnectorSession[] = [];
 
   beforeAll(async () => {
-    db = await createTempDatabase('pg_prepared_discovery');
-    await db.query(`CREATE TABLE items (id int PRIMARY KEY, label text); CREATE TABLE notes (id bigint PRIMARY KEY, body text)`);
+    await db().query(`CREATE TABLE items (id int PRIMARY KEY, label text); CREATE TABLE notes (id bigint PRIMARY KEY, body text)`);
   });
 
   afterEach(async () => {
     await Promise.all(sessions.splice(0).map((s) => s.close()));
   });
 
-  afterAll(async () => {
-    await db?.drop();
-  });
+  afterAll(async () => {});
 
   const open = async (): Promise<{ session: ConnectorSession; client: pg.Client }> => {
     const connector = new PostgresConnector('copy', { warn: () => undefined });
-    const session = await connector.open(resolvedDatasource(db, { id: '00000000-0000-4000-8000-00000000d15c' }), {
+    const session = await connector.open(resolvedDatasource(db(), { id: '00000000-0000-4000-8000-00000000d15c' }), {
       connectTimeoutMs: 5_000,
     });
     sessions.push(session);
@@ -45,10 +42,10 @@ describe('PostgreSQL discovery as a prepared statement', () => {
     const { session, client } = await open();
     expect(await tablesOf(session)).toEqual(['items', 'notes']);
     expect(await preparedNames(client)).toEqual(['fetcher_discovery_v1']);
-    await db.query('CREATE TABLE later (id int PRIMARY KEY)');
+    await db().query('CREATE TABLE later (id int PRIMARY KEY)');
     // A plan PostgreSQL keeps is still the catalog as it is now.
     expect(await tablesOf(session)).toEqual(['items', 'later', 'notes']);
-    await db.query('DROP TABLE later');
+    await db().query('DROP TABLE later');
     expect(session.reusable).toBe(true);
   });
 

@@ -3,7 +3,7 @@ import type { ConnectorSession, TableInfo } from '../../src/engine/connectors/sh
 import { PostgresConnector } from '../../src/engine/connectors/postgres/postgres.connector.js';
 import type { Socket } from 'node:net';
 import type pg from 'pg';
-import { createTempDatabase, PG_READ_PATHS, resolvedDatasource, type TempDatabase } from '../helpers/pg-database.js';
+import { PG_READ_PATHS, resolvedDatasource, useTempDatabase } from '../helpers/pg-database.js';
 import {
   countTableRows,
   expectAbortReasonBetweenBatches,
@@ -18,14 +18,14 @@ const ROWS = 200_000;
 
 describe.each(PG_READ_PATHS)('PostgresConnector streaming and abort (%s path)', (readPath) => {
   const connector = new PostgresConnector(readPath);
-  let db: TempDatabase;
+  const db = useTempDatabase('pg_streaming');
   let session: ConnectorSession;
   let big: TableInfo;
   let slow: TableInfo;
 
   /** Statements of our connector still running on the server, apart from the observer itself. */
   const runningStatements = async (pattern: string): Promise<number> => {
-    const { rows } = await db.query<{ n: string }>(
+    const { rows } = await db().query<{ n: string }>(
       `SELECT count(*) AS n FROM pg_stat_activity
        WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active' AND query LIKE $1`,
       [`%${pattern}%`],
@@ -34,15 +34,14 @@ describe.each(PG_READ_PATHS)('PostgresConnector streaming and abort (%s path)', 
   };
 
   beforeAll(async () => {
-    db = await createTempDatabase('pg_streaming');
-    await db.query(`
+    await db().query(`
       CREATE TABLE big (id int PRIMARY KEY, label text);
       INSERT INTO big SELECT g, md5(g::text) FROM generate_series(${ROWS}, 1, -1) g;
       CREATE VIEW slow AS SELECT 1 AS n, pg_sleep(30)::text AS z;
       CREATE TABLE small (id int PRIMARY KEY);
       INSERT INTO small VALUES (1), (2);
     `);
-    session = await connector.open(resolvedDatasource(db), { connectTimeoutMs: 5_000 });
+    session = await connector.open(resolvedDatasource(db()), { connectTimeoutMs: 5_000 });
     const tables = (await session.discover(['public'], new AbortController().signal)).tables;
     big = tables.get('big')!;
     slow = tables.get('slow')!;
@@ -50,7 +49,6 @@ describe.each(PG_READ_PATHS)('PostgresConnector streaming and abort (%s path)', 
 
   afterAll(async () => {
     await session?.close();
-    await db?.drop();
   });
 
   const readSmall = async (): Promise<number> =>
@@ -78,7 +76,7 @@ describe.each(PG_READ_PATHS)('PostgresConnector streaming and abort (%s path)', 
       const settledWait = readPath === 'cursor' ? 'ClientRead' : 'ClientWrite';
       let rows: { wait_event: string | null }[] = [];
       for (const deadline = Date.now() + 5_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
-        ({ rows } = await db.query<{ wait_event: string | null }>(
+        ({ rows } = await db().query<{ wait_event: string | null }>(
           `SELECT wait_event FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%FROM "public"."big"%' AND pid <> pg_backend_pid()`,
         ));
         if (rows.length === 1 && rows[0].wait_event === settledWait) break;
@@ -128,6 +126,6 @@ describe.each(PG_READ_PATHS)('PostgresConnector streaming and abort (%s path)', 
   });
 
   it('refuses to start with an already aborted signal', async () => {
-    await expectRefusedWhenAborted(session, big, (signal) => connector.open(resolvedDatasource(db), { connectTimeoutMs: 5_000, signal }));
+    await expectRefusedWhenAborted(session, big, (signal) => connector.open(resolvedDatasource(db()), { connectTimeoutMs: 5_000, signal }));
   });
 });

@@ -7,7 +7,7 @@ import { ResultFormats1764921600000 } from '../../src/persistence/migrations/176
 import { MIGRATIONS } from '../../src/persistence/migrations/index.js';
 import { jobEntities, JOB_ENTITY, type JobRecord } from '../../src/job/job.entity.js';
 import { JobResponseDto } from '../../src/job/dto/job-response.dto.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { useTempDatabase } from '../helpers/pg-database.js';
 
 const NOW = '2026-03-01T10:00:00.000Z';
 const BEFORE = MIGRATIONS.filter((migration) => migration !== ResultFormats1764921600000);
@@ -41,19 +41,17 @@ async function openAt(options: DataSourceOptions, migrations: typeof MIGRATIONS,
   return store;
 }
 
-let pg: TempDatabase;
+const pg = useTempDatabase('it_result_formats');
 let sqliteDir: string;
 beforeAll(async () => {
-  pg = await createTempDatabase('it_result_formats');
   sqliteDir = mkdtempSync(join(tmpdir(), 'fetcher-migration-formats-'));
 });
 afterAll(async () => {
-  await pg?.drop();
   if (sqliteDir) rmSync(sqliteDir, { recursive: true, force: true });
 });
 
 const stores: Array<{ kind: string; options: () => DataSourceOptions; placeholder: (n: number) => string }> = [
-  { kind: 'postgres', options: () => ({ type: 'postgres', url: pg.url }), placeholder: (n) => `$${n}` },
+  { kind: 'postgres', options: () => ({ type: 'postgres', url: pg().url }), placeholder: (n) => `$${n}` },
   { kind: 'sqlite', options: () => ({ type: 'better-sqlite3', database: join(sqliteDir, 'store.db') }), placeholder: () => '?' },
 ];
 

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../src/engine/engine.js';
 import type { DatasourceDescriptor } from '../../src/engine/datasources/datasource-descriptor.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { useTempDatabase } from '../helpers/pg-database.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { PING_TIMEOUT_MS } from '../../src/engine/sessions/session-pool.js';
 import { TEST_SECRETS } from '../helpers/test-secrets.js';
@@ -12,12 +12,11 @@ import { TEST_SECRETS } from '../helpers/test-secrets.js';
  * sessions, not the pool's bookkeeping.
  */
 describe('pooled source sessions (PostgreSQL)', () => {
-  let db: TempDatabase;
+  const db = useTempDatabase('session_pool');
   let engine: Engine;
 
   beforeAll(async () => {
-    db = await createTempDatabase('session_pool');
-    await db.query(`
+    await db().query(`
       CREATE VIEW serving_backend AS SELECT 1 AS id, pg_backend_pid() AS pid;
       CREATE TABLE orders (id int PRIMARY KEY, amount numeric(12,2));
       INSERT INTO orders SELECT g, g * 1.25 FROM generate_series(1, 50000) g;`);
@@ -27,17 +26,15 @@ describe('pooled source sessions (PostgreSQL)', () => {
     await engine?.close();
   });
 
-  afterAll(async () => {
-    await db?.drop();
-  });
+  afterAll(async () => {});
 
   const descriptor = (overrides: Partial<DatasourceDescriptor> = {}): DatasourceDescriptor => ({
     type: 'POSTGRESQL',
-    host: db.host,
-    port: db.port,
-    databaseName: db.name,
-    userName: db.user,
-    password: db.password,
+    host: db().host,
+    port: db().port,
+    databaseName: db().name,
+    userName: db().user,
+    password: db().password,
     id: 'conn-ledger',
     reuseScope: 'ledger@2026-03-01T10:00:00.000Z',
     ...overrides,
@@ -54,9 +51,9 @@ describe('pooled source sessions (PostgreSQL)', () => {
   };
 
   const sessionsOnServer = async (): Promise<number> => {
-    const { rows } = await db.query<{ n: string }>(
+    const { rows } = await db().query<{ n: string }>(
       `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = 'fetcher' AND pid <> pg_backend_pid()`,
-      [db.name],
+      [db().name],
     );
     return Number(rows[0].n);
   };
@@ -98,7 +95,7 @@ describe('pooled source sessions (PostgreSQL)', () => {
   it('a session the server closed between jobs costs a fresh connect, never a failed job', async () => {
     engine = createEngine({ sessionPool: { maxIdlePerDatasource: 2, idleMs: 30_000 } });
     const first = await servedBy(descriptor());
-    await db.query('SELECT pg_terminate_backend($1)', [first]);
+    await db().query('SELECT pg_terminate_backend($1)', [first]);
     await expect.poll(sessionsOnServer).toBe(0);
     const second = await servedBy(descriptor());
     expect(second).not.toBe(first);
@@ -112,7 +109,7 @@ describe('pooled source sessions (PostgreSQL)', () => {
     beforeAll(async () => {
       // The ping is the simple query `SELECT 1`; nothing else the connector sends looks like it.
       const ping = Buffer.from('Q\u0000\u0000\u0000\u000dSELECT 1\u0000', 'latin1');
-      proxy = await startTcpProxy(db.port, '127.0.0.1', { silenceWhen: (chunk) => silencing && chunk.equals(ping) });
+      proxy = await startTcpProxy(db().port, '127.0.0.1', { silenceWhen: (chunk) => silencing && chunk.equals(ping) });
     });
 
     afterAll(async () => {
