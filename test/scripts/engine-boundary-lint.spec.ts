@@ -12,6 +12,9 @@ const scratch = mkdtempSync(join(tmpdir(), 'fetcher-lint-engine-'));
 function lintAsSourceFile(path: string, source: string): string[] {
   const dir = mkdtempSync(join(scratch, 'case-'));
   copyFileSync(join(root, '.oxlintrc.json'), join(dir, '.oxlintrc.json'));
+  // The configuration loads the house plugin from beside it: without it oxlint would stop before linting anything.
+  mkdirSync(join(dir, 'scripts/lint'), { recursive: true });
+  copyFileSync(join(root, 'scripts/lint/house-rules.mjs'), join(dir, 'scripts/lint/house-rules.mjs'));
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
   const file = join(dir, 'src', path);
   mkdirSync(resolve(file, '..'), { recursive: true });
