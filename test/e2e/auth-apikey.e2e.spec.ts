@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callRoute, documentedV1Routes, OPEN_ROUTES, bearer, type RouteCall } from '../helpers/auth-routes.js';
 import { startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 import { unsecuredToken } from '../helpers/jwks-server.js';
-import { createTempDatabase, TEST_PG, type TempDatabase } from '../helpers/pg-database.js';
+import { TEST_PG, useTempDatabase } from '../helpers/pg-database.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
@@ -16,17 +16,16 @@ const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
  * other replica at once, and only key hashes ever reach the store.
  */
 describe('AUTH_MODE=apikey', () => {
-  let store: TempDatabase;
+  const store = useTempDatabase('e2e_apikey_store');
   let a: EmbeddedFetcher;
   let b: EmbeddedFetcher;
   let routes: RouteCall[];
 
   beforeAll(async () => {
-    store = await createTempDatabase('e2e_apikey_store');
     const env = {
       AUTH_MODE: 'apikey',
       AUTH_ADMIN_KEYS: `${ADMIN_KEY},${randomBytes(24).toString('base64url')}`,
-      DATABASE_URL: store.url,
+      DATABASE_URL: store().url,
       // Every kind of bad key on every route, from one address: more than the default limit of 60
       // failures a minute, whose 429 test/e2e/auth-failures.e2e.spec.ts covers.
       AUTH_FAILURE_LIMIT_PER_MINUTE: '1000000',
@@ -37,7 +36,6 @@ describe('AUTH_MODE=apikey', () => {
   });
   afterAll(async () => {
     await Promise.all([a?.close(), b?.close()]);
-    await store?.drop();
   });
 
   const issue = async (productName: string, name = 'test key') => {
@@ -113,11 +111,11 @@ describe('AUTH_MODE=apikey', () => {
     expect(JSON.stringify(listed.body)).not.toContain(created.key);
     expect(JSON.stringify(listed.body)).not.toContain(created.key.slice(4, 20));
 
-    const { rows } = await store.query<{ key_hash: string }>('SELECT key_hash FROM api_keys WHERE id = $1', [created.id]);
+    const { rows } = await store().query<{ key_hash: string }>('SELECT key_hash FROM api_keys WHERE id = $1', [created.id]);
     expect(rows[0].key_hash).toBe(createHash('sha256').update(created.key).digest('hex'));
     const { stdout } = await promisify(execFile)(
       'pg_dump',
-      ['-h', TEST_PG.host, '-p', String(TEST_PG.port), '-U', TEST_PG.user, '--data-only', store.name],
+      ['-h', TEST_PG.host, '-p', String(TEST_PG.port), '-U', TEST_PG.user, '--data-only', store().name],
       {
         maxBuffer: 64 * 1024 * 1024,
         env: { ...process.env, PGPASSWORD: TEST_PG.password },
@@ -190,7 +188,7 @@ describe('AUTH_MODE=apikey', () => {
   it('answers 503, not 401, when the key store is unreachable, and accepts the key again once it is back', async () => {
     const product = await issue('reporter');
     const proxy = await startTcpProxy(TEST_PG.port, TEST_PG.host);
-    const proxied = store.url.replace(`:${TEST_PG.port}/`, `:${proxy.port}/`);
+    const proxied = store().url.replace(`:${TEST_PG.port}/`, `:${proxy.port}/`);
     const replica = await startEmbeddedFetcher({ AUTH_MODE: 'apikey', AUTH_ADMIN_KEYS: ADMIN_KEY, DATABASE_URL: proxied });
     try {
       expect((await replica.http.get('/v1/management/connections').set(bearer(product.key))).status).toBe(200);

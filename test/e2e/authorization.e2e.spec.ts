@@ -4,7 +4,7 @@ import { internalDatasourceId } from '../../src/config/internal-datasources.conf
 import { bearer, withBearer } from '../helpers/auth-routes.js';
 import { startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 import { pgConnectionBody } from '../helpers/connection-bodies.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { useTempDatabase } from '../helpers/pg-database.js';
 
 const ADMIN = `admin-${randomBytes(24).toString('base64url')}`;
 
@@ -14,22 +14,21 @@ const ADMIN = `admin-${randomBytes(24).toString('base64url')}`;
  * name, and the operator sees both. Internal datasources follow DATASOURCE_<NAME>_PRODUCTS.
  */
 describe('authorization from the principal', () => {
-  let source: TempDatabase;
+  const source = useTempDatabase('e2e_authz');
   let fetcher: EmbeddedFetcher;
   let alpha: string;
   let beta: string;
   const as = (key: string) => withBearer(fetcher.http, key);
 
   beforeAll(async () => {
-    source = await createTempDatabase('e2e_authz');
-    await source.query("CREATE TABLE accounts (id int PRIMARY KEY, email text); INSERT INTO accounts VALUES (1, 'a@x'), (2, 'b@x')");
+    await source().query("CREATE TABLE accounts (id int PRIMARY KEY, email text); INSERT INTO accounts VALUES (1, 'a@x'), (2, 'b@x')");
     const internal = (name: string, products?: string) => ({
       [`DATASOURCE_${name}_CONFIG_NAME`]: name.toLowerCase(),
       [`DATASOURCE_${name}_TYPE`]: 'POSTGRESQL',
-      [`DATASOURCE_${name}_HOST`]: source.host,
-      [`DATASOURCE_${name}_PORT`]: String(source.port),
-      [`DATASOURCE_${name}_DATABASE`]: source.name,
-      [`DATASOURCE_${name}_USER`]: source.user,
+      [`DATASOURCE_${name}_HOST`]: source().host,
+      [`DATASOURCE_${name}_PORT`]: String(source().port),
+      [`DATASOURCE_${name}_DATABASE`]: source().name,
+      [`DATASOURCE_${name}_USER`]: source().user,
       ...(products ? { [`DATASOURCE_${name}_PRODUCTS`]: products } : {}),
     });
     fetcher = await startEmbeddedFetcher({
@@ -44,10 +43,9 @@ describe('authorization from the principal', () => {
   });
   afterAll(async () => {
     await fetcher?.close();
-    await source?.drop();
   });
 
-  const connectionBody = (configName: string) => pgConnectionBody(source, { configName, password: 'trust-auth-ignores-it' });
+  const connectionBody = (configName: string) => pgConnectionBody(source(), { configName, password: 'trust-auth-ignores-it' });
   const createAs = async (key: string, header?: string) => {
     const configName = `pg_${randomUUID().slice(0, 8)}`;
     let request = fetcher.http.post('/v1/management/connections').set(bearer(key));

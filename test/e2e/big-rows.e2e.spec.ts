@@ -6,7 +6,7 @@ import { TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
 import { pgConnectionBody } from '../helpers/connection-bodies.js';
 import { freePort, startFetcherProcess, type FetcherProcess } from '../helpers/fetcher-process.js';
 import { peakRss } from '../helpers/process-memory.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { useTempDatabase } from '../helpers/pg-database.js';
 
 const MiB = 1024 * 1024;
 
@@ -22,7 +22,7 @@ function filesUnder(dir: string): string[] {
 
 /** Memory is bounded by bytes, not rows: huge rows and a huge single value, through a real worker process. */
 describe('rows of megabytes through a real job', () => {
-  let source: TempDatabase;
+  const source = useTempDatabase('big_rows');
   let fetcher: FetcherProcess;
   let dataDir: string;
 
@@ -51,9 +51,8 @@ describe('rows of megabytes through a real job', () => {
   };
 
   beforeAll(async () => {
-    source = await createTempDatabase('big_rows');
     // 120 rows of 2 MiB each (a ~240 MiB result), and one row holding a single 300 MB value.
-    await source.query(`
+    await source().query(`
       CREATE TABLE wide_rows (id int PRIMARY KEY, body text);
       INSERT INTO wide_rows SELECT g, repeat(md5(g::text), 65536) FROM generate_series(1, 120) g;
       CREATE TABLE one_huge_value (id int PRIMARY KEY, body text);
@@ -62,13 +61,12 @@ describe('rows of megabytes through a real job', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'fetcher-big-rows-'));
     const port = await freePort();
     fetcher = await startFetcherProcess({ DATA_DIR: dataDir, APP_ENC_KEY: TEST_MASTER_KEY, PORT: String(port) }, port);
-    const created = await api('/v1/management/connections', pgConnectionBody(source, { configName: 'big_pg' }));
+    const created = await api('/v1/management/connections', pgConnectionBody(source(), { configName: 'big_pg' }));
     expect(created.status).toBe(201);
   }, 120_000);
 
   afterAll(async () => {
     await fetcher?.stop(5_000);
-    await source?.drop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/fetcher-process.js';
 import { runFetcherCli, type CliRun } from '../helpers/fetcher-cli.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { useTempDatabase } from '../helpers/pg-database.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 const SECRET = 'Sekr3t-pa55-for-the-cli';
@@ -22,7 +22,7 @@ function expectOneLine(run: CliRun, pattern: RegExp): void {
 }
 
 describe('fetcher extract refuses bad input and never hangs on a server', () => {
-  let pg: TempDatabase;
+  const pg = useTempDatabase('cli_failures');
   let dir: string;
   let requestFile: string;
   let silentServer: Server;
@@ -32,8 +32,7 @@ describe('fetcher extract refuses bad input and never hangs on a server', () => 
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'fetcher-cli-failures-'));
-    pg = await createTempDatabase('cli_failures');
-    await pg.query(`CREATE TABLE accounts (id int PRIMARY KEY, name text);
+    await pg().query(`CREATE TABLE accounts (id int PRIMARY KEY, name text);
       INSERT INTO accounts SELECT g, repeat('n', 100) FROM generate_series(1, 1000) g;`);
     requestFile = join(dir, 'request.json');
     writeFileSync(requestFile, JSON.stringify(REQUEST));
@@ -41,18 +40,17 @@ describe('fetcher extract refuses bad input and never hangs on a server', () => 
     silentServer = createServer((socket) => void held.push(socket.on('error', () => undefined)));
     silentPort = await freePort();
     await new Promise<void>((resolve) => silentServer.listen(silentPort, '127.0.0.1', resolve));
-    catalogSilence = await startTcpProxy(pg.port, pg.host, { silenceWhen: (chunk) => chunk.includes('pg_namespace') });
+    catalogSilence = await startTcpProxy(pg().port, pg().host, { silenceWhen: (chunk) => chunk.includes('pg_namespace') });
   });
 
   afterAll(async () => {
     for (const socket of held) socket.destroy();
     await new Promise((resolve) => silentServer?.close(resolve));
     await catalogSilence?.close();
-    await pg?.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const url = (port = pg.port) => `postgres://${pg.user}:${SECRET}@${pg.host}:${port}/${pg.name}`;
+  const url = (port = pg().port) => `postgres://${pg().user}:${SECRET}@${pg().host}:${port}/${pg().name}`;
   const extract = (args: string[], env: Record<string, string> = {}) =>
     runFetcherCli(['extract', ...args], { env: { PG_URL: url(), ...env } });
   const withRequest = (...args: string[]) => extract(['--request', requestFile, '--datasource', 'pg=env:PG_URL', ...args]);
@@ -123,7 +121,7 @@ describe('fetcher extract refuses bad input and never hangs on a server', () => 
         '--request',
         requestFile,
         '--datasource',
-        `pg=postgres://${pg.user}:${SECRET}@127.0.0.1:${await freePort()}/db`,
+        `pg=postgres://${pg().user}:${SECRET}@127.0.0.1:${await freePort()}/db`,
         '--out',
         out,
       ]);

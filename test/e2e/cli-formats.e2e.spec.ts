@@ -6,32 +6,30 @@ import { gunzipSync } from 'node:zlib';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runFetcherCli, summaryOf } from '../helpers/fetcher-cli.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { useTempDatabase } from '../helpers/pg-database.js';
 
 const DATA_REQUEST = { mappedFields: { pg_src: { accounts: ['*'], 'accounting.invoices': ['id', 'amount', 'note'] } } };
 
 describe('fetcher extract --format / --compression', () => {
-  let pg: TempDatabase;
+  const pg = useTempDatabase('cli_formats');
   let dir: string;
   let requestFile: string;
   let env: Record<string, string>;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'fetcher-cli-formats-'));
-    pg = await createTempDatabase('cli_formats');
-    await pg.query(`
+    await pg().query(`
       CREATE TABLE accounts (id bigint PRIMARY KEY, email text, balance numeric(38,10), tags text[]);
       INSERT INTO accounts VALUES (1, 'one@example.com', 1.5, '{a}'), (9007199254740993, 'a,"b"', NULL, '{"x,y",NULL}'), (3, '', 0, NULL);
       CREATE SCHEMA accounting;
       CREATE TABLE accounting.invoices (id int PRIMARY KEY, amount numeric(12,2), note text);
       INSERT INTO accounting.invoices VALUES (10, 42.00, E'two\\nlines'), (11, 5.00, NULL);`);
-    env = { PG_URL: pg.url };
+    env = { PG_URL: pg().url };
     requestFile = join(dir, 'request.json');
     writeFileSync(requestFile, JSON.stringify(DATA_REQUEST));
   });
 
   afterAll(async () => {
-    await pg?.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 

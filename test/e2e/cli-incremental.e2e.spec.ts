@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runFetcherCli, summaryOf } from '../helpers/fetcher-cli.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { useTempDatabase } from '../helpers/pg-database.js';
 
 const request = (stream: string, extra: object = {}) => ({
   mappedFields: { pg_src: { ledger: ['id', 'amount'], accounts: ['id'] } },
@@ -11,23 +11,21 @@ const request = (stream: string, extra: object = {}) => ({
 });
 
 describe('fetcher extract --state (incremental marks in a file)', () => {
-  let pg: TempDatabase;
+  const pg = useTempDatabase('cli_incremental');
   let dir: string;
   let env: Record<string, string>;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'fetcher-cli-incremental-'));
-    pg = await createTempDatabase('cli_incremental');
-    await pg.query(`
+    await pg().query(`
       CREATE TABLE ledger (id int PRIMARY KEY, seq bigint NOT NULL, amount numeric(20,4));
       INSERT INTO ledger SELECT g, g / 2, g * 1.25 FROM generate_series(1, 10) g;
       CREATE TABLE accounts (id int PRIMARY KEY);
       INSERT INTO accounts VALUES (1), (2);`);
-    env = { PG_URL: pg.url };
+    env = { PG_URL: pg().url };
   });
 
   afterAll(async () => {
-    await pg?.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -54,13 +52,13 @@ describe('fetcher extract --state (incremental marks in a file)', () => {
     });
 
     // Rows at the mark's value arrive late: the documented limit; rows above it are the next run's.
-    await pg.query('INSERT INTO ledger VALUES (11, 5, 0), (12, 6, 1), (13, 6, 2), (14, 7, 3)');
+    await pg().query('INSERT INTO ledger VALUES (11, 5, 0), (12, 6, 1), (13, 6, 2), (14, 7, 3)');
     const second = await extract(request('ledger'), '--state', state, '--out', join(dir, 'second.json'));
     expect(second.code, second.stderr).toBe(0);
     expect(ids(join(dir, 'second.json'), 'ledger')).toEqual([12, 13, 14]);
     expect(JSON.parse(readFileSync(state, 'utf8')).marks.pg_src.ledger.value).toBe('7');
 
-    await pg.query('INSERT INTO ledger VALUES (15, 8, 0)');
+    await pg().query('INSERT INTO ledger VALUES (15, 8, 0)');
     const before = readFileSync(state, 'utf8');
     const failed = await extract(request('ledger'), '--state', state, '--out', join(dir, 'failed.json'), '--limits', 'maxResultBytes=10');
     expect(failed.code).not.toBe(0);

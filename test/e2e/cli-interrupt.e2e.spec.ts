@@ -4,30 +4,28 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../helpers/event-consumer.js';
 import { runFetcherCli } from '../helpers/fetcher-cli.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { useTempDatabase } from '../helpers/pg-database.js';
 
 describe('Ctrl-C during a large fetcher extract', () => {
-  let pg: TempDatabase;
+  const pg = useTempDatabase('cli_interrupt');
   let dir: string;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'fetcher-cli-interrupt-'));
-    pg = await createTempDatabase('cli_interrupt');
     // Tens of millions of rows produced as they are read: far more than Ctrl-C lets it read.
-    await pg.query(`CREATE VIEW endless AS SELECT g AS id, md5(g::text) AS digest FROM generate_series(1, 50000000) g`);
+    await pg().query(`CREATE VIEW endless AS SELECT g AS id, md5(g::text) AS digest FROM generate_series(1, 50000000) g`);
     writeFileSync(join(dir, 'request.json'), JSON.stringify({ mappedFields: { pg: { endless: ['*'] } } }));
   });
 
   afterAll(async () => {
-    await pg?.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
   const sessionsOnSource = async () =>
     Number(
       (
-        await pg.query<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [
-          pg.name,
+        await pg().query<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [
+          pg().name,
         ])
       ).rows[0].n,
     );
@@ -36,7 +34,7 @@ describe('Ctrl-C during a large fetcher extract', () => {
     const out = join(dir, 'result.json');
     let interruptedAt = 0;
     const run = await runFetcherCli(['extract', '--request', join(dir, 'request.json'), '--datasource', 'pg=env:PG_URL', '--out', out], {
-      env: { PG_URL: pg.url },
+      env: { PG_URL: pg().url },
       started: (child) => {
         // Once rows are arriving in the temporary file, the extraction is under way.
         void waitUntil(

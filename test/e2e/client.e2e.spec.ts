@@ -15,7 +15,7 @@ import {
 } from '../../src/client/index.js';
 import { startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 import { pgConnectionBody } from '../helpers/connection-bodies.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { useTempDatabase } from '../helpers/pg-database.js';
 
 const SLOW_ROWS = 20_000;
 
@@ -48,7 +48,7 @@ function tamperingFetch(tamper: (bytes: Uint8Array) => Uint8Array) {
  * stops on a timeout or an abort, saying which.
  */
 describe('fetcher/client against a running Fetcher', () => {
-  let source: TempDatabase;
+  const source = useTempDatabase('e2e_client');
   let fetcher: EmbeddedFetcher;
   let baseUrl: string;
   let client: FetcherClient;
@@ -63,8 +63,7 @@ describe('fetcher/client against a running Fetcher', () => {
   });
 
   beforeAll(async () => {
-    source = await createTempDatabase('e2e_client');
-    await source.query(`
+    await source().query(`
       CREATE TABLE accounts (id int PRIMARY KEY, email text NOT NULL);
       INSERT INTO accounts VALUES (1, 'one@example.com'), (2, 'two@example.com'), (3, 'three@example.com');
       CREATE SCHEMA accounting;
@@ -79,7 +78,7 @@ describe('fetcher/client against a running Fetcher', () => {
     baseUrl = `http://127.0.0.1:${(fetcher.app.getHttpServer().address() as AddressInfo).port}`;
     client = createFetcherClient({ baseUrl, productName: 'reporter' });
     const created = await client.raw.POST('/v1/management/connections', {
-      body: pgConnectionBody(source, { configName: 'pg_source' }),
+      body: pgConnectionBody(source(), { configName: 'pg_source' }),
     });
     expect(created.response.status, JSON.stringify(created.error)).toBe(201);
     scratch = mkdtempSync(join(tmpdir(), 'fetcher-client-'));
@@ -87,7 +86,6 @@ describe('fetcher/client against a running Fetcher', () => {
 
   afterAll(async () => {
     await fetcher?.close();
-    await source?.drop();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 

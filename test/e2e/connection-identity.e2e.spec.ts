@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CredentialCipher } from '../../src/datasource/credential-cipher.service.js';
 import { startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
-import { createTempDatabase, TEST_PG, type TempDatabase } from '../helpers/pg-database.js';
+import { TEST_PG, useTempDatabase } from '../helpers/pg-database.js';
 import { createTestCertificates, type TestCertificates } from '../helpers/test-certificates.js';
 
 const SECRET_COLUMNS = ['password_encrypted', 'ssl_ca_encrypted', 'ssl_cert_encrypted', 'ssl_key_encrypted'] as const;
@@ -31,24 +31,22 @@ function connectionRows(dump: string): Map<string, Record<string, string>> {
  * from the row, not merely flagged.
  */
 describe('a PATCH of the endpoint identity clears the password, the client certificate and the key', () => {
-  let store: TempDatabase;
+  const store = useTempDatabase('e2e_identity_store');
   let fetcher: EmbeddedFetcher;
   let certs: TestCertificates;
 
   beforeAll(async () => {
     certs = createTestCertificates();
-    store = await createTempDatabase('e2e_identity_store');
-    fetcher = await startEmbeddedFetcher({ DATABASE_URL: store.url });
+    fetcher = await startEmbeddedFetcher({ DATABASE_URL: store().url });
   });
   afterAll(async () => {
     await fetcher?.close();
-    await store?.drop();
   });
 
   const dump = async (): Promise<string> => {
     const { stdout } = await promisify(execFile)(
       'pg_dump',
-      ['-h', TEST_PG.host, '-p', String(TEST_PG.port), '-U', TEST_PG.user, '--data-only', '-t', 'connections', store.name],
+      ['-h', TEST_PG.host, '-p', String(TEST_PG.port), '-U', TEST_PG.user, '--data-only', '-t', 'connections', store().name],
       { maxBuffer: 64 * 1024 * 1024, env: { ...process.env, PGPASSWORD: TEST_PG.password } },
     );
     return stdout;
@@ -82,7 +80,7 @@ describe('a PATCH of the endpoint identity clears the password, the client certi
   ])('a PATCH of %s answers hasPassword: false, and the store keeps no ciphertext of the old credentials', async (field, change) => {
     const password = `identity-${randomBytes(8).toString('hex')}`;
     const { id } = await createOracle(password);
-    const [before] = (await store.query('SELECT * FROM connections WHERE id = $1', [id])).rows as Record<string, string | null>[];
+    const [before] = (await store().query('SELECT * FROM connections WHERE id = $1', [id])).rows as Record<string, string | null>[];
     const oldCiphertexts = [before.password_encrypted, before.ssl_cert_encrypted, before.ssl_key_encrypted] as string[];
     // Guard the guard: the dump does show them while they are stored.
     const dumpedBefore = await dump();

@@ -3,32 +3,30 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 import { pgConnectionBody } from '../helpers/connection-bodies.js';
 import { startFakePgAuthServer, type FakePgServer } from '../helpers/fake-pg-auth-server.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { useTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 
 /**
  * A stored password goes only where it was entered: pointing a connection at another server
  * (here a fake PostgreSQL that asks for the password in clear text and records it) forgets it.
  */
 describe('a stored secret goes only where it was entered', () => {
-  let source: TempDatabase;
+  const source = useTempDatabase('e2e_secrets');
   let fetcher: EmbeddedFetcher;
   let fake: FakePgServer;
 
   beforeAll(async () => {
-    source = await createTempDatabase('e2e_secrets');
-    await source.query('CREATE TABLE accounts (id int PRIMARY KEY)');
+    await source().query('CREATE TABLE accounts (id int PRIMARY KEY)');
     [fetcher, fake] = await Promise.all([startEmbeddedFetcher(), startFakePgAuthServer()]);
   });
   afterAll(async () => {
     await Promise.all([fetcher?.close(), fake?.close()]);
-    await source?.drop();
   });
 
   const create = async (password: string, extra: Record<string, unknown> = {}) => {
     const response = await fetcher.http
       .post('/v1/management/connections')
       .set('X-Product-Name', 'reporter')
-      .send(pgConnectionBody(source, { password, ...extra }));
+      .send(pgConnectionBody(source(), { password, ...extra }));
     expect(response.status).toBe(201);
     return response.body as { id: string; configName: string; hasPassword: boolean };
   };
@@ -81,7 +79,7 @@ describe('a stored secret goes only where it was entered', () => {
     // No SSL mode for the type change: PostgreSQL's modes are not MySQL's.
     const ssl = what === 'type' ? {} : { ssl: { mode: 'prefer', ca: '-----BEGIN CERTIFICATE-----first' } };
     const connection = await create('kept-Secret-3', ssl);
-    const response = await patch(connection.id, change(source));
+    const response = await patch(connection.id, change(source()));
     expect(response.status).toBe(200);
     expect(response.body.hasPassword).toBe(false);
   });
@@ -91,8 +89,13 @@ describe('a stored secret goes only where it was entered', () => {
     for (const body of [
       { metadata: { team: 'x' } },
       { schema: 'public' },
-      { userName: source.user },
-      { host: source.host, port: source.port, databaseName: source.name, ssl: { mode: 'prefer', ca: '-----BEGIN CERTIFICATE-----same' } },
+      { userName: source().user },
+      {
+        host: source().host,
+        port: source().port,
+        databaseName: source().name,
+        ssl: { mode: 'prefer', ca: '-----BEGIN CERTIFICATE-----same' },
+      },
       { port: fake.port, password: 'moved-along-5' },
     ]) {
       const response = await patch(connection.id, body);

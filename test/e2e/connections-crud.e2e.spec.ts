@@ -3,17 +3,16 @@ import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 import { pgConnectionBody } from '../helpers/connection-bodies.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { useTempDatabase } from '../helpers/pg-database.js';
 
 /** Connection management through HTTP (docs/api.md, "Connections"). */
 describe('connections API: create, read, list, update, delete, assign', () => {
   let fetcher: EmbeddedFetcher;
-  let source: TempDatabase;
+  const source = useTempDatabase('e2e_conn');
   let store: DataSource;
 
   beforeAll(async () => {
-    source = await createTempDatabase('e2e_conn');
-    await source.query(`CREATE TABLE accounts (id int PRIMARY KEY, email text);
+    await source().query(`CREATE TABLE accounts (id int PRIMARY KEY, email text);
       CREATE VIEW slow_accounts AS SELECT id, email, pg_sleep(1.5)::text AS waited FROM accounts;
       INSERT INTO accounts VALUES (1, 'a@example.com');`);
     fetcher = await startEmbeddedFetcher();
@@ -22,10 +21,9 @@ describe('connections API: create, read, list, update, delete, assign', () => {
 
   afterAll(async () => {
     await fetcher?.close();
-    await source?.drop();
   });
 
-  const body = (overrides: Record<string, unknown> = {}) => pgConnectionBody(source, { password: 's3cret-pass', ...overrides });
+  const body = (overrides: Record<string, unknown> = {}) => pgConnectionBody(source(), { password: 's3cret-pass', ...overrides });
   const create = (product: string | undefined, payload: object) => {
     const request = fetcher.http.post('/v1/management/connections');
     if (product !== undefined) request.set('X-Product-Name', product);
@@ -46,11 +44,11 @@ describe('connections API: create, read, list, update, delete, assign', () => {
         productName: 'reporter',
         configName: payload.configName,
         type: 'POSTGRESQL',
-        host: source.host,
-        port: source.port,
-        databaseName: source.name,
+        host: source().host,
+        port: source().port,
+        databaseName: source().name,
         schema: 'public',
-        userName: source.user,
+        userName: source().user,
         hasPassword: true,
         hasClientCertificate: false,
         hasClientKey: false,
@@ -377,6 +375,6 @@ describe('connections API: create, read, list, update, delete, assign', () => {
     expect(removal.body.message).toBe('cannot delete connection with active jobs');
 
     expect((await waitForJob(fetcher.http, job.body.jobId)).status).toBe('completed');
-    expect((await fetcher.http.patch(`/v1/management/connections/${created.body.id}`).send({ port: source.port })).status).toBe(200);
+    expect((await fetcher.http.patch(`/v1/management/connections/${created.body.id}`).send({ port: source().port })).status).toBe(200);
   });
 });

@@ -4,17 +4,16 @@ import { startFakePgAuthServer } from '../helpers/fake-pg-auth-server.js';
 import { registerPostgres, startEmbeddedFetcher, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 import { pgConnectionBody } from '../helpers/connection-bodies.js';
 import { createTestCertificates } from '../helpers/test-certificates.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { useTempDatabase } from '../helpers/pg-database.js';
 
 /** The endpoints that reach the database: {id}/test, {id}/schema, validate-schema. */
 describe('connections API: test, schema, validate-schema', () => {
   let fetcher: EmbeddedFetcher;
-  let source: TempDatabase;
+  const source = useTempDatabase('e2e_probe');
   let fakeAuth: Awaited<ReturnType<typeof startFakePgAuthServer>>;
 
   beforeAll(async () => {
-    source = await createTempDatabase('e2e_probe');
-    await source.query(`
+    await source().query(`
       CREATE TABLE public.accounts (id bigint PRIMARY KEY, email text, created_at timestamptz);
       CREATE TABLE public."Mixed Case" ("Zeta" int, alpha int);
       CREATE SCHEMA accounting;
@@ -28,11 +27,10 @@ describe('connections API: test, schema, validate-schema', () => {
   afterAll(async () => {
     await fetcher?.close();
     await fakeAuth?.close();
-    await source?.drop();
   });
 
   const register = (overrides: { port?: number; host?: string } = {}) =>
-    registerPostgres(fetcher.http, source, { configName: `pg_${randomUUID().slice(0, 8)}`, product: 'reporter', ...overrides });
+    registerPostgres(fetcher.http, source(), { configName: `pg_${randomUUID().slice(0, 8)}`, product: 'reporter', ...overrides });
 
   describe('POST {id}/test', () => {
     it('answers 200 with a latency against a live PostgreSQL', async () => {
@@ -62,7 +60,7 @@ describe('connections API: test, schema, validate-schema', () => {
       const created = await fetcher.http
         .post('/v1/management/connections')
         .set('X-Product-Name', 'reporter')
-        .send(pgConnectionBody(source, { databaseName: 'no_such_db_x', password: 'x' }));
+        .send(pgConnectionBody(source(), { databaseName: 'no_such_db_x', password: 'x' }));
       const response = await fetcher.http.post(`/v1/management/connections/${created.body.id}/test`);
       expect(response.status).toBe(502);
       expect(response.body.reason).toBe('database_not_found');
@@ -136,7 +134,7 @@ describe('connections API: test, schema, validate-schema', () => {
       expect(response.body).toEqual({
         id,
         configName,
-        databaseName: source.name,
+        databaseName: source().name,
         type: 'POSTGRESQL',
         tables: [
           { name: 'Mixed Case', fields: ['Zeta', 'alpha'] },
@@ -213,12 +211,12 @@ describe('connections API: test, schema, validate-schema', () => {
     it('uses the cache, and a PATCH of the connection makes a new column visible', async () => {
       const { id, configName } = await register();
       expect((await validate({ [configName]: { accounts: ['id'] } })).status).toBe(200);
-      await source.query('ALTER TABLE accounts ADD COLUMN nickname text');
+      await source().query('ALTER TABLE accounts ADD COLUMN nickname text');
       // Within the TTL the cached snapshot answers: the new column is not seen yet.
       expect((await validate({ [configName]: { accounts: ['nickname'] } })).status).toBe(422);
       expect((await fetcher.http.patch(`/v1/management/connections/${id}`).send({ metadata: { touched: true } })).status).toBe(200);
       expect((await validate({ [configName]: { accounts: ['nickname'] } })).status).toBe(200);
-      await source.query('ALTER TABLE accounts DROP COLUMN nickname');
+      await source().query('ALTER TABLE accounts DROP COLUMN nickname');
     });
 
     it('reports a datasource that cannot be reached with its reason', async () => {

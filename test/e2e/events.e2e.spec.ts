@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster } from '../helpers/cluster.js';
 import { consumeEvents, waitUntil, type EventConsumer, type ReceivedEvent } from '../helpers/event-consumer.js';
 import { eventSigningKey, signatureProblem, type RawEvent } from '../helpers/event-signature-check.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { useTempDatabase } from '../helpers/pg-database.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 /**
@@ -15,7 +15,7 @@ import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 describe('terminal events on RabbitMQ', () => {
   const exchange = `fetcher-test-events-${randomUUID().slice(0, 8)}`;
   let broker: TcpProxy;
-  let source: TempDatabase;
+  const source = useTempDatabase('events_source');
   let cluster: Cluster;
   let consumer: EventConsumer;
   let completedJobId: string;
@@ -24,8 +24,7 @@ describe('terminal events on RabbitMQ', () => {
 
   beforeAll(async () => {
     broker = await startTcpProxy(5672);
-    source = await createTempDatabase('events_source');
-    await source.query(
+    await source().query(
       "CREATE TABLE accounts (id int PRIMARY KEY, email text); INSERT INTO accounts SELECT g, 'u' || g || '@x' FROM generate_series(1, 50) g;",
     );
     consumer = await consumeEvents(exchange);
@@ -42,14 +41,13 @@ describe('terminal events on RabbitMQ', () => {
         CONNECTION_TEST_TIMEOUT_MS: '30000',
       },
     }).start(2);
-    await cluster.registerPostgres('pg_source', source);
+    await cluster.registerPostgres('pg_source', source());
   }, 120_000);
 
   afterAll(async () => {
     await cluster?.stop();
     await consumer?.close();
     await broker?.close();
-    await source?.drop();
   });
 
   const eventsOf = (jobId: string): ReceivedEvent[] => consumer.received.filter((event) => event.body.jobId === jobId);

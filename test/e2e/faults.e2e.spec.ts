@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster } from '../helpers/cluster.js';
 import { waitUntil } from '../helpers/event-consumer.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { useTempDatabase } from '../helpers/pg-database.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 /**
@@ -10,13 +10,12 @@ import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
  * through a TCP proxy the test cuts, so the machine's shared services keep running.
  */
 describe('dependency faults', () => {
-  let source: TempDatabase;
+  const source = useTempDatabase('faults_source');
   let cluster: Cluster;
   const proxies: Record<'managerStore' | 'workerStore' | 'managerRedis' | 'workerS3' | 'source', TcpProxy> = {} as never;
 
   beforeAll(async () => {
-    source = await createTempDatabase('faults_source');
-    await source.query(`
+    await source().query(`
       CREATE TABLE accounts (id int PRIMARY KEY, email text); INSERT INTO accounts VALUES (1, 'a@x'), (2, 'b@x');
       CREATE TABLE big (id int PRIMARY KEY, payload text NOT NULL);
       INSERT INTO big SELECT g, repeat(md5(g::text), 4) FROM generate_series(1, 300000) g;
@@ -25,7 +24,7 @@ describe('dependency faults', () => {
     proxies.managerStore = await startTcpProxy(5432);
     proxies.workerStore = await startTcpProxy(5432);
     proxies.managerRedis = await startTcpProxy(6379);
-    proxies.source = await startTcpProxy(source.port);
+    proxies.source = await startTcpProxy(source().port);
     cluster = new Cluster({
       env: { JOB_LEASE_MS: '2000', JOB_RECOVERY_INTERVAL_MS: '500' },
       storeUrl: (role, direct) => direct.replace(':5432/', `:${(role === 'manager' ? proxies.managerStore : proxies.workerStore).port}/`),
@@ -36,14 +35,13 @@ describe('dependency faults', () => {
     await cluster.start(0);
     proxies.workerS3 = await startTcpProxy(cluster.s3.port);
     await cluster.addWorker();
-    await cluster.registerPostgres('pg_source', source);
-    await cluster.registerPostgres('pg_proxied', source, proxies.source.port);
+    await cluster.registerPostgres('pg_source', source());
+    await cluster.registerPostgres('pg_proxied', source(), proxies.source.port);
   }, 120_000);
 
   afterAll(async () => {
     await cluster?.stop();
     await Promise.all(Object.values(proxies).map((proxy) => proxy?.close()));
-    await source?.drop();
   });
 
   const restoreAll = () => Object.values(proxies).forEach((proxy) => proxy.restore());

@@ -6,7 +6,7 @@ import { TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
 import { pgConnectionBody } from '../helpers/connection-bodies.js';
 import { freePort, startFetcherProcess, type FetcherProcess } from '../helpers/fetcher-process.js';
 import { peakRss } from '../helpers/process-memory.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { useTempDatabase } from '../helpers/pg-database.js';
 
 const MiB = 1024 * 1024;
 /** Rows of the mixed table: about 256 MiB as the JSON document (measured by the json job below). */
@@ -14,14 +14,13 @@ const ROWS = 900_000;
 
 /** Memory is bounded by bytes in every format: a ~256 MiB table through a fresh worker process, once per format. */
 describe('a ~256 MiB table to Parquet and to gzip CSV', () => {
-  let source: TempDatabase;
+  const source = useTempDatabase('formats_memory');
   const dirs: string[] = [];
 
   beforeAll(async () => {
-    source = await createTempDatabase('formats_memory');
     // Mixed types, as a reporting table holds them: 64-bit keys, uuids, text with quotes and
     // backslashes, decimals, integers, booleans, instants and a sparse column.
-    await source.query(`
+    await source().query(`
       CREATE TABLE ledger (
         id bigint PRIMARY KEY, ref uuid, label text, amount numeric(12,2), qty int, settled bool,
         booked timestamptz, memo text
@@ -35,7 +34,6 @@ describe('a ~256 MiB table to Parquet and to gzip CSV', () => {
   }, 300_000);
 
   afterAll(async () => {
-    await source?.drop();
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -57,7 +55,7 @@ describe('a ~256 MiB table to Parquet and to gzip CSV', () => {
         });
         return { status: response.status, body: (await response.json()) as Record<string, any> };
       };
-      const connection = await api('/v1/management/connections', pgConnectionBody(source, { configName: 'ledger_pg' }));
+      const connection = await api('/v1/management/connections', pgConnectionBody(source(), { configName: 'ledger_pg' }));
       expect(connection.status).toBe(201);
       const created = await api('/v1/fetcher', {
         dataRequest: { mappedFields: { ledger_pg: { ledger: ['*'] } } },

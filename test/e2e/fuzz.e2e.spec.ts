@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADDRESS_RESOLVER } from '../../src/datasource/engine.provider.js';
 import { bearer, documentedV1Routes, OPEN_ROUTES } from '../helpers/auth-routes.js';
 import { registerPostgres, startEmbeddedFetcher, TEST_MASTER_KEY, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
-import { createTempDatabase, TEST_PG, type TempDatabase } from '../helpers/pg-database.js';
+import { TEST_PG, useTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
 import {
   anyBody,
   FUZZ_PASSWORD,
@@ -212,10 +212,9 @@ async function expectQueueDrained(fetcher: EmbeddedFetcher): Promise<void> {
   expect(Number(active), 'jobs still pending or processing after the fuzz').toBe(0);
 }
 
-let source: TempDatabase;
+const source = useTempDatabase('e2e_fuzz');
 beforeAll(async () => {
-  source = await createTempDatabase('e2e_fuzz');
-  await source.query(
+  await source().query(
     "CREATE TABLE tiny (id int PRIMARY KEY, label text NOT NULL); INSERT INTO tiny VALUES (1, 'a1'), (2, 'a2'), (3, 'b3')",
   );
   stats.started = Date.now();
@@ -227,7 +226,6 @@ afterAll(async () => {
     .map(([status, n]) => `${status}×${n}`)
     .join(' ');
   console.log(`[fuzz] seed ${SEED}: ${stats.requests} requests in ${seconds} s (${statuses})`);
-  await source?.drop();
 });
 
 describe.each([
@@ -252,7 +250,7 @@ describe.each([
 
   beforeAll(async () => {
     credential = mode === 'apikey' ? ADMIN_KEY : undefined;
-    target = await startTarget(source, mode === 'apikey' ? { AUTH_MODE: 'apikey', AUTH_ADMIN_KEYS: ADMIN_KEY } : {}, credential);
+    target = await startTarget(source(), mode === 'apikey' ? { AUTH_MODE: 'apikey', AUTH_ADMIN_KEYS: ADMIN_KEY } : {}, credential);
     if (credential) {
       const issued = await target.fetcher.http
         .post('/v1/management/api-keys')

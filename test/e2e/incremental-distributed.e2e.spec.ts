@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster } from '../helpers/cluster.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { useTempDatabase } from '../helpers/pg-database.js';
 
 const STREAM = `ledger-${randomUUID().slice(0, 8)}`;
 
@@ -12,19 +12,17 @@ const STREAM = `ledger-${randomUUID().slice(0, 8)}`;
  */
 describe('incremental stream across a restart of the Manager and the Worker', () => {
   const cluster = new Cluster();
-  let source: TempDatabase;
+  const source = useTempDatabase('e2e_incremental_cluster');
 
   beforeAll(async () => {
-    source = await createTempDatabase('e2e_incremental_cluster');
-    await source.query(`CREATE TABLE ledger (id int PRIMARY KEY, seq bigint NOT NULL, amount numeric(12,2) NOT NULL);
+    await source().query(`CREATE TABLE ledger (id int PRIMARY KEY, seq bigint NOT NULL, amount numeric(12,2) NOT NULL);
       INSERT INTO ledger SELECT g, g, g * 1.5 FROM generate_series(1, 500) g; CREATE INDEX ledger_seq ON ledger (seq);`);
     await cluster.start(1);
-    await cluster.registerPostgres('ledger_db', source);
+    await cluster.registerPostgres('ledger_db', source());
   }, 120_000);
 
   afterAll(async () => {
     await cluster.stop();
-    await source?.drop();
   });
 
   const submit = async (limits?: object) => {
@@ -69,7 +67,7 @@ describe('incremental stream across a restart of the Manager and the Worker', ()
       lastJobId: first.job.id,
     });
 
-    await source.query('INSERT INTO ledger SELECT g, g, 0 FROM generate_series(501, 520) g');
+    await source().query('INSERT INTO ledger SELECT g, g, 0 FROM generate_series(501, 520) g');
     // Fails part-way (its result outgrows its limit): it stores nothing and moves no mark.
     const failed = await submit({ maxResultBytes: 64 });
     expect(failed).toMatchObject({ status: 'failed', error: { code: 'FET-1101' } });

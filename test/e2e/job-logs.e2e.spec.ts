@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerPostgres, startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 import { readLogLines, type LogLine } from '../helpers/log-lines.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { useTempDatabase } from '../helpers/pg-database.js';
 import { SOURCE_FIXTURE_SQL } from '../helpers/source-fixtures.js';
 import { ownLogFile } from '../helpers/test-log-file.js';
 
@@ -15,16 +15,15 @@ describe('job log lines', () => {
   const log = ownLogFile();
   const logFile = log.file;
   let fetcher: EmbeddedFetcher | undefined;
-  let source: TempDatabase;
+  const source = useTempDatabase('e2e_job_logs');
   let completedId: string;
   let failedId: string;
   let lines: LogLine[];
 
   beforeAll(async () => {
-    source = await createTempDatabase('e2e_job_logs');
-    await source.query(SOURCE_FIXTURE_SQL);
+    await source().query(SOURCE_FIXTURE_SQL);
     fetcher = await startEmbeddedFetcher({ LOG_FILE: logFile, LOG_LEVEL: 'log' });
-    await registerPostgres(fetcher.http, source, { configName: 'pg_logs', product: 'reporter' });
+    await registerPostgres(fetcher.http, source(), { configName: 'pg_logs', product: 'reporter' });
     const submit = async (mappedFields: object, correlationId: string) => {
       const response = await fetcher!.http
         .post('/v1/fetcher')
@@ -45,7 +44,6 @@ describe('job log lines', () => {
 
   afterAll(async () => {
     await fetcher?.close();
-    await source?.drop();
     log.remove();
   });
 

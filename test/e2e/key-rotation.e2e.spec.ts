@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runShowResult } from '../../src/cli/show-result.js';
 import { registerPostgres, startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 import { pgConnectionBody } from '../helpers/connection-bodies.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { useTempDatabase } from '../helpers/pg-database.js';
 import { ACCOUNTS_ROWS, SOURCE_FIXTURE_SQL } from '../helpers/source-fixtures.js';
 
 const KEY_1 = randomBytes(32).toString('base64');
@@ -50,7 +50,7 @@ interface ConnectionRow {
 }
 
 describe('key rotation, end to end (PostgreSQL source, embedded store restarted on one data directory)', () => {
-  let source: TempDatabase;
+  const source = useTempDatabase('e2e_rotation');
   let dataDir: string;
   let fetcher: EmbeddedFetcher | undefined;
   const product = 'reporter';
@@ -70,14 +70,12 @@ describe('key rotation, end to end (PostgreSQL source, embedded store restarted 
   let jobV1Hmac = '';
 
   beforeAll(async () => {
-    source = await createTempDatabase('e2e_rotation');
-    await source.query(SOURCE_FIXTURE_SQL);
+    await source().query(SOURCE_FIXTURE_SQL);
     dataDir = mkdtempSync(join(tmpdir(), 'fetcher-rotation-e2e-'));
   });
 
   afterAll(async () => {
     await fetcher?.close();
-    await source?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -122,7 +120,7 @@ describe('key rotation, end to end (PostgreSQL source, embedded store restarted 
       .post('/v1/management/connections')
       .set('X-Product-Name', product)
       .send(
-        pgConnectionBody(source, {
+        pgConnectionBody(source(), {
           configName: names.full,
           password: secrets.password,
           ssl: { mode: 'disable', ca: secrets.ca, cert: secrets.cert, key: secrets.key },
@@ -130,8 +128,8 @@ describe('key rotation, end to end (PostgreSQL source, embedded store restarted 
       );
     expect(full.status).toBe(201);
     ids.full = full.body.id;
-    ids.plain = (await registerPostgres(app.http, source, { configName: names.plain, product })).id;
-    ids.gone = (await registerPostgres(app.http, source, { configName: names.gone, product })).id;
+    ids.plain = (await registerPostgres(app.http, source(), { configName: names.plain, product })).id;
+    ids.gone = (await registerPostgres(app.http, source(), { configName: names.gone, product })).id;
     expect((await app.http.delete(`/v1/management/connections/${ids.gone}`).set('X-Product-Name', product)).status).toBe(204);
 
     const stored = await rows(app);

@@ -2,31 +2,29 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RSS_SAMPLER } from '../../src/extraction/memory-guard.js';
 import { waitUntil } from '../helpers/event-consumer.js';
 import { registerPostgres, startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { useTempDatabase } from '../helpers/pg-database.js';
 
 const MiB = 1024 * 1024;
 
 /** Over WORKER_MAX_RSS_MB the worker takes no new job and fails the running one that crossed it. */
 describe('the worker memory guard', () => {
   let fetcher: EmbeddedFetcher;
-  let source: TempDatabase;
+  const source = useTempDatabase('memory_guard');
   const rss = { value: 100 * MiB };
 
   beforeAll(async () => {
-    source = await createTempDatabase('memory_guard');
-    await source.query(`CREATE TABLE slow_source (id int PRIMARY KEY); INSERT INTO slow_source SELECT g FROM generate_series(1, 30) g;
+    await source().query(`CREATE TABLE slow_source (id int PRIMARY KEY); INSERT INTO slow_source SELECT g FROM generate_series(1, 30) g;
       CREATE VIEW slow_rows AS SELECT id, pg_sleep(0.1)::text AS waited FROM slow_source;
       CREATE TABLE quick (id int PRIMARY KEY); INSERT INTO quick VALUES (1), (2);`);
     fetcher = await startEmbeddedFetcher(
       { WORKER_MAX_RSS_MB: '512', WORKER_CONCURRENCY: '2' },
       { overrides: [[RSS_SAMPLER, () => rss.value]] },
     );
-    await registerPostgres(fetcher.http, source, { configName: 'pg_source', product: 'reporter' });
+    await registerPostgres(fetcher.http, source(), { configName: 'pg_source', product: 'reporter' });
   });
 
   afterAll(async () => {
     await fetcher?.close();
-    await source?.drop();
   });
 
   const submit = (table: string, fields: string[]) =>

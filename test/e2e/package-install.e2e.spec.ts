@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
 import { freePort, startFetcherProcess } from '../helpers/fetcher-process.js';
-import { createTempDatabase, TEST_PG, type TempDatabase } from '../helpers/pg-database.js';
+import { createTempDatabase, TEST_PG, useTempDatabase } from '../helpers/pg-database.js';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 const EXPECTED =
@@ -44,15 +44,14 @@ const STRICT_TSC = [
 ];
 
 describe('the packed package, installed in an empty folder', () => {
-  let pg: TempDatabase;
+  const pg = useTempDatabase('package_install');
   let work: string;
   let consumer: string;
   const node = (script: string, env: Record<string, string>) =>
     spawnSync(process.execPath, [script], { cwd: consumer, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } });
 
   beforeAll(async () => {
-    pg = await createTempDatabase('package_install');
-    await pg.query(`CREATE TABLE accounts (id int PRIMARY KEY, email text, balance numeric(10,2));
+    await pg().query(`CREATE TABLE accounts (id int PRIMARY KEY, email text, balance numeric(10,2));
       INSERT INTO accounts VALUES (1, 'one@example.com', 1.5), (2, 'two@example.com', -2.25);`);
     work = mkdtempSync(join(tmpdir(), 'fetcher-package-'));
     // The suite runs on the build it made first; packing must not rebuild dist/ under the other tests.
@@ -69,7 +68,6 @@ describe('the packed package, installed in an empty folder', () => {
   }, 300_000);
 
   afterAll(async () => {
-    await pg?.drop();
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
@@ -95,7 +93,7 @@ describe('the packed package, installed in an empty folder', () => {
        const inMemory = await engine.extract(request);
        console.log(JSON.stringify({ file: readFileSync('out.json', 'utf8'), memory: inMemory.bytes.toString(), sha: [toFile.sha256, inMemory.sha256] }));`,
     );
-    const run = node('extract.mjs', { PG_URL: pg.url });
+    const run = node('extract.mjs', { PG_URL: pg().url });
     expect(run.status, run.stderr).toBe(0);
     const { file, memory, sha } = JSON.parse(run.stdout) as { file: string; memory: string; sha: string[] };
     expect(file).toBe(EXPECTED);
@@ -105,7 +103,7 @@ describe('the packed package, installed in an empty folder', () => {
 
   it('runs the embedding example of docs/engine.md as written', () => {
     writeFileSync(join(consumer, 'embed.mjs'), docsExample('embed.mjs'));
-    const run = node('embed.mjs', { PG_URL: pg.url, OUT_FILE: join(consumer, 'embedded.json') });
+    const run = node('embed.mjs', { PG_URL: pg().url, OUT_FILE: join(consumer, 'embedded.json') });
     expect(run.status, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ rows: 2, rowCounts: { pg_source: { accounts: 2 } } });
     expect(readFileSync(join(consumer, 'embedded.json'), 'utf8')).toBe(EXPECTED);
@@ -119,7 +117,7 @@ describe('the packed package, installed in an empty folder', () => {
       {
         cwd: consumer,
         encoding: 'utf8',
-        env: { ...process.env, PG_URL: pg.url },
+        env: { ...process.env, PG_URL: pg().url },
       },
     );
     expect(run.status, run.stderr).toBe(0);
@@ -138,7 +136,7 @@ describe('the packed package, installed in an empty folder', () => {
        });
        console.log(JSON.stringify({ manifest: JSON.parse(result.bytes.toString()), csv: result.parts.map((part) => gunzipSync(part.bytes).toString()) }));`,
     );
-    const library = node('formats.mjs', { PG_URL: pg.url });
+    const library = node('formats.mjs', { PG_URL: pg().url });
     expect(library.status, library.stderr).toBe(0);
     const { manifest, csv } = JSON.parse(library.stdout) as { manifest: { parts: { path: string }[] }; csv: string[] };
     expect(manifest.parts.map((part) => part.path)).toEqual(['pg_source/accounts.csv.gz']);
@@ -161,7 +159,7 @@ describe('the packed package, installed in an empty folder', () => {
         'parquet-out',
         '--quiet',
       ],
-      { cwd: consumer, encoding: 'utf8', env: { ...process.env, PG_URL: pg.url } },
+      { cwd: consumer, encoding: 'utf8', env: { ...process.env, PG_URL: pg().url } },
     );
     expect(command.status, command.stderr).toBe(0);
     const file = readFileSync(join(consumer, 'parquet-out/pg_source/accounts.parquet'));
@@ -175,7 +173,7 @@ describe('the packed package, installed in an empty folder', () => {
 
   it('gives `npx --no-install fetcher schema`, which holds a catalog to its --max-bytes (FET-1044, exit 1)', () => {
     const schema = (...flags: string[]) =>
-      spawnSync('npx', ['--no-install', 'fetcher', 'schema', pg.url, ...flags], { cwd: consumer, encoding: 'utf8' });
+      spawnSync('npx', ['--no-install', 'fetcher', 'schema', pg().url, ...flags], { cwd: consumer, encoding: 'utf8' });
     const discovered = schema();
     expect(discovered.status, discovered.stderr).toBe(0);
     expect(discovered.stdout).toContain('accounts');

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runShowResult } from '../../src/cli/show-result.js';
 import { Cluster } from '../helpers/cluster.js';
 import { TEST_MASTER_KEY } from '../helpers/fetcher-app.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { useTempDatabase } from '../helpers/pg-database.js';
 import { decodeStoredResult } from '../helpers/result-decoder.js';
 
 const MiB = 1024 * 1024;
@@ -63,7 +63,7 @@ function capture(): { stream: PassThrough; bytes: () => Buffer } {
 describe('result download: GET /v1/fetcher/{id}/result (manager + worker processes, PostgreSQL, Redis, s3rver)', () => {
   const cluster = new OperatorCluster({ env: { AUTH_MODE: 'apikey', AUTH_ADMIN_KEYS: ADMIN } });
   const configName = `pg_dl_${randomUUID().slice(0, 8)}`;
-  let source: TempDatabase;
+  const source = useTempDatabase('e2e_result_dl');
   let dataDir: string;
   const keys = { reporter: '', other: '' };
   const jobs = { big: '', medium: '', small: '', failed: '' };
@@ -72,8 +72,7 @@ describe('result download: GET /v1/fetcher/{id}/result (manager + worker process
   let managerIdleRss = 0;
 
   beforeAll(async () => {
-    source = await createTempDatabase('e2e_result_dl');
-    await source.query(`
+    await source().query(`
       CREATE TABLE big (id bigint PRIMARY KEY, label text NOT NULL, amount numeric(12,2) NOT NULL, flag boolean NOT NULL, created timestamptz NOT NULL, day date NOT NULL);
       INSERT INTO big
         SELECT g, 'row-' || md5(g::text), (g % 100000) / 100.0, g % 3 = 0, timestamptz '2026-01-01 00:00:00+00' + g * interval '1 second', date '2026-01-01' + (g % 365)
@@ -95,7 +94,7 @@ describe('result download: GET /v1/fetcher/{id}/result (manager + worker process
     };
     keys.reporter = await issue('reporter');
     keys.other = await issue('other');
-    await cluster.registerPostgres(configName, source);
+    await cluster.registerPostgres(configName, source());
     [jobs.big, jobs.medium, jobs.small, jobs.failed] = await Promise.all([
       cluster.submit({ [configName]: { big: ['*'] } }),
       cluster.submit({ [configName]: { medium: ['*'] } }),
@@ -111,7 +110,6 @@ describe('result download: GET /v1/fetcher/{id}/result (manager + worker process
 
   afterAll(async () => {
     await cluster.stop();
-    await source?.drop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runShowResult } from '../../src/cli/show-result.js';
 import { zstdAvailable } from '../../src/engine/formats/output-format.js';
 import { startEmbeddedFetcher, TEST_MASTER_KEY, waitForJob, type EmbeddedFetcher, type JobView } from '../helpers/fetcher-app.js';
-import { createTempDatabase, internalPostgresEnv, type TempDatabase } from '../helpers/pg-database.js';
+import { internalPostgresEnv, useTempDatabase } from '../helpers/pg-database.js';
 import { listenLocally, rawGet } from '../helpers/raw-http.js';
 
 const PRODUCT = `formats_${randomBytes(3).toString('hex')}`;
@@ -28,7 +28,7 @@ type Job = JobView & { output: { format: string; compression: string } };
  * deduplication, the one-object formats' downloads, and `fetcher result --out` for a per-table result.
  */
 describe('result formats: output on POST /v1/fetcher, downloads and the CLI', () => {
-  let source: TempDatabase;
+  const source = useTempDatabase('e2e_result_formats');
   let fetcher: EmbeddedFetcher;
   let base: string;
   let cliDir: string;
@@ -55,21 +55,19 @@ describe('result formats: output on POST /v1/fetcher, downloads and the CLI', ()
   };
 
   beforeAll(async () => {
-    source = await createTempDatabase('e2e_result_formats');
-    await source.query(`
+    await source().query(`
       CREATE TABLE orders (id int PRIMARY KEY, item text NOT NULL);
       INSERT INTO orders VALUES (1, 'pen'), (2, 'ink');
       CREATE SCHEMA accounting;
       CREATE TABLE accounting.invoices (id int PRIMARY KEY);
       INSERT INTO accounting.invoices VALUES (10);`);
-    fetcher = await startEmbeddedFetcher(internalPostgresEnv('src', source));
+    fetcher = await startEmbeddedFetcher(internalPostgresEnv('src', source()));
     base = await listenLocally(fetcher.app);
     cliDir = mkdtempSync(join(tmpdir(), 'fetcher-formats-cli-'));
   }, 60_000);
 
   afterAll(async () => {
     await fetcher?.close();
-    await source?.drop();
     if (cliDir) rmSync(cliDir, { recursive: true, force: true });
   });
 

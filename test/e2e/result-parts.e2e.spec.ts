@@ -5,7 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../helpers/auth-routes.js';
 import { startEmbeddedFetcher, TEST_MASTER_KEY, waitForJob, type EmbeddedFetcher, type JobView } from '../helpers/fetcher-app.js';
-import { createTempDatabase, internalPostgresEnv, type TempDatabase } from '../helpers/pg-database.js';
+import { internalPostgresEnv, useTempDatabase } from '../helpers/pg-database.js';
 import { listenLocally, rawGet } from '../helpers/raw-http.js';
 import { decodeStoredResult } from '../helpers/result-decoder.js';
 
@@ -31,7 +31,7 @@ type PartsJob = JobView & { output: { format: string; compression: string }; res
  * keys): a csv+gzip job's parts, each verified while it streams, sent as stored with its encoding.
  */
 describe('per-table result parts: GET /v1/fetcher/{id}/result/{datasource}/{table}', () => {
-  let source: TempDatabase;
+  const source = useTempDatabase('e2e_result_parts');
   let fetcher: EmbeddedFetcher;
   let base: string;
   const keys = { alpha: '', beta: '' };
@@ -58,14 +58,13 @@ describe('per-table result parts: GET /v1/fetcher/{id}/result/{datasource}/{tabl
     `${base}/v1/fetcher/${job}/result/${encodeURIComponent(datasource)}/${encodeURIComponent(table)}${query}`;
 
   beforeAll(async () => {
-    source = await createTempDatabase('e2e_result_parts');
-    await source.query(`
+    await source().query(`
       CREATE TABLE orders (id int PRIMARY KEY, item text NOT NULL, amount numeric(10,2));
       INSERT INTO orders VALUES (1, 'pen, blue', 1.50), (2, 'ink "black"', NULL), (3, 'Zoë', 12.00);
       CREATE SCHEMA accounting;
       CREATE TABLE accounting.invoices (id int PRIMARY KEY, due date NOT NULL);
       INSERT INTO accounting.invoices VALUES (10, '2026-03-01'), (11, '2026-04-01');`);
-    fetcher = await startEmbeddedFetcher({ AUTH_MODE: 'apikey', AUTH_ADMIN_KEYS: ADMIN, ...internalPostgresEnv('src', source) });
+    fetcher = await startEmbeddedFetcher({ AUTH_MODE: 'apikey', AUTH_ADMIN_KEYS: ADMIN, ...internalPostgresEnv('src', source()) });
     base = await listenLocally(fetcher.app);
     const issue = async (productName: string) =>
       (await fetcher.http.post('/v1/management/api-keys').set(as(ADMIN)).send({ productName, name: 'parts e2e' })).body.key as string;
@@ -79,7 +78,6 @@ describe('per-table result parts: GET /v1/fetcher/{id}/result/{datasource}/{tabl
 
   afterAll(async () => {
     await fetcher?.close();
-    await source?.drop();
   });
 
   it('lists one part per table in result order, each under the job’s folder, beside the manifest at resultPath', () => {

@@ -4,7 +4,7 @@ import { waitUntil } from '../helpers/event-consumer.js';
 import { registerPostgres, startEmbeddedFetcher, TEST_MASTER_KEY, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
 import { pgConnectionBody } from '../helpers/connection-bodies.js';
 import { freePort, startFetcherProcess } from '../helpers/fetcher-process.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { createTempDatabase, useTempDatabase } from '../helpers/pg-database.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 /**
@@ -14,18 +14,16 @@ import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 const silentOnCatalog = (chunk: Buffer) => chunk.includes('pg_namespace');
 
 describe('a source that accepts the login and then stays silent', () => {
-  let source: TempDatabase;
+  const source = useTempDatabase('silent_source');
   let proxy: TcpProxy;
 
   beforeAll(async () => {
-    source = await createTempDatabase('silent_source');
-    await source.query('CREATE TABLE accounts (id int PRIMARY KEY, name text); INSERT INTO accounts VALUES (1, $$a$$), (2, $$b$$);');
-    proxy = await startTcpProxy(source.port, source.host, { silenceWhen: silentOnCatalog });
+    await source().query('CREATE TABLE accounts (id int PRIMARY KEY, name text); INSERT INTO accounts VALUES (1, $$a$$), (2, $$b$$);');
+    proxy = await startTcpProxy(source().port, source().host, { silenceWhen: silentOnCatalog });
   });
 
   afterAll(async () => {
     await proxy?.close();
-    await source?.drop();
   });
 
   describe('in one process', () => {
@@ -35,7 +33,8 @@ describe('a source that accepts the login and then stays silent', () => {
 
     beforeAll(async () => {
       fetcher = await startEmbeddedFetcher({ SCHEMA_DISCOVERY_TIMEOUT_MS: String(discoveryDeadlineMs) });
-      connectionId = (await registerPostgres(fetcher.http, source, { configName: 'silent_pg', product: 'reporter', port: proxy.port })).id;
+      connectionId = (await registerPostgres(fetcher.http, source(), { configName: 'silent_pg', product: 'reporter', port: proxy.port }))
+        .id;
     });
 
     afterAll(async () => {
@@ -77,7 +76,7 @@ describe('a source that accepts the login and then stays silent', () => {
     });
 
     it('still serves a healthy source afterwards', async () => {
-      await registerPostgres(fetcher.http, source, { configName: 'healthy_pg', product: 'reporter' });
+      await registerPostgres(fetcher.http, source(), { configName: 'healthy_pg', product: 'reporter' });
       const response = await fetcher.http
         .post('/v1/fetcher')
         .send({ dataRequest: { mappedFields: { healthy_pg: { accounts: ['id', 'name'] } } }, metadata: { source: 'reporter' } });
@@ -111,7 +110,7 @@ describe('a source that accepts the login and then stays silent', () => {
         });
       const created = await api(
         '/v1/management/connections',
-        pgConnectionBody({ host: source.host, port: proxy.port, name: source.name, user: source.user }, { configName: 'silent_pg' }),
+        pgConnectionBody({ host: source().host, port: proxy.port, name: source().name, user: source().user }, { configName: 'silent_pg' }),
       );
       expect(created.status).toBe(201);
       const jobIds: string[] = [];

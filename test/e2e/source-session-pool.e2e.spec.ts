@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerPostgres, startEmbeddedFetcher, TEST_MASTER_KEY, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { useTempDatabase } from '../helpers/pg-database.js';
 import { decodeStoredResult } from '../helpers/result-decoder.js';
 
 /**
@@ -13,21 +13,19 @@ import { decodeStoredResult } from '../helpers/result-decoder.js';
  */
 describe('pooled source sessions through the API (embedded mode)', () => {
   let fetcher: EmbeddedFetcher;
-  let source: TempDatabase;
+  const source = useTempDatabase('e2e_session_pool');
   const ledger = { id: '', configName: `pg_ledger_${randomUUID().slice(0, 8)}` };
   const payments = { id: '', configName: `pg_payments_${randomUUID().slice(0, 8)}` };
 
   beforeAll(async () => {
-    source = await createTempDatabase('e2e_session_pool');
-    await source.query('CREATE VIEW serving_backend AS SELECT 1 AS id, pg_backend_pid() AS pid');
+    await source().query('CREATE VIEW serving_backend AS SELECT 1 AS id, pg_backend_pid() AS pid');
     fetcher = await startEmbeddedFetcher();
-    ledger.id = (await registerPostgres(fetcher.http, source, { configName: ledger.configName, product: 'ledger' })).id;
-    payments.id = (await registerPostgres(fetcher.http, source, { configName: payments.configName, product: 'payments' })).id;
+    ledger.id = (await registerPostgres(fetcher.http, source(), { configName: ledger.configName, product: 'ledger' })).id;
+    payments.id = (await registerPostgres(fetcher.http, source(), { configName: payments.configName, product: 'payments' })).id;
   });
 
   afterAll(async () => {
     await fetcher?.close();
-    await source?.drop();
   });
 
   /** The backend pid that served a job of `product` on `configName` (its connection test and its read). */
@@ -49,9 +47,9 @@ describe('pooled source sessions through the API (embedded mode)', () => {
   };
 
   const liveBackends = async (): Promise<number[]> => {
-    const { rows } = await source.query<{ pid: number }>(
+    const { rows } = await source().query<{ pid: number }>(
       `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = 'fetcher' AND pid <> pg_backend_pid()`,
-      [source.name],
+      [source().name],
     );
     return rows.map((row) => row.pid);
   };
@@ -71,7 +69,7 @@ describe('pooled source sessions through the API (embedded mode)', () => {
     const patched = await fetcher.http
       .patch(`/v1/management/connections/${ledger.id}`)
       .set('X-Product-Name', 'ledger')
-      .send({ userName: source.user });
+      .send({ userName: source().user });
     expect(patched.status).toBe(200);
     await expect.poll(liveBackends).not.toContain(before);
     const after = await servedBy('ledger', ledger.configName);
@@ -81,7 +79,7 @@ describe('pooled source sessions through the API (embedded mode)', () => {
 
   it('a session the server closed between jobs costs a fresh connect, never a failed job', async () => {
     const before = await servedBy('payments', payments.configName);
-    await source.query('SELECT pg_terminate_backend($1)', [before]);
+    await source().query('SELECT pg_terminate_backend($1)', [before]);
     await expect.poll(liveBackends).not.toContain(before);
     const after = await servedBy('payments', payments.configName);
     expect(after).not.toBe(before);

@@ -1,20 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerPostgres, startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { useTempDatabase } from '../helpers/pg-database.js';
 import { eventually, startWebhookReceiver, webhookSignatureProblem, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 /** Webhooks end to end (docs/webhooks.md): one signed delivery per terminal event, retries, deletion. */
 describe('webhook deliveries', () => {
   const product = `hooks-${randomUUID().slice(0, 8)}`;
-  let source: TempDatabase;
+  const source = useTempDatabase('e2e_hooks');
   let fetcher: EmbeddedFetcher;
   let receiver: WebhookReceiver;
   let retried: string | undefined;
 
   beforeAll(async () => {
-    source = await createTempDatabase('e2e_hooks');
-    await source.query("CREATE TABLE accounts (id int PRIMARY KEY, email text); INSERT INTO accounts VALUES (1, 'a@x'), (2, 'b@x');");
+    await source().query("CREATE TABLE accounts (id int PRIMARY KEY, email text); INSERT INTO accounts VALUES (1, 'a@x'), (2, 'b@x');");
     // The first delivery it sees is answered 500 three times, then 200; every other one 200.
     receiver = await startWebhookReceiver((delivery, earlier) => {
       const id = delivery.headers['webhook-id'] as string;
@@ -28,12 +27,11 @@ describe('webhook deliveries', () => {
       WEBHOOK_RETRY_MAX_MS: '200',
       CONNECTION_TEST_TIMEOUT_MS: '30000',
     });
-    await registerPostgres(fetcher.http, source, { configName: 'pg_source', product });
+    await registerPostgres(fetcher.http, source(), { configName: 'pg_source', product });
   }, 60_000);
   afterAll(async () => {
     await fetcher?.close();
     await receiver?.close();
-    await source?.drop();
   });
 
   const submit = async (table: string): Promise<string> => {

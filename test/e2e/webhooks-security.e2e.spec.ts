@@ -7,7 +7,7 @@ import { startCountingListener, type CountingListener } from '../../src/engine/e
 import { PolicyOverrideGuard } from '../../src/engine/egress/testing/policy-override-guard.js';
 import { withBearer } from '../helpers/auth-routes.js';
 import { registerPostgres, startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { useTempDatabase } from '../helpers/pg-database.js';
 import { ownLogFile } from '../helpers/test-log-file.js';
 import { eventually } from '../helpers/webhook-receiver.js';
 
@@ -15,7 +15,7 @@ const ADMIN = `admin-${randomBytes(24).toString('base64url')}`;
 const HOOKS = '/v1/management/webhooks';
 
 describe('webhook routes: credentials, products, secrets', () => {
-  let store: TempDatabase;
+  const store = useTempDatabase('e2e_hooks_store');
   let fetcher: EmbeddedFetcher;
   let alpha: string;
   let beta: string;
@@ -23,11 +23,10 @@ describe('webhook routes: credentials, products, secrets', () => {
   const as = (key: string) => withBearer(fetcher.http, key);
 
   beforeAll(async () => {
-    store = await createTempDatabase('e2e_hooks_store');
     fetcher = await startEmbeddedFetcher({
       AUTH_MODE: 'apikey',
       AUTH_ADMIN_KEYS: ADMIN,
-      DATABASE_URL: store.url,
+      DATABASE_URL: store().url,
       ALLOW_PRIVATE_HOSTS: 'true',
       LOG_FILE: log.file,
       LOG_LEVEL: 'debug',
@@ -38,7 +37,6 @@ describe('webhook routes: credentials, products, secrets', () => {
   });
   afterAll(async () => {
     await fetcher?.close();
-    await store?.drop();
     log.remove();
   });
 
@@ -120,7 +118,7 @@ describe('webhook routes: credentials, products, secrets', () => {
       (await as(ADMIN).get(HOOKS)).body,
     ]);
     expect(later).not.toContain('secret');
-    const dump = execFileSync('pg_dump', ['--data-only', store.url], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const dump = execFileSync('pg_dump', ['--data-only', store().url], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
     expect(dump).toContain(created.body.id);
     await fetcher.close();
     const logged = readFileSync(log.file, 'utf8');
@@ -136,13 +134,12 @@ describe('webhook egress', () => {
   const run = randomUUID().slice(0, 8);
   const name = `hooks-${run}.rebind.test`;
   let answers = ['93.184.216.34'];
-  let source: TempDatabase;
+  const source = useTempDatabase('e2e_hooks_egress');
   let refused: CountingListener;
   let fetcher: EmbeddedFetcher;
 
   beforeAll(async () => {
-    source = await createTempDatabase('e2e_hooks_egress');
-    await source.query('CREATE TABLE accounts (id int PRIMARY KEY); INSERT INTO accounts VALUES (1);');
+    await source().query('CREATE TABLE accounts (id int PRIMARY KEY); INSERT INTO accounts VALUES (1);');
     refused = await startCountingListener('127.0.0.2');
     // The source database on 127.0.0.1 is reachable; every other private address is refused.
     const guard = new PolicyOverrideGuard(['127.0.0.1'], async (host) => (host === name ? answers : []));
@@ -150,12 +147,11 @@ describe('webhook egress', () => {
       { ALLOW_PRIVATE_HOSTS: 'false', WEBHOOK_POLL_INTERVAL_MS: '100', WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_RETRY_MAX_MS: '100' },
       { overrides: [[EgressGuard, guard]] },
     );
-    await registerPostgres(fetcher.http, source, { configName: 'pg_source', product: 'egress' });
+    await registerPostgres(fetcher.http, source(), { configName: 'pg_source', product: 'egress' });
   });
   afterAll(async () => {
     await fetcher?.close();
     await refused?.close();
-    await source?.drop();
   });
 
   it('refuses a URL resolving to a refused address at registration', async () => {
