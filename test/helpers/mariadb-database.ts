@@ -4,6 +4,7 @@ import { DatasourceType } from '../../src/engine/connectors/datasource-type.js';
 import type { ResolvedDatasource } from '../../src/engine/connectors/shared/engine-connector.js';
 import { datasourceRecord } from '../../src/engine/testing/datasource-records.js';
 import { generatedPassword } from './test-secrets.js';
+import { useDropped } from './describe-fixtures.js';
 import { uniqueDatabaseName } from './unique-names.js';
 
 /**
@@ -41,6 +42,11 @@ export async function withMariaAdmin<T>(fn: (connection: mysql.Connection) => Pr
   } finally {
     await connection.end();
   }
+}
+
+/** A temporary MariaDB database for the enclosing describe (see useDropped). */
+export function useTempMariaDatabase(prefix: string): () => TempMariaDatabase {
+  return useDropped(`the temporary database ${prefix}`, () => createTempMariaDatabase(prefix));
 }
 
 export async function createTempMariaDatabase(prefix = 'fetcher_test'): Promise<TempMariaDatabase> {

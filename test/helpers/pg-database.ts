@@ -1,8 +1,8 @@
 import pg from 'pg';
-import { afterAll, beforeAll } from 'vitest';
 import { DatasourceType } from '../../src/engine/connectors/datasource-type.js';
 import type { ResolvedDatasource } from '../../src/engine/connectors/shared/engine-connector.js';
 import { datasourceRecord } from '../../src/engine/testing/datasource-records.js';
+import { useDropped } from './describe-fixtures.js';
 import { uniqueDatabaseName } from './unique-names.js';
 
 /**
@@ -47,17 +47,7 @@ export async function withAdminClient<T>(fn: (client: pg.Client) => Promise<T>):
  * after this call, dropped after its afterAll hooks. The function gives it to the hooks and tests.
  */
 export function useTempDatabase(prefix: string): () => TempDatabase {
-  let db: TempDatabase | undefined;
-  beforeAll(async () => {
-    db = await createTempDatabase(prefix);
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
-  return () => {
-    if (db === undefined) throw new Error(`the temporary database ${prefix} is used before its describe's hooks ran`);
-    return db;
-  };
+  return useDropped(`the temporary database ${prefix}`, () => createTempDatabase(prefix));
 }
 
 /** `encoding: 'SQL_ASCII'`: a database that stores bytes as given, UTF-8 or not. */

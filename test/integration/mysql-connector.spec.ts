@@ -7,7 +7,7 @@ import {
   MARIADB_FIDELITY_COLUMNS as COLUMNS,
   MARIADB_FIDELITY_SQL as FIDELITY_SQL,
 } from '../helpers/fidelity-tables.js';
-import { createTempMariaDatabase, resolvedMySqlDatasource, type TempMariaDatabase, withMariaAdmin } from '../helpers/mariadb-database.js';
+import { resolvedMySqlDatasource, useTempMariaDatabase, withMariaAdmin } from '../helpers/mariadb-database.js';
 import { collectBatches } from '../../src/engine/connectors/testing/batch-reading.js';
 
 /** The expected JSON text of one row, from [key, JSON text] pairs. */
@@ -18,14 +18,13 @@ const sparse = (given: Record<string, string>): string => row(COLUMNS.map((c) =>
 
 describe('MySqlConnector against MariaDB', () => {
   const connector = new MySqlConnector();
-  let db: TempMariaDatabase;
+  const db = useTempMariaDatabase('my_connector');
   let session: ConnectorSession;
 
   beforeAll(async () => {
-    db = await createTempMariaDatabase('my_connector');
-    await db.query(FIDELITY_SQL);
-    await db.query('UPDATE fidelity SET txt = ? WHERE id = 1', [TEXT]);
-    await db.query(`
+    await db().query(FIDELITY_SQL);
+    await db().query('UPDATE fidelity SET txt = ? WHERE id = 1', [TEXT]);
+    await db().query(`
       CREATE TABLE \`Order Lines\` (line INT, \`select\` TEXT, \`Order\` INT, note TEXT, PRIMARY KEY (\`Order\`, line));
       CREATE TABLE plain (id INT);
       CREATE VIEW order_view AS SELECT \`Order\`, line FROM \`Order Lines\`;
@@ -44,12 +43,11 @@ describe('MySqlConnector against MariaDB', () => {
       INSERT INTO loose_json VALUES (1, '[1, 2]'), (2, 'not json');
       SET SESSION check_constraint_checks = 1;
     `);
-    session = await connector.open(resolvedMySqlDatasource(db), { connectTimeoutMs: 5_000 });
+    session = await connector.open(resolvedMySqlDatasource(db()), { connectTimeoutMs: 5_000 });
   });
 
   afterAll(async () => {
     await session?.close();
-    await db?.drop();
   });
 
   const table = async (key: string): Promise<TableInfo> => {
@@ -156,7 +154,7 @@ describe('MySqlConnector against MariaDB', () => {
     );
 
     const lines = snapshot.tables.get('Order Lines')!;
-    expect(lines).toMatchObject({ schema: db.name, name: 'Order Lines', key: 'Order Lines' });
+    expect(lines).toMatchObject({ schema: db().name, name: 'Order Lines', key: 'Order Lines' });
     expect(lines.columns.map((c) => c.name)).toEqual(['line', 'select', 'Order', 'note']);
     expect(lines.columns.map((c) => c.dataType)).toEqual(['int(11)', 'text', 'int(11)', 'text']);
     expect(lines.primaryKey).toEqual(['Order', 'line']);
@@ -176,7 +174,7 @@ describe('MySqlConnector against MariaDB', () => {
   });
 
   it('never shows system databases, even when connected to one', async () => {
-    const system = await connector.open(resolvedMySqlDatasource(db, { databaseName: 'mysql' }), { connectTimeoutMs: 5_000 });
+    const system = await connector.open(resolvedMySqlDatasource(db(), { databaseName: 'mysql' }), { connectTimeoutMs: 5_000 });
     try {
       expect((await system.discover(null, new AbortController().signal)).tables.size).toBe(0);
     } finally {
@@ -186,7 +184,7 @@ describe('MySqlConnector against MariaDB', () => {
 
   it('reads quoted, mixed-case and reserved identifiers, and names holding a question mark', async () => {
     const lines = await table('Order Lines');
-    await db.query("INSERT INTO `Order Lines` VALUES (2, 'b', 1, 'n2'), (1, 'a', 2, 'n1'), (1, 'c', 1, NULL)");
+    await db().query("INSERT INTO `Order Lines` VALUES (2, 'b', 1, 'n2'), (1, 'a', 2, 'n1'), (1, 'c', 1, NULL)");
     expect(JSON.parse('[' + (await read(lines)).json + ']')).toEqual([
       { line: 1, select: 'c', Order: 1, note: null },
       { line: 2, select: 'b', Order: 1, note: 'n2' },
@@ -208,7 +206,7 @@ describe('MySqlConnector against MariaDB', () => {
   });
 
   it("frames rows as the request asks: NDJSON lines holding the JSON frame read's rows, across batches", async () => {
-    await db.query(String.raw`
+    await db().query(String.raw`
       CREATE TABLE framed (id INT PRIMARY KEY, amount DECIMAL(12,1), note TEXT, doc JSON);
       INSERT INTO framed SELECT seq, seq * 1.5,
         CASE seq % 4 WHEN 0 THEN CONCAT('line\none "q" \\ \t', CHAR(1), seq) WHEN 1 THEN '' WHEN 2 THEN NULL ELSE REPEAT('é', seq % 300) END,
@@ -230,7 +228,7 @@ describe('MySqlConnector against MariaDB', () => {
     const heap = await table('heap');
     expect(await read(heap)).toEqual({ json: '', rowCount: 0, batches: 0 });
 
-    const extra = await connector.open(resolvedMySqlDatasource(db), { connectTimeoutMs: 5_000 });
+    const extra = await connector.open(resolvedMySqlDatasource(db()), { connectTimeoutMs: 5_000 });
     await extra.close();
     await expect(extra.close()).resolves.toBeUndefined();
     await expect(extra.discover(null, new AbortController().signal)).rejects.toMatchObject({
@@ -240,9 +238,9 @@ describe('MySqlConnector against MariaDB', () => {
   });
 
   it('reports a failing query as DatasourceQueryError naming the table, and stays usable', async () => {
-    await db.query('CREATE TABLE doomed (v INT)');
+    await db().query('CREATE TABLE doomed (v INT)');
     const doomed = await table('doomed');
-    await db.query('DROP TABLE doomed');
+    await db().query('DROP TABLE doomed');
     await expect(read(doomed)).rejects.toMatchObject({
       name: 'DatasourceQueryError',
       configName: 'mysql_test',
@@ -255,11 +253,11 @@ describe('MySqlConnector against MariaDB', () => {
   it('fails cleanly, without hanging, when the server drops the connection', async () => {
     const threads = async (): Promise<Set<string>> =>
       withMariaAdmin(async (admin) => {
-        const [rows] = await admin.query('SELECT ID FROM information_schema.PROCESSLIST WHERE DB = ?', [db.name]);
+        const [rows] = await admin.query('SELECT ID FROM information_schema.PROCESSLIST WHERE DB = ?', [db().name]);
         return new Set((rows as { ID: number | string }[]).map((r) => String(r.ID)));
       });
     const before = await threads();
-    const doomed = await connector.open(resolvedMySqlDatasource(db), { connectTimeoutMs: 5_000 });
+    const doomed = await connector.open(resolvedMySqlDatasource(db()), { connectTimeoutMs: 5_000 });
     const mine = [...(await threads())].filter((id) => !before.has(id));
     expect(mine).toHaveLength(1);
     const heap = await table('heap');

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectorSession, ResolvedDatasource } from '../../src/engine/connectors/shared/engine-connector.js';
 import { MySqlConnector } from '../../src/engine/connectors/mysql/mysql.connector.js';
 import { startFakeMySqlAuthServer, type FakeMySqlServer } from '../helpers/fake-mysql-auth-server.js';
-import { createTempMariaDatabase, resolvedMySqlDatasource, type TempMariaDatabase, withMariaAdmin } from '../helpers/mariadb-database.js';
+import { resolvedMySqlDatasource, useTempMariaDatabase, withMariaAdmin } from '../helpers/mariadb-database.js';
 import { connectFailure, expectAbortKeepsSession, guardedSessions } from '../helpers/session-scenarios.js';
 import { createTestCertificates, type TestCertificates } from '../helpers/test-certificates.js';
 
@@ -25,21 +25,19 @@ const sessions = (allowPlaintextPassword: boolean, lookups: string[] = []) =>
 const failure = (opening: Promise<ConnectorSession>) => connectFailure(opening, PASSWORD);
 
 describe('MySQL egress against the local MariaDB', () => {
-  let db: TempMariaDatabase;
+  const db = useTempMariaDatabase('my_egress');
   const record = (overrides: Partial<ResolvedDatasource> = {}) =>
-    resolvedMySqlDatasource(db, { configName: 'my_egress', host: NAME, userName: USER, password: PASSWORD, ...overrides });
+    resolvedMySqlDatasource(db(), { configName: 'my_egress', host: NAME, userName: USER, password: PASSWORD, ...overrides });
 
   beforeAll(async () => {
-    db = await createTempMariaDatabase('my_egress');
-    await db.query('CREATE VIEW slow AS SELECT 1 AS n, SLEEP(30) AS z');
-    await db.query('CREATE TABLE small (id int PRIMARY KEY)');
-    await db.query('INSERT INTO small VALUES (1), (2)');
+    await db().query('CREATE VIEW slow AS SELECT 1 AS n, SLEEP(30) AS z');
+    await db().query('CREATE TABLE small (id int PRIMARY KEY)');
+    await db().query('INSERT INTO small VALUES (1), (2)');
     await withMariaAdmin((admin) =>
-      admin.query(`CREATE USER '${USER}'@'%' IDENTIFIED BY '${PASSWORD}'; GRANT SELECT ON \`${db.name}\`.* TO '${USER}'@'%';`),
+      admin.query(`CREATE USER '${USER}'@'%' IDENTIFIED BY '${PASSWORD}'; GRANT SELECT ON \`${db().name}\`.* TO '${USER}'@'%';`),
     );
   });
   afterAll(async () => {
-    await db?.drop();
     await withMariaAdmin((admin) => admin.query(`DROP USER IF EXISTS '${USER}'@'%'`));
   });
 

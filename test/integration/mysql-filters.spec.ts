@@ -2,18 +2,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectorSession, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
 import { MySqlConnector } from '../../src/engine/connectors/mysql/mysql.connector.js';
 import type { FilterCondition } from '../../src/engine/request/data-request.js';
-import { createTempMariaDatabase, resolvedMySqlDatasource, type TempMariaDatabase } from '../helpers/mariadb-database.js';
+import { resolvedMySqlDatasource, useTempMariaDatabase } from '../helpers/mariadb-database.js';
+import { keptIds } from '../../src/engine/connectors/testing/batch-reading.js';
+import { NULL_AWARE_EQ_NE_CASES } from './filter-cases.js';
 
 /** The dataset and most cases of the PostgreSQL filter suite: same filter, same rows. */
 describe('MySqlConnector filters against MariaDB', () => {
   const connector = new MySqlConnector();
-  let db: TempMariaDatabase;
+  const db = useTempMariaDatabase('my_filters');
   let session: ConnectorSession;
   let items: TableInfo;
 
   beforeAll(async () => {
-    db = await createTempMariaDatabase('my_filters');
-    await db.query(`
+    await db().query(`
       CREATE TABLE items (
         id INT PRIMARY KEY, n INT, name VARCHAR(20) COLLATE utf8mb4_bin, at TIMESTAMP(6) NULL, amount DECIMAL(10, 2),
         tag VARCHAR(3), code CHAR(3), ok BOOLEAN, big BIGINT UNSIGNED, day DATE, ci VARCHAR(10)
@@ -27,30 +28,18 @@ describe('MySqlConnector filters against MariaDB', () => {
         (5, 50,   '100%',    '2024-02-01 00:00:00', 0.00,  'z',  'ef', false, 0, '2024-02-01', '5');
       SET SESSION time_zone = DEFAULT;
     `);
-    session = await connector.open(resolvedMySqlDatasource(db), { connectTimeoutMs: 5_000 });
+    session = await connector.open(resolvedMySqlDatasource(db()), { connectTimeoutMs: 5_000 });
     items = (await session.discover(null, new AbortController().signal)).tables.get('items')!;
   });
 
   afterAll(async () => {
     await session?.close();
-    await db?.drop();
   });
 
-  const ids = async (filters: Record<string, FilterCondition>): Promise<number[]> => {
-    const id = items.columns.find((c) => c.name === 'id')!;
-    const parts: string[] = [];
-    for await (const batch of session.readRows({ table: items, columns: [id], filters }, new AbortController().signal))
-      parts.push(batch.json.toString('utf8'));
-    return (JSON.parse('[' + parts.join(',') + ']') as { id: number }[]).map((r) => r.id);
-  };
+  const ids = (filters: Record<string, FilterCondition>): Promise<number[]> => keptIds(session, items, filters);
 
   it.each<[string, Record<string, FilterCondition>, number[]]>([
-    ['eq, one value', { n: { eq: [20] } }, [2]],
-    ['eq, several values (IN)', { n: { eq: [10, 40] } }, [1, 4]],
-    ['eq [null] (IS NULL)', { n: { eq: [null] } }, [3]],
-    ['ne [null] (IS NOT NULL)', { n: { ne: [null] } }, [1, 2, 4, 5]],
-    ['ne, one value (NULL rows do not match)', { n: { ne: [10] } }, [2, 4, 5]],
-    ['ne, several values (NOT IN)', { n: { ne: [10, 20] } }, [4, 5]],
+    ...NULL_AWARE_EQ_NE_CASES,
     ['gt on a TIMESTAMP with a date string', { at: { gt: ['2024-01-02'] } }, [2, 3, 5]],
     ['gt on a TIMESTAMP with an ISO offset (11:30 UTC)', { at: { gt: ['2024-01-02T13:30:00+02:00'] } }, [2, 3, 5]],
     ['lt on a TIMESTAMP with a Z suffix', { at: { lt: ['2024-01-02T12:00:00.000001Z'] } }, [1, 2]],

@@ -5,7 +5,7 @@ import type { ReadBudget } from '../../src/engine/connectors/shared/read-budget.
 import { boundSelect, rangeRequest } from '../../src/engine/connectors/mysql/mysql-range-read.js';
 import { buildSelect, renderSql } from '../../src/engine/connectors/mysql/mysql-sql.js';
 import { MySqlConnector } from '../../src/engine/connectors/mysql/mysql.connector.js';
-import { createTempMariaDatabase, resolvedMySqlDatasource, type TempMariaDatabase, withMariaAdmin } from '../helpers/mariadb-database.js';
+import { resolvedMySqlDatasource, useTempMariaDatabase, withMariaAdmin } from '../helpers/mariadb-database.js';
 
 /** One row per batch: a read is still running when the test acts between its batches. */
 const ROW_BY_ROW: ReadBudget = { batchBytes: 1 << 20, batchRows: 1, remainingBytes: () => Number.MAX_SAFE_INTEGER };
@@ -23,15 +23,14 @@ interface RangeResult {
 
 describe('MySqlConnector incremental reads against MariaDB', () => {
   const connector = new MySqlConnector();
-  let db: TempMariaDatabase;
+  const db = useTempMariaDatabase('my_incremental');
   let session: ConnectorSession;
   /** The lock the gated view's rows wait for (GET_LOCK names are server-wide: unique to the run). */
   let gateLock: string;
 
   beforeAll(async () => {
-    db = await createTempMariaDatabase('my_incremental');
-    gateLock = `${db.name}_gate`;
-    await db.query(`
+    gateLock = `${db().name}_gate`;
+    await db().query(`
       CREATE TABLE events (id INT PRIMARY KEY, seq INT, note VARCHAR(10), KEY seq_idx (seq)) ENGINE=InnoDB;
       INSERT INTO events VALUES (1, 10, 'keep'), (2, 20, 'drop'), (3, 20, 'keep'), (4, 30, 'keep'), (5, 30, 'keep'), (6, 30, 'drop'), (7, NULL, 'keep');
       CREATE TABLE empty_cursor (id INT PRIMARY KEY, seq INT);
@@ -58,18 +57,17 @@ describe('MySqlConnector incremental reads against MariaDB', () => {
     `);
     // Each value of the view waits until the test lets the lock go: a window inside the session's
     // statement, in which another connection commits.
-    await db.query(`CREATE FUNCTION gate(x INT) RETURNS INT NOT DETERMINISTIC NO SQL
+    await db().query(`CREATE FUNCTION gate(x INT) RETURNS INT NOT DETERMINISTIC NO SQL
       BEGIN DO GET_LOCK('${gateLock}', 60); DO RELEASE_LOCK('${gateLock}'); RETURN x; END`);
-    await db.query('CREATE VIEW gated AS SELECT id, gate(c) AS c FROM gated_rows');
-    await db.query(`CREATE FUNCTION boom(x INT) RETURNS INT NOT DETERMINISTIC NO SQL
+    await db().query('CREATE VIEW gated AS SELECT id, gate(c) AS c FROM gated_rows');
+    await db().query(`CREATE FUNCTION boom(x INT) RETURNS INT NOT DETERMINISTIC NO SQL
       BEGIN IF x = 3 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'boom at 3'; END IF; RETURN x; END`);
-    await db.query('CREATE VIEW failing AS SELECT id, c, boom(id) AS b FROM growing');
-    session = await connector.open(resolvedMySqlDatasource(db), { connectTimeoutMs: 5_000 });
+    await db().query('CREATE VIEW failing AS SELECT id, c, boom(id) AS b FROM growing');
+    session = await connector.open(resolvedMySqlDatasource(db()), { connectTimeoutMs: 5_000 });
   });
 
   afterAll(async () => {
     await session?.close();
-    await db?.drop();
   });
 
   const tableInfo = async (key: string): Promise<TableInfo> => {
@@ -130,15 +128,15 @@ describe('MySqlConnector incremental reads against MariaDB', () => {
    * (SET TRANSACTION fails inside a transaction).
    */
   const expectOutsideTransaction = async () => {
-    const [{ next }] = await db.query<{ next: number | string }>('SELECT COALESCE(MAX(id), 0) + 1 AS next FROM probe');
-    await db.query('INSERT INTO probe VALUES (?)', [Number(next)]);
+    const [{ next }] = await db().query<{ next: number | string }>('SELECT COALESCE(MAX(id), 0) + 1 AS next FROM probe');
+    await db().query('INSERT INTO probe VALUES (?)', [Number(next)]);
     expect(await plainIds('probe')).toContain(Number(next));
     await expect(readRange('events', 'seq', { after: '30' })).resolves.toMatchObject({ upper: null, ids: [] });
   };
 
   /** Connections of the test database waiting in GET_LOCK. */
   const waitingOnGate = async (): Promise<number> => {
-    const [{ n }] = await db.query<{ n: number | string }>(
+    const [{ n }] = await db().query<{ n: number | string }>(
       "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND STATE = 'User lock'",
     );
     return Number(n);
@@ -283,7 +281,7 @@ describe('MySqlConnector incremental reads against MariaDB', () => {
         const first = await iterator.next();
         expect(first.done).toBe(false);
         ids.push(...(JSON.parse(`[${first.value.json.toString('utf8')}]`) as { id: number }[]).map((r) => r.id));
-        await db.query('INSERT INTO growing VALUES (5, 5)');
+        await db().query('INSERT INTO growing VALUES (5, 5)');
         for (let next = await iterator.next(); !next.done; next = await iterator.next())
           ids.push(...(JSON.parse(`[${next.value.json.toString('utf8')}]`) as { id: number }[]).map((r) => r.id));
       } finally {
@@ -301,8 +299,8 @@ describe('MySqlConnector incremental reads against MariaDB', () => {
         // The bound's statement has begun the transaction and waits at its first value.
         await waitFor(async () => (await waitingOnGate()) === 1);
         // Outside the snapshot: a new row within the range and a row of it deleted.
-        await db.query('INSERT INTO gated_rows VALUES (4, 15)');
-        await db.query('DELETE FROM gated_rows WHERE id = 2');
+        await db().query('INSERT INTO gated_rows VALUES (4, 15)');
+        await db().query('DELETE FROM gated_rows WHERE id = 2');
       });
       await expect(reading).resolves.toMatchObject({ upper: '30', ids: [1, 2, 3] });
       // Both changes are there once the read is over.
@@ -326,9 +324,9 @@ describe('MySqlConnector incremental reads against MariaDB', () => {
     });
 
     it('after a bound that fails', async () => {
-      await db.query('CREATE TABLE doomed (id INT PRIMARY KEY, c INT)');
+      await db().query('CREATE TABLE doomed (id INT PRIMARY KEY, c INT)');
       const request = await rangedRequest('doomed', 'c', {}, { onRangeBound: () => undefined });
-      await db.query('DROP TABLE doomed');
+      await db().query('DROP TABLE doomed');
       const read = async () => {
         for await (const _ of session.readRows(request, new AbortController().signal)) throw new Error('no rows expected');
       };
@@ -397,11 +395,11 @@ describe('MySqlConnector incremental reads against MariaDB', () => {
     it('the range is a range scan of the index on the cursor, and the bound reads no rows', async () => {
       const request = await rangedRequest('indexed', 'c', { after: '49000' });
       const select = renderSql(buildSelect(rangeRequest(request, '49100')));
-      const plan = await db.query<{ key: string | null; type: string }>(`EXPLAIN ${select}`);
+      const plan = await db().query<{ key: string | null; type: string }>(`EXPLAIN ${select}`);
       expect(plan).toHaveLength(1);
       expect(plan[0]).toMatchObject({ key: 'c_idx', type: 'range' });
 
-      const bound = await db.query<{ select_type: string; Extra: string }>(`EXPLAIN ${renderSql(boundSelect(request))}`);
+      const bound = await db().query<{ select_type: string; Extra: string }>(`EXPLAIN ${renderSql(boundSelect(request))}`);
       expect(bound.find((step) => step.select_type === 'DERIVED')).toMatchObject({ Extra: 'Select tables optimized away' });
       expect(await readRange('indexed', 'c', { after: '49000' })).toMatchObject({
         upper: '50000',

@@ -10,7 +10,7 @@ import type { MySqlColumnType, MySqlValueKind } from '../../src/engine/connector
 import { createBatchRenderer, kindsForResult, type RawRow } from '../../src/engine/connectors/mysql/mysql-value-encoders.js';
 import { MySqlConnector } from '../../src/engine/connectors/mysql/mysql.connector.js';
 import { DEFAULT_READ_BUDGET, type ReadBudget } from '../../src/engine/connectors/shared/read-budget.js';
-import { createTempMariaDatabase, resolvedMySqlDatasource, type TempMariaDatabase } from '../helpers/mariadb-database.js';
+import { resolvedMySqlDatasource, useTempMariaDatabase } from '../helpers/mariadb-database.js';
 
 /**
  * The raw renderer (bytes of the row packets → JSON) against the parsed-row renderer it replaces
@@ -160,25 +160,23 @@ const plainSelect = (table: TableInfo): string =>
 const SMALL_BATCHES: ReadBudget = { batchBytes: 2_000, batchRows: 7, remainingBytes: () => Number.MAX_SAFE_INTEGER };
 
 describe('raw row rendering is byte-identical to the parsed-row renderer (MariaDB)', () => {
-  let db: TempMariaDatabase;
+  const db = useTempMariaDatabase('my_raw_diff');
   let connection: Connection;
   let session: ConnectorSession;
   let tables: ReadonlyMap<string, TableInfo>;
 
   beforeAll(async () => {
-    db = await createTempMariaDatabase('my_raw_diff');
-    await db.query(EDGE_SQL);
-    await db.query('UPDATE edge SET txt = ?, vc = ?, tt = ? WHERE id = 2', [SPECIAL_TEXT, SPECIAL_TEXT, SPECIAL_TEXT.slice(0, 40)]);
-    await db.query(MANY_SQL);
-    ({ connection } = await connectMySql(connectionOptions(resolvedMySqlDatasource(db), undefined, 5_000), 5_000));
-    session = await new MySqlConnector().open(resolvedMySqlDatasource(db), { connectTimeoutMs: 5_000 });
+    await db().query(EDGE_SQL);
+    await db().query('UPDATE edge SET txt = ?, vc = ?, tt = ? WHERE id = 2', [SPECIAL_TEXT, SPECIAL_TEXT, SPECIAL_TEXT.slice(0, 40)]);
+    await db().query(MANY_SQL);
+    ({ connection } = await connectMySql(connectionOptions(resolvedMySqlDatasource(db()), undefined, 5_000), 5_000));
+    session = await new MySqlConnector().open(resolvedMySqlDatasource(db()), { connectTimeoutMs: 5_000 });
     tables = (await session.discover(null, new AbortController().signal)).tables;
   }, 60_000);
 
   afterAll(async () => {
     await session?.close();
     if (connection !== undefined) await endConnection(connection, 2_000);
-    await db?.drop();
   });
 
   const compare = async (sql: string, columns: readonly ColumnInfo[], budget: ReadBudget = DEFAULT_READ_BUDGET) => {

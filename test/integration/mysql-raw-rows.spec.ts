@@ -5,7 +5,7 @@ import { RawRowRenderer } from '../../src/engine/connectors/mysql/mysql-raw-row-
 import { interceptRawRows, type RawRowSource, type RowPacket } from '../../src/engine/connectors/mysql/mysql-raw-rows.js';
 import { MySqlConnector } from '../../src/engine/connectors/mysql/mysql.connector.js';
 import type { RawRow } from '../../src/engine/connectors/mysql/mysql-value-encoders.js';
-import { createTempMariaDatabase, resolvedMySqlDatasource, type TempMariaDatabase } from '../helpers/mariadb-database.js';
+import { resolvedMySqlDatasource, useTempMariaDatabase } from '../helpers/mariadb-database.js';
 
 /**
  * Pins the mysql2 internals mysql-raw-rows.ts relies on: if an upgrade changes how the Query
@@ -64,13 +64,12 @@ function intercept(connection: Connection, sql: string, parse = false): Promise<
 }
 
 describe('mysql2 row packets read raw (mysql-raw-rows.ts)', () => {
-  let db: TempMariaDatabase;
+  const db = useTempMariaDatabase('my_raw_rows');
   let connection: Connection;
 
   beforeAll(async () => {
-    db = await createTempMariaDatabase('my_raw_rows');
-    await db.query("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20)); INSERT INTO t VALUES (1, NULL), (2, 'two'), (3, 'drei')");
-    ({ connection } = await connectMySql(connectionOptions(resolvedMySqlDatasource(db), undefined, 5_000), 5_000));
+    await db().query("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20)); INSERT INTO t VALUES (1, NULL), (2, 'two'), (3, 'drei')");
+    ({ connection } = await connectMySql(connectionOptions(resolvedMySqlDatasource(db()), undefined, 5_000), 5_000));
   });
 
   afterEach(() => {
@@ -79,7 +78,6 @@ describe('mysql2 row packets read raw (mysql-raw-rows.ts)', () => {
 
   afterAll(async () => {
     if (connection !== undefined) await endConnection(connection, 2_000);
-    await db?.drop();
   });
 
   it('hands every row packet to the hook, in order, and none to mysql2 parsing; the query ends as usual', async () => {
@@ -113,7 +111,7 @@ describe('mysql2 row packets read raw (mysql-raw-rows.ts)', () => {
   });
 
   it('leaves the query to mysql2 when the connection does not use the value options the hook mirrors', async () => {
-    const other = await connectMySql({ ...connectionOptions(resolvedMySqlDatasource(db), undefined, 5_000), dateStrings: false }, 5_000);
+    const other = await connectMySql({ ...connectionOptions(resolvedMySqlDatasource(db()), undefined, 5_000), dateStrings: false }, 5_000);
     try {
       const seen = await intercept(other.connection, 'SELECT id FROM t ORDER BY id');
       expect(seen.source).toBeUndefined();
@@ -126,7 +124,7 @@ describe('mysql2 row packets read raw (mysql-raw-rows.ts)', () => {
 
   it('is what the connector reads with: rows are rendered from packets, not from parsed rows', async () => {
     const render = vi.spyOn(RawRowRenderer.prototype, 'render');
-    const session = await new MySqlConnector().open(resolvedMySqlDatasource(db), { connectTimeoutMs: 5_000 });
+    const session = await new MySqlConnector().open(resolvedMySqlDatasource(db()), { connectTimeoutMs: 5_000 });
     try {
       const table = (await session.discover(null, new AbortController().signal)).tables.get('t')!;
       const parts: string[] = [];

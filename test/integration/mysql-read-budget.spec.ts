@@ -6,7 +6,7 @@ import type { ConnectorSession, RowBatch, TableInfo } from '../../src/engine/con
 import { MySqlRowStream } from '../../src/engine/connectors/mysql/mysql-row-stream.js';
 import { MySqlConnector } from '../../src/engine/connectors/mysql/mysql.connector.js';
 import { type ReadBudget, ValueTooLargeError } from '../../src/engine/connectors/shared/read-budget.js';
-import { createTempMariaDatabase, resolvedMySqlDatasource, type TempMariaDatabase } from '../helpers/mariadb-database.js';
+import { resolvedMySqlDatasource, useTempMariaDatabase } from '../helpers/mariadb-database.js';
 
 const MIB = 1024 * 1024;
 /** 32 hex characters repeated: 2,000,000 characters per value. */
@@ -24,13 +24,12 @@ const budget = (batchBytes: number, remainingBytes = Number.MAX_SAFE_INTEGER): R
 
 describe('MySqlConnector read budget', () => {
   const connector = new MySqlConnector();
-  let db: TempMariaDatabase;
+  const db = useTempMariaDatabase('my_read_budget');
   let session: ConnectorSession;
   let tables: ReadonlyMap<string, TableInfo>;
 
   beforeAll(async () => {
-    db = await createTempMariaDatabase('my_read_budget');
-    await db.query(`
+    await db().query(`
       CREATE TABLE wide (id INT PRIMARY KEY, v LONGTEXT);
       INSERT INTO wide SELECT seq, REPEAT(MD5(seq), ${WIDE_REPEAT}) FROM seq_1_to_120;
       CREATE TABLE narrow (id INT PRIMARY KEY, label VARCHAR(40));
@@ -38,7 +37,7 @@ describe('MySqlConnector read budget', () => {
       CREATE TABLE huge (id INT PRIMARY KEY, v LONGTEXT);
       INSERT INTO huge VALUES (1, 'small'), (2, REPEAT('x', ${HUGE_BYTES})), (3, 'after');
     `);
-    session = await connector.open(resolvedMySqlDatasource(db), { connectTimeoutMs: 5_000 });
+    session = await connector.open(resolvedMySqlDatasource(db()), { connectTimeoutMs: 5_000 });
     tables = (await session.discover(null, new AbortController().signal)).tables;
   }, 120_000);
 
@@ -48,7 +47,6 @@ describe('MySqlConnector read budget', () => {
 
   afterAll(async () => {
     await session?.close();
-    await db?.drop();
   });
 
   /** Rows of every batch the row stream hands on (the final empty one included). */
@@ -93,7 +91,7 @@ describe('MySqlConnector read budget', () => {
   });
 
   it('fails a row larger than what the result may still hold from its packet header, before mysql2 buffers it', async () => {
-    const own = await connector.open(resolvedMySqlDatasource(db), { connectTimeoutMs: 5_000 });
+    const own = await connector.open(resolvedMySqlDatasource(db()), { connectTimeoutMs: 5_000 });
     try {
       const socket = (own as unknown as { connection: { stream: Readable & { bytesRead: number } } }).connection.stream;
       const before = socket.bytesRead;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectorSession, TableInfo } from '../../src/engine/connectors/shared/engine-connector.js';
 import { MySqlConnector } from '../../src/engine/connectors/mysql/mysql.connector.js';
-import { createTempMariaDatabase, resolvedMySqlDatasource, type TempMariaDatabase } from '../helpers/mariadb-database.js';
+import { resolvedMySqlDatasource, useTempMariaDatabase } from '../helpers/mariadb-database.js';
 import {
   closeMidRead,
   countTableRows,
@@ -17,14 +17,14 @@ const ROWS = 200_000;
 
 describe('MySqlConnector streaming and abort', () => {
   const connector = new MySqlConnector();
-  let db: TempMariaDatabase;
+  const db = useTempMariaDatabase('my_streaming');
   let session: ConnectorSession;
   let big: TableInfo;
   let slow: TableInfo;
 
   /** Statements of our connector still running on the server, apart from the observer itself. */
   const runningStatements = async (pattern: string): Promise<number> => {
-    const rows = await db.query<{ n: number | string }>(
+    const rows = await db().query<{ n: number | string }>(
       `SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST
        WHERE DB = DATABASE() AND ID <> CONNECTION_ID() AND COMMAND = 'Query' AND INFO LIKE ?`,
       [`%${pattern}%`],
@@ -33,16 +33,15 @@ describe('MySqlConnector streaming and abort', () => {
   };
 
   beforeAll(async () => {
-    db = await createTempMariaDatabase('my_streaming');
     // ~30 MB of rows, far more than socket buffers hold; inserted in reverse key order.
-    await db.query(`
+    await db().query(`
       CREATE TABLE big (id INT PRIMARY KEY, label VARCHAR(200));
       INSERT INTO big SELECT ${ROWS + 1} - seq, REPEAT(MD5(seq), 4) FROM seq_1_to_${ROWS};
       CREATE VIEW slow AS SELECT 1 AS n, SLEEP(30) AS z;
       CREATE TABLE small (id INT PRIMARY KEY);
       INSERT INTO small VALUES (1), (2);
     `);
-    session = await connector.open(resolvedMySqlDatasource(db), { connectTimeoutMs: 5_000 });
+    session = await connector.open(resolvedMySqlDatasource(db()), { connectTimeoutMs: 5_000 });
     const tables = (await session.discover(null, new AbortController().signal)).tables;
     big = tables.get('big')!;
     slow = tables.get('slow')!;
@@ -50,7 +49,6 @@ describe('MySqlConnector streaming and abort', () => {
 
   afterAll(async () => {
     await session?.close();
-    await db?.drop();
   });
 
   const readSmall = async (): Promise<number> =>
@@ -62,7 +60,7 @@ describe('MySqlConnector streaming and abort', () => {
 
   it('lets the consumer stop early; the statement ends and the session stays usable', async () => {
     await expectStopAfterTwoBatches(session, big);
-    expect(await runningStatements('FROM `' + db.name + '`.`big`')).toBe(0);
+    expect(await runningStatements('FROM `' + db().name + '`.`big`')).toBe(0);
     expect(await readSmall()).toBe(2);
   });
 
@@ -74,13 +72,13 @@ describe('MySqlConnector streaming and abort', () => {
       // While the consumer holds a batch the connection is paused: the server cannot finish
       // sending the table and the statement is still running a while later.
       await new Promise((r) => setTimeout(r, 500));
-      expect(await runningStatements('FROM `' + db.name + '`.`big`')).toBe(1);
+      expect(await runningStatements('FROM `' + db().name + '`.`big`')).toBe(1);
       const second = await iterator.next();
       expect(second.done).toBe(false);
     } finally {
       await iterator.return?.();
     }
-    expect(await runningStatements('FROM `' + db.name + '`.`big`')).toBe(0);
+    expect(await runningStatements('FROM `' + db().name + '`.`big`')).toBe(0);
     expect(await readSmall()).toBe(2);
   });
 
@@ -99,20 +97,20 @@ describe('MySqlConnector streaming and abort', () => {
 
   it('throws the abort reason when aborted between batches', async () => {
     await expectAbortReasonBetweenBatches(session, big);
-    expect(await runningStatements('FROM `' + db.name + '`.`big`')).toBe(0);
+    expect(await runningStatements('FROM `' + db().name + '`.`big`')).toBe(0);
     expect(await readSmall()).toBe(2);
   });
 
   it('refuses to start with an already aborted signal', async () => {
     await expectRefusedWhenAborted(session, big, (signal) =>
-      connector.open(resolvedMySqlDatasource(db), { connectTimeoutMs: 5_000, signal }),
+      connector.open(resolvedMySqlDatasource(db()), { connectTimeoutMs: 5_000, signal }),
     );
   });
 
   it('closes promptly a session whose stream was left unfinished, stopping the statement', async () => {
-    const other = await connector.open(resolvedMySqlDatasource(db), { connectTimeoutMs: 5_000 });
+    const other = await connector.open(resolvedMySqlDatasource(db()), { connectTimeoutMs: 5_000 });
     const iterator = await closeMidRead(other, big, 1_000);
-    expect(await runningStatements('FROM `' + db.name + '`.`big`')).toBe(0);
+    expect(await runningStatements('FROM `' + db().name + '`.`big`')).toBe(0);
     await expect(iterator.next()).rejects.toMatchObject({ name: 'DatasourceQueryError' });
   });
 });
