@@ -1,45 +1,21 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DataSource, type DataSourceOptions } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DataSourceOptions } from 'typeorm';
+import { describe, expect, it } from 'vitest';
 import { IncrementalStreams1765008000000 } from '../../src/persistence/migrations/1765008000000-incremental-streams.js';
 import { MIGRATIONS } from '../../src/persistence/migrations/index.js';
 import { jobEntities, JOB_ENTITY, type JobRecord } from '../../src/job/job.entity.js';
 import { JobResponseDto } from '../../src/job/dto/job-response.dto.js';
 import { streamEntity } from '../../src/stream/stream.entity.js';
-import { useTempDatabase } from '../helpers/pg-database.js';
+import { migrationStores, openMigrated } from '../helpers/migration-stores.js';
 
 const NOW = '2026-03-01T10:00:00.000Z';
 const BEFORE = MIGRATIONS.filter((migration) => migration !== IncrementalStreams1765008000000);
 const OLD_JOB = '00000000-0000-7000-8000-0000000000b1';
 
-async function openAt(options: DataSourceOptions, migrations: typeof MIGRATIONS, entities = false): Promise<DataSource> {
-  const kind = options.type === 'postgres' ? 'postgres' : 'sqlite';
-  const store = new DataSource({
-    ...options,
-    migrations,
-    migrationsTableName: 'fetcher_migrations',
-    entities: entities ? [...jobEntities(kind), streamEntity(kind)] : [],
-  } as DataSourceOptions);
-  await store.initialize();
-  await store.runMigrations();
-  return store;
-}
+/** A store migrated up to `migrations`, with the job entities of this release when `entities`. */
+const openAt = (options: DataSourceOptions, migrations: typeof MIGRATIONS, entities = false) =>
+  openMigrated(options, migrations, entities ? (kind) => [...jobEntities(kind), streamEntity(kind)] : undefined);
 
-const pg = useTempDatabase('it_incremental_migration');
-let sqliteDir: string;
-beforeAll(async () => {
-  sqliteDir = mkdtempSync(join(tmpdir(), 'fetcher-migration-streams-'));
-});
-afterAll(async () => {
-  if (sqliteDir) rmSync(sqliteDir, { recursive: true, force: true });
-});
-
-const stores: Array<{ kind: string; options: () => DataSourceOptions; placeholder: (n: number) => string }> = [
-  { kind: 'postgres', options: () => ({ type: 'postgres', url: pg().url }), placeholder: (n) => `$${n}` },
-  { kind: 'sqlite', options: () => ({ type: 'better-sqlite3', database: join(sqliteDir, 'store.db') }), placeholder: () => '?' },
-];
+const stores = migrationStores('it_incremental_migration');
 
 describe.each(stores)('migration IncrementalStreams on $kind', ({ options, placeholder }) => {
   it('keeps a job of before without a stream, adds the streams table and the active-stream index, and goes back', async () => {

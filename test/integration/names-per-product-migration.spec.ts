@@ -1,39 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DataSource, type DataSourceOptions } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DataSource, type DataSourceOptions } from 'typeorm';
+import { describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../../src/persistence/migrations/index.js';
 import { NamesPerProduct1764835200000 } from '../../src/persistence/migrations/1764835200000-names-per-product.js';
-import { createTempDatabase, type TempDatabase } from '../helpers/pg-database.js';
+import { migrationStores, openMigrated } from '../helpers/migration-stores.js';
 
 const NOW = '2026-03-01T10:00:00.000Z';
 const BEFORE = MIGRATIONS.filter((migration) => migration !== NamesPerProduct1764835200000);
 
-/** A store as the previous release left it: migrated up to the one before names went per product. */
-async function openAt(options: DataSourceOptions, migrations: typeof MIGRATIONS): Promise<DataSource> {
-  const store = new DataSource({ ...options, migrations, migrationsTableName: 'fetcher_migrations' } as DataSourceOptions);
-  await store.initialize();
-  await store.runMigrations();
-  return store;
-}
+/** A store migrated up to `migrations`. */
+const openAt = (options: DataSourceOptions, migrations: typeof MIGRATIONS) => openMigrated(options, migrations);
 
-const stores: Array<{ kind: string; options: () => DataSourceOptions; placeholder: (n: number) => string }> = [];
-let pg: TempDatabase;
-let sqliteDir: string;
-
-beforeAll(async () => {
-  pg = await createTempDatabase('it_names_per_product');
-  sqliteDir = mkdtempSync(join(tmpdir(), 'fetcher-migration-'));
-});
-afterAll(async () => {
-  await pg?.drop();
-  if (sqliteDir) rmSync(sqliteDir, { recursive: true, force: true });
-});
-stores.push(
-  { kind: 'postgres', options: () => ({ type: 'postgres', url: pg.url }), placeholder: (n) => `$${n}` },
-  { kind: 'sqlite', options: () => ({ type: 'better-sqlite3', database: join(sqliteDir, 'store.db') }), placeholder: () => '?' },
-);
+const stores = migrationStores('it_names_per_product');
 
 describe.each(stores)('migration NamesPerProduct on $kind', ({ options, placeholder }) => {
   it('keeps existing rows valid, lower-cases products, and lets two products hold one name afterwards', async () => {

@@ -1,13 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DataSource, type DataSourceOptions, type QueryDeepPartialEntity } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DataSourceOptions, QueryDeepPartialEntity } from 'typeorm';
+import { describe, expect, it } from 'vitest';
 import { ResultFormats1764921600000 } from '../../src/persistence/migrations/1764921600000-result-formats.js';
 import { MIGRATIONS } from '../../src/persistence/migrations/index.js';
 import { jobEntities, JOB_ENTITY, type JobRecord } from '../../src/job/job.entity.js';
 import { JobResponseDto } from '../../src/job/dto/job-response.dto.js';
-import { useTempDatabase } from '../helpers/pg-database.js';
+import { migrationStores, openMigrated } from '../helpers/migration-stores.js';
 
 const NOW = '2026-03-01T10:00:00.000Z';
 const BEFORE = MIGRATIONS.filter((migration) => migration !== ResultFormats1764921600000);
@@ -28,32 +25,10 @@ const PARTS = [
 ];
 
 /** A store migrated up to `migrations`, with the job entities of this release when `entities`. */
-async function openAt(options: DataSourceOptions, migrations: typeof MIGRATIONS, entities = false): Promise<DataSource> {
-  const kind = options.type === 'postgres' ? 'postgres' : 'sqlite';
-  const store = new DataSource({
-    ...options,
-    migrations,
-    migrationsTableName: 'fetcher_migrations',
-    entities: entities ? jobEntities(kind) : [],
-  } as DataSourceOptions);
-  await store.initialize();
-  await store.runMigrations();
-  return store;
-}
+const openAt = (options: DataSourceOptions, migrations: typeof MIGRATIONS, entities = false) =>
+  openMigrated(options, migrations, entities ? jobEntities : undefined);
 
-const pg = useTempDatabase('it_result_formats');
-let sqliteDir: string;
-beforeAll(async () => {
-  sqliteDir = mkdtempSync(join(tmpdir(), 'fetcher-migration-formats-'));
-});
-afterAll(async () => {
-  if (sqliteDir) rmSync(sqliteDir, { recursive: true, force: true });
-});
-
-const stores: Array<{ kind: string; options: () => DataSourceOptions; placeholder: (n: number) => string }> = [
-  { kind: 'postgres', options: () => ({ type: 'postgres', url: pg().url }), placeholder: (n) => `$${n}` },
-  { kind: 'sqlite', options: () => ({ type: 'better-sqlite3', database: join(sqliteDir, 'store.db') }), placeholder: () => '?' },
-];
+const stores = migrationStores('it_result_formats');
 
 describe.each(stores)('migration ResultFormats on $kind', ({ options, placeholder }) => {
   it('keeps a completed job of before as a json result, and stores output and parts afterwards', async () => {
