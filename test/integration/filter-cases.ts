@@ -103,3 +103,16 @@ export const FILTER_CASES: readonly FilterCase[] = [
   { name: 'three fields', filters: { category: { in: ['a', 'b', 'c'] }, day: { lt: ['2026-03-01'] }, qty: { ne: [0] } }, ids: [1, 3] },
   { name: 'eq and ne together', filters: { qty: { eq: [7] }, label: { ne: ['Gamma%'] } }, ids: [8] },
 ];
+
+/**
+ * The eq/ne cases the MySQL and PostgreSQL filter suites share, on their five `items` rows where
+ * row 3 has no `n`: [case, filters, ids kept].
+ */
+export const NULL_AWARE_EQ_NE_CASES: [string, Record<string, FilterCondition>, number[]][] = [
+  ['eq, one value', { n: { eq: [20] } }, [2]],
+  ['eq, several values (IN)', { n: { eq: [10, 40] } }, [1, 4]],
+  ['eq [null] (IS NULL)', { n: { eq: [null] } }, [3]],
+  ['ne [null] (IS NOT NULL)', { n: { ne: [null] } }, [1, 2, 4, 5]],
+  ['ne, one value (NULL rows do not match)', { n: { ne: [10] } }, [2, 4, 5]],
+  ['ne, several values (NOT IN)', { n: { ne: [10, 20] } }, [4, 5]],
+];

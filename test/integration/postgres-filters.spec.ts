@@ -3,6 +3,8 @@ import type { ConnectorSession, TableInfo } from '../../src/engine/connectors/sh
 import { PostgresConnector } from '../../src/engine/connectors/postgres/postgres.connector.js';
 import type { FilterCondition } from '../../src/engine/request/data-request.js';
 import { PG_READ_PATHS, resolvedDatasource, useTempDatabase } from '../helpers/pg-database.js';
+import { keptIds } from '../../src/engine/connectors/testing/batch-reading.js';
+import { NULL_AWARE_EQ_NE_CASES } from './filter-cases.js';
 
 describe.each(PG_READ_PATHS)('PostgresConnector filters against PostgreSQL (%s path)', (readPath) => {
   const connector = new PostgresConnector(readPath);
@@ -30,21 +32,10 @@ describe.each(PG_READ_PATHS)('PostgresConnector filters against PostgreSQL (%s p
     await session?.close();
   });
 
-  const ids = async (filters: Record<string, FilterCondition>): Promise<number[]> => {
-    const id = items.columns.find((c) => c.name === 'id')!;
-    const parts: string[] = [];
-    for await (const batch of session.readRows({ table: items, columns: [id], filters }, new AbortController().signal))
-      parts.push(batch.json.toString('utf8'));
-    return (JSON.parse('[' + parts.join(',') + ']') as { id: number }[]).map((r) => r.id);
-  };
+  const ids = (filters: Record<string, FilterCondition>): Promise<number[]> => keptIds(session, items, filters);
 
   it.each<[string, Record<string, FilterCondition>, number[]]>([
-    ['eq, one value', { n: { eq: [20] } }, [2]],
-    ['eq, several values (IN)', { n: { eq: [10, 40] } }, [1, 4]],
-    ['eq [null] (IS NULL)', { n: { eq: [null] } }, [3]],
-    ['ne [null] (IS NOT NULL)', { n: { ne: [null] } }, [1, 2, 4, 5]],
-    ['ne, one value (NULL rows do not match)', { n: { ne: [10] } }, [2, 4, 5]],
-    ['ne, several values (NOT IN)', { n: { ne: [10, 20] } }, [4, 5]],
+    ...NULL_AWARE_EQ_NE_CASES,
     ['gt on a timestamptz with a date string', { at: { gt: ['2024-01-02'] } }, [2, 3, 5]],
     ['gte on numeric with a string', { amount: { gte: ['2.00'] } }, [2, 3, 4]],
     ['lt on int', { n: { lt: [20] } }, [1]],

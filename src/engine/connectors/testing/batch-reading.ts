@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import type { FilterCondition } from '../../request/data-request.js';
 import type { ConnectorSession, RowBatch, TableInfo } from '../shared/engine-connector.js';
 
 export interface CollectedBatches {
@@ -136,4 +137,16 @@ export async function closeMidRead(session: ConnectorSession, table: TableInfo, 
   await session.close();
   expect(Date.now() - started).toBeLessThan(withinMs);
   return iterator;
+}
+
+/** The keys of the rows of `table` that `filters` keep, in the order the read returns them. */
+export async function keptIds(
+  session: ConnectorSession,
+  table: TableInfo,
+  filters: Record<string, FilterCondition>,
+  key = 'id',
+): Promise<number[]> {
+  const column = table.columns.find((c) => c.name === key)!;
+  const { json } = await collectBatches(session.readRows({ table, columns: [column], filters }, new AbortController().signal));
+  return (JSON.parse('[' + json + ']') as Record<string, number>[]).map((r) => r[key]);
 }
