@@ -4,6 +4,7 @@ import { qualifiedName, quoteIdent } from './mysql-identifier.js';
 import { buildSelect, renderSql } from './mysql-sql.js';
 import { MySqlStatementBuilder } from './mysql-statement-builder.js';
 import { describeColumnType } from './mysql-types.js';
+import { expectMapsEach } from '../testing/mapping-checks.js';
 
 const col = (name: string, dataType: string, columnType = dataType): ColumnInfo => ({
   name,
@@ -32,12 +33,14 @@ const FROM = '`shop`.`Order ``Lines```';
 
 describe('MySQL identifier quoting', () => {
   it('always backtick-quotes and doubles embedded backticks', () => {
-    expect(quoteIdent('users')).toBe('`users`');
-    expect(quoteIdent('CreatedAt')).toBe('`CreatedAt`');
-    expect(quoteIdent('select')).toBe('`select`');
-    expect(quoteIdent('a`b')).toBe('`a``b`');
-    expect(quoteIdent('`; DROP TABLE x; --')).toBe('```; DROP TABLE x; --`');
-    expect(quoteIdent('a.b "c"')).toBe('`a.b "c"`');
+    expectMapsEach(quoteIdent, {
+      users: '`users`',
+      CreatedAt: '`CreatedAt`',
+      select: '`select`',
+      'a`b': '`a``b`',
+      '`; DROP TABLE x; --': '```; DROP TABLE x; --`',
+      'a.b "c"': '`a.b "c"`',
+    });
   });
 
   it('qualifies a table with its database', () => {

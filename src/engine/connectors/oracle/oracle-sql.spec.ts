@@ -4,6 +4,7 @@ import { qualifiedName, quoteIdent } from './oracle-identifier.js';
 import { buildSelect, UnsupportedColumnError } from './oracle-sql.js';
 import { OracleStatementBuilder } from './oracle-statement-builder.js';
 import { describeColumnType } from './oracle-types.js';
+import { expectMapsEach } from '../testing/mapping-checks.js';
 
 const col = (name: string, dataType: string, precision: number | null = null, scale: number | null = null): ColumnInfo => ({
   name,
@@ -36,10 +37,12 @@ const FROM = '"FETCHER"."Order Lines" t';
 
 describe('Oracle identifier quoting', () => {
   it('always double-quotes, keeping case, spaces and reserved words', () => {
-    expect(quoteIdent('ACCOUNTS')).toBe('"ACCOUNTS"');
-    expect(quoteIdent('CreatedAt')).toBe('"CreatedAt"');
-    expect(quoteIdent('SELECT')).toBe('"SELECT"');
-    expect(quoteIdent('a b.c')).toBe('"a b.c"');
+    expectMapsEach(quoteIdent, {
+      ACCOUNTS: '"ACCOUNTS"',
+      CreatedAt: '"CreatedAt"',
+      SELECT: '"SELECT"',
+      'a b.c': '"a b.c"',
+    });
     // Oracle forbids " in names; doubled, an injected quote can only be a syntax error.
     expect(quoteIdent('x" FROM dual --')).toBe('"x"" FROM dual --"');
   });

@@ -3,6 +3,7 @@ import type { ColumnInfo, TableInfo } from '../shared/engine-connector.js';
 import { qualifiedName, quoteIdent } from './postgres-identifier.js';
 import { buildSelect } from './postgres-sql.js';
 import type { PostgresColumnType } from './postgres-types.js';
+import { expectMapsEach } from '../testing/mapping-checks.js';
 
 const col = (name: string, type: Partial<PostgresColumnType> & { typeOid: number; castType: string }): ColumnInfo => ({
   name,
@@ -27,12 +28,14 @@ const table = (overrides: Partial<TableInfo> = {}): TableInfo => ({
 
 describe('PostgreSQL identifier quoting', () => {
   it('always double-quotes and doubles embedded quotes', () => {
-    expect(quoteIdent('users')).toBe('"users"');
-    expect(quoteIdent('CreatedAt')).toBe('"CreatedAt"');
-    expect(quoteIdent('select')).toBe('"select"');
-    expect(quoteIdent('a"b')).toBe('"a""b"');
-    expect(quoteIdent('"; DROP TABLE x; --')).toBe('"""; DROP TABLE x; --"');
-    expect(quoteIdent('a.b c')).toBe('"a.b c"');
+    expectMapsEach(quoteIdent, {
+      users: '"users"',
+      CreatedAt: '"CreatedAt"',
+      select: '"select"',
+      'a"b': '"a""b"',
+      '"; DROP TABLE x; --': '"""; DROP TABLE x; --"',
+      'a.b c': '"a.b c"',
+    });
   });
 
   it('qualifies a table with its schema', () => {

@@ -4,6 +4,7 @@ import { bindingFor, buildWhere, decimalCast, decimalText, likePattern, temporal
 import type { SqlParam } from './sqlserver-parameters.js';
 import { sqlServerColumnType } from './sqlserver-types.js';
 import { column } from './testing/fake-datasource.js';
+import { expectMapsEach } from '../testing/mapping-checks.js';
 
 const COLUMNS = [
   column('n', 'int'),
@@ -286,12 +287,14 @@ describe('SQL Server filter values', () => {
   });
 
   it('rewrites like patterns so only % and _ are wildcards and backslash escapes', () => {
-    expect(likePattern('50%_off')).toBe('50%_off');
-    expect(likePattern('[abc]%')).toBe('\\[abc]%');
-    expect(likePattern('a\\%b')).toBe('a\\%b');
-    expect(likePattern('a\\[b')).toBe('a\\[b');
-    expect(likePattern('^x]')).toBe('^x]');
-    expect(likePattern('end\\')).toBe('end\\');
+    expectMapsEach(likePattern, {
+      '50%_off': '50%_off',
+      '[abc]%': '\\[abc]%',
+      'a\\%b': 'a\\%b',
+      'a\\[b': 'a\\[b',
+      '^x]': '^x]',
+      'end\\': 'end\\',
+    });
   });
 
   it('binds by column type', () => {

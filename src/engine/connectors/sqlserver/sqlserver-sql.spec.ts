@@ -4,16 +4,19 @@ import { qualifiedName, quoteIdent } from './sqlserver-identifier.js';
 import { buildSelect } from './sqlserver-sql.js';
 import type { SqlServerValueKind } from './sqlserver-types.js';
 import { column, tableOf } from './testing/fake-datasource.js';
+import { expectMapsEach } from '../testing/mapping-checks.js';
 
 describe('SQL Server identifier quoting', () => {
   it('always bracket-quotes and doubles a closing bracket', () => {
-    expect(quoteIdent('users')).toBe('[users]');
-    expect(quoteIdent('CreatedAt')).toBe('[CreatedAt]');
-    expect(quoteIdent('select')).toBe('[select]');
-    expect(quoteIdent('a]b')).toBe('[a]]b]');
-    expect(quoteIdent('[x]')).toBe('[[x]]]');
-    expect(quoteIdent('a.b c')).toBe('[a.b c]');
-    expect(quoteIdent(']; DROP TABLE x; --')).toBe('[]]; DROP TABLE x; --]');
+    expectMapsEach(quoteIdent, {
+      users: '[users]',
+      CreatedAt: '[CreatedAt]',
+      select: '[select]',
+      'a]b': '[a]]b]',
+      '[x]': '[[x]]]',
+      'a.b c': '[a.b c]',
+      ']; DROP TABLE x; --': '[]]; DROP TABLE x; --]',
+    });
   });
 
   it('qualifies a table with its schema', () => {
