@@ -109,14 +109,7 @@ describe('batch rendering', () => {
   const columns = [col('id', 'bigint', 'bigint(20)'), col('Na"me', 'varchar', 'varchar(10)'), col('amount', 'decimal', 'decimal(10,2)')];
   const text = (batches: { json: Buffer }[]) => batches.map((batch) => batch.json.toString('utf8')).join(',');
 
-  batchRenderingChecks({
-    render: createBatchRenderer,
-    columns,
-    names: ['id', 'Na"me', 'amount'],
-    amount: '1.10',
-    halfAmount: '3.5',
-    emptyRow: [1],
-  });
+  batchRenderingChecks(createBatchRenderer, columns, { amount: '1.10', halfAmount: '3.5', emptyRow: [1] });
 
   it('embeds text columns the server labels json (MariaDB JSON through a view)', () => {
     const doc = col('doc', 'longtext');

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ColumnInfo } from '../shared/engine-connector.js';
-import { expectRendererFrames } from '../testing/row-frames.js';
 import { describeColumnType, type OracleColumnFacts } from './oracle-types.js';
 import { columnEncoder, createBatchRenderer, encodeAny, normalizeNumberText } from './oracle-value-encoders.js';
-import { batchRenderingChecks } from '../testing/batch-rendering-checks.js';
+import { batchRenderingChecks, ndjsonFramingCheck } from '../testing/batch-rendering-checks.js';
 
 const facts = (
   dataType: string,
@@ -197,22 +196,7 @@ describe('batch rendering', () => {
   const col = (name: string, f: OracleColumnFacts): ColumnInfo => ({ name, dataType: f.dataType, engineType: describeColumnType(f) });
   const columns = [col('ID', facts('NUMBER', 10, 0)), col('NA"ME', facts('VARCHAR2')), col('AMOUNT', NUMBER_12_2)];
 
-  batchRenderingChecks({
-    render: createBatchRenderer,
-    columns,
-    names: ['ID', 'NA"ME', 'AMOUNT'],
-    amount: '1.1',
-    halfAmount: '3.50',
-    emptyRow: [1],
-  });
+  batchRenderingChecks(createBatchRenderer, columns, { amount: '1.1', halfAmount: '3.50', emptyRow: [1] });
 
-  it('frames rows as NDJSON lines holding each row as the JSON frame renders it, across chunks', () => {
-    const rows = [
-      ['9007199254740993', 'line\none "quoted" \\ \u0001', '1.10'],
-      ['2', '', null],
-      ['3', null, null],
-      ...Array.from({ length: 2000 }, (_, i) => [String(i + 4), 'x'.repeat(100) + 'é\n', `${i}.5`]),
-    ];
-    expectRendererFrames((frame, none) => createBatchRenderer(none ? [] : columns, frame), rows, [[], []], 2);
-  });
+  ndjsonFramingCheck((frame, none) => createBatchRenderer(none ? [] : columns, frame));
 });

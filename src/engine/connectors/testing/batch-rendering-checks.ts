@@ -1,14 +1,12 @@
 import { expect, it } from 'vitest';
 import { RENDER_CHUNK_CHARS } from '../shared/row-batch-renderer.js';
 import type { ColumnInfo, RowBatch } from '../shared/engine-connector.js';
+import { expectRendererFrames, type FramedRenderer } from './row-frames.js';
 
-export interface BatchRenderingSubject {
-  /** The engine's createBatchRenderer, rows typed as its driver delivers them. */
-  readonly render: (columns: ColumnInfo[]) => (rows: never) => RowBatch[];
-  /** A bigint key, a text column whose name holds a quote, and a decimal(x,2). */
-  readonly columns: ColumnInfo[];
-  /** The three columns' names as the rendered rows spell them. */
-  readonly names: readonly [key: string, text: string, amount: string];
+/** The engine's createBatchRenderer, rows typed as its driver delivers them. */
+export type BatchRender = (columns: ColumnInfo[]) => (rows: never) => RowBatch[];
+
+export interface RenderedValues {
   /** How the driver hands over the decimal the result writes "1.10". */
   readonly amount: string;
   /** How the decimal the driver hands over as "3.5" is written. */
@@ -19,10 +17,13 @@ export interface BatchRenderingSubject {
 
 const text = (batches: { json: Buffer }[]) => batches.map((batch) => batch.json.toString('utf8')).join(',');
 
-/** The rendering checks every SQL engine's batch renderer passes, registered in the caller's describe. */
-export function batchRenderingChecks(subject: BatchRenderingSubject): void {
-  const { columns, names } = subject;
-  const render = (cols: ColumnInfo[], rows: readonly (readonly unknown[])[]) => subject.render(cols)(rows as never);
+/**
+ * The rendering checks every SQL engine's batch renderer passes, registered in the caller's
+ * describe: `columns` are a bigint key, a text column whose name holds a quote, and a decimal(x,2).
+ */
+export function batchRenderingChecks(renderer: BatchRender, columns: ColumnInfo[], subject: RenderedValues): void {
+  const names = columns.map((c) => c.name);
+  const render = (cols: ColumnInfo[], rows: readonly (readonly unknown[])[]) => renderer(cols)(rows as never);
   const [key, name, amount] = names.map((n) => JSON.stringify(n));
 
   it('renders rows as JSON objects in projection order, joined with commas, NULL as null', () => {
@@ -51,5 +52,19 @@ export function batchRenderingChecks(subject: BatchRenderingSubject): void {
     const parsed = JSON.parse('[' + text(batches) + ']') as Record<string, unknown>[];
     expect(parsed.map((row) => row[names[0]])).toEqual(rows.map((_, i) => i));
     expect(parsed[3][names[2]]).toBe(subject.halfAmount);
+  });
+}
+
+/** The NDJSON framing check of a renderer whose columns are those of batchRenderingChecks. */
+export function ndjsonFramingCheck<R>(render: FramedRenderer<R>): void {
+  // oxlint-disable-next-line vitest/expect-expect -- expectRendererFrames asserts; the rule knows that name only in specs.
+  it('frames rows as NDJSON lines holding each row as the JSON frame renders it, across chunks', () => {
+    const rows = [
+      ['9007199254740993', 'line\none "quoted" \\ \u0001', '1.10'],
+      ['2', '', null],
+      ['3', null, null],
+      ...Array.from({ length: 2000 }, (_, i) => [String(i + 4), 'x'.repeat(100) + 'é\n', `${i}.5`]),
+    ];
+    expectRendererFrames(render, rows as never, [[], []] as never, 2);
   });
 }
