@@ -1,21 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { FilterCondition } from '../../request/data-request.js';
-import type { ColumnInfo } from '../shared/engine-connector.js';
 import { buildWhere, temporalValue } from './mysql-filter.js';
 import { MySqlStatementBuilder } from './mysql-statement-builder.js';
-import { describeColumnType } from './mysql-types.js';
+import { mysqlColumn } from './testing/mysql-columns.js';
 
-const col = (
-  name: string,
-  dataType: string,
-  columnType = dataType,
-  precision: number | null = null,
-  scale: number | null = null,
-): ColumnInfo => ({
-  name,
-  dataType: columnType,
-  engineType: describeColumnType({ dataType, columnType, numericPrecision: precision, numericScale: scale, jsonChecked: false }),
-});
+const col = mysqlColumn;
 
 const COLUMNS = [
   col('n', 'int', 'int(11)'),

@@ -12,19 +12,9 @@ import {
   SNAPSHOT_SQL,
 } from './mysql-range-read.js';
 import { buildSelect, renderSql } from './mysql-sql.js';
-import { describeColumnType } from './mysql-types.js';
+import { mysqlColumn } from './testing/mysql-columns.js';
 
-const col = (
-  name: string,
-  dataType: string,
-  columnType = dataType,
-  precision: number | null = null,
-  scale: number | null = null,
-): ColumnInfo => ({
-  name,
-  dataType: columnType,
-  engineType: describeColumnType({ dataType, columnType, numericPrecision: precision, numericScale: scale, jsonChecked: false }),
-});
+const col = mysqlColumn;
 
 const ID = col('id', 'int', 'int(11)');
 const SEQ = col('seq', 'bigint', 'bigint(20) unsigned');

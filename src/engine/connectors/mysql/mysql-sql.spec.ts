@@ -3,14 +3,10 @@ import type { ColumnInfo, TableInfo } from '../shared/engine-connector.js';
 import { qualifiedName, quoteIdent } from './mysql-identifier.js';
 import { buildSelect, renderSql } from './mysql-sql.js';
 import { MySqlStatementBuilder } from './mysql-statement-builder.js';
-import { describeColumnType } from './mysql-types.js';
 import { expectMapsEach } from '../testing/mapping-checks.js';
+import { mysqlColumn } from './testing/mysql-columns.js';
 
-const col = (name: string, dataType: string, columnType = dataType): ColumnInfo => ({
-  name,
-  dataType: columnType,
-  engineType: describeColumnType({ dataType, columnType, numericPrecision: null, numericScale: null, jsonChecked: false }),
-});
+const col = mysqlColumn;
 
 const ID = col('id', 'int', 'int(11)');
 const SELECT = col('select', 'text');

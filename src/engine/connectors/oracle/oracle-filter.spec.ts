@@ -1,15 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { FilterCondition } from '../../request/data-request.js';
-import type { ColumnInfo } from '../shared/engine-connector.js';
 import { buildWhere, likePattern, MAX_BINDS, MAX_IN_LIST, OracleFilterError } from './oracle-filter.js';
 import { OracleStatementBuilder } from './oracle-statement-builder.js';
-import { describeColumnType } from './oracle-types.js';
+import { oracleColumn } from './testing/oracle-columns.js';
 
-const col = (name: string, dataType: string, precision: number | null = null, scale: number | null = null): ColumnInfo => ({
-  name,
-  dataType,
-  engineType: describeColumnType({ dataType, precision, scale, charLength: null }),
-});
+const col = oracleColumn;
 
 const COLUMNS = [
   col('QTY', 'NUMBER', 10, 0),

@@ -5,14 +5,10 @@ import type { ColumnInfo, TableInfo } from '../shared/engine-connector.js';
 import { OracleFilterError } from './oracle-filter.js';
 import { boundStatement, boundText, cursorKindOf } from './oracle-range-read.js';
 import { buildSelect } from './oracle-sql.js';
-import { describeColumnType } from './oracle-types.js';
 import { OracleConnector } from './oracle.connector.js';
+import { oracleColumn } from './testing/oracle-columns.js';
 
-const col = (name: string, dataType: string, precision: number | null = null, scale: number | null = null): ColumnInfo => ({
-  name,
-  dataType,
-  engineType: describeColumnType({ dataType, precision, scale, charLength: null }),
-});
+const col = oracleColumn;
 const range = (column: ColumnInfo, kind: CursorKind, extra: Partial<CursorRange> = {}): CursorRange => ({ column, kind, ...extra });
 
 describe('Oracle cursor kinds', () => {

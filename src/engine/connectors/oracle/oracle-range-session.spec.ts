@@ -1,14 +1,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { CursorRange } from '../../incremental/cursor-range.js';
 import { ABORT_BUDGET_MS } from '../shared/abortable-read.js';
-import type { ColumnInfo, TableInfo, TableReadRequest } from '../shared/engine-connector.js';
+import type { TableInfo, TableReadRequest } from '../shared/engine-connector.js';
 import { oracleDriver, type OracleBindValue, type OracleConnection, type OracleExecuteOptions } from './oracle-driver.js';
 import { OracleSession } from './oracle-session.js';
-import { describeColumnType } from './oracle-types.js';
 import { OracleConnector } from './oracle.connector.js';
 import { fakeOracleDatasource, FAKE_ORACLE_PASSWORD } from './testing/fake-oracle-datasource.js';
 import { startFakeOracleServer, type FakeOracleServer } from './testing/fake-oracle-server.js';
 import { countRows } from '../testing/batch-reading.js';
+import { oracleColumn } from './testing/oracle-columns.js';
 
 /**
  * Ranged reads of the Oracle session: the read-only transaction around the bound and the rows,
@@ -17,11 +17,7 @@ import { countRows } from '../testing/batch-reading.js';
  * test/integration/oracle-incremental.spec.ts runs them against a real server.
  */
 const driver = oracleDriver();
-const col = (name: string, dataType: string, precision: number | null = null, scale: number | null = null): ColumnInfo => ({
-  name,
-  dataType,
-  engineType: describeColumnType({ dataType, precision, scale, charLength: null }),
-});
+const col = oracleColumn;
 const ID = col('ID', 'NUMBER', 10, 0);
 const AT = col('AT', 'TIMESTAMP(9)', null, 9);
 const TABLE: TableInfo = { schema: 'FETCHER', name: 'EVENTS', key: 'EVENTS', columns: [ID, AT], primaryKey: ['ID'] };

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ColumnInfo, RowBatch, RowFrame, TableInfo } from '../shared/engine-connector.js';
+import type { RowBatch, RowFrame, TableInfo } from '../shared/engine-connector.js';
 import { allBatches, expectNdjsonLike, ndjsonFrame } from '../testing/row-frames.js';
 import { CatalogTooLargeError } from '../../errors/engine-errors.js';
 import { FetCode } from '../../errors/fet-code.js';
@@ -7,15 +7,11 @@ import { CatalogBudget } from '../shared/catalog-budget.js';
 import { FIRST_FETCH_ROWS } from '../shared/read-budget.js';
 import { oracleDriver, type OracleBindValue, type OracleConnection, type OracleExecuteOptions } from './oracle-driver.js';
 import { BATCH_ROWS, describeError, OracleSession } from './oracle-session.js';
-import { describeColumnType } from './oracle-types.js';
+import { oracleColumn } from './testing/oracle-columns.js';
 
 const driver = oracleDriver();
 
-const col = (name: string, dataType: string, precision: number | null = null, scale: number | null = null): ColumnInfo => ({
-  name,
-  dataType,
-  engineType: describeColumnType({ dataType, precision, scale, charLength: null }),
-});
+const col = oracleColumn;
 const ID = col('ID', 'NUMBER', 10, 0);
 const CODE = col('CODE', 'CHAR');
 const NOTE = col('NOTE', 'CLOB');

@@ -3,14 +3,10 @@ import type { ColumnInfo, TableInfo } from '../shared/engine-connector.js';
 import { qualifiedName, quoteIdent } from './oracle-identifier.js';
 import { buildSelect, UnsupportedColumnError } from './oracle-sql.js';
 import { OracleStatementBuilder } from './oracle-statement-builder.js';
-import { describeColumnType } from './oracle-types.js';
 import { expectMapsEach } from '../testing/mapping-checks.js';
+import { oracleColumn } from './testing/oracle-columns.js';
 
-const col = (name: string, dataType: string, precision: number | null = null, scale: number | null = null): ColumnInfo => ({
-  name,
-  dataType,
-  engineType: describeColumnType({ dataType, precision, scale, charLength: null }),
-});
+const col = oracleColumn;
 
 const ID = col('ID', 'NUMBER', 10, 0);
 const NAME = col('NAME', 'VARCHAR2');
