@@ -8,7 +8,7 @@ import {
   MARIADB_FIDELITY_SQL as FIDELITY_SQL,
 } from '../helpers/fidelity-tables.js';
 import { resolvedMySqlDatasource, useTempMariaDatabase, withMariaAdmin } from '../helpers/mariadb-database.js';
-import { collectBatches } from '../../src/engine/connectors/testing/batch-reading.js';
+import { collectBatches, expectClosesTwice } from '../../src/engine/connectors/testing/batch-reading.js';
 
 /** The expected JSON text of one row, from [key, JSON text] pairs. */
 const row = (pairs: [string, string][]): string => '{' + pairs.map(([k, v]) => JSON.stringify(k) + ':' + v).join(',') + '}';
@@ -228,13 +228,7 @@ describe('MySqlConnector against MariaDB', () => {
     const heap = await table('heap');
     expect(await read(heap)).toEqual({ json: '', rowCount: 0, batches: 0 });
 
-    const extra = await connector.open(resolvedMySqlDatasource(db()), { connectTimeoutMs: 5_000 });
-    await extra.close();
-    await expect(extra.close()).resolves.toBeUndefined();
-    await expect(extra.discover(null, new AbortController().signal)).rejects.toMatchObject({
-      name: 'DatasourceQueryError',
-      message: 'Session is closed',
-    });
+    await expectClosesTwice(await connector.open(resolvedMySqlDatasource(db()), { connectTimeoutMs: 5_000 }));
   });
 
   it('reports a failing query as DatasourceQueryError naming the table, and stays usable', async () => {

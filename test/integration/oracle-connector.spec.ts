@@ -11,7 +11,7 @@ import {
   TEST_ORACLE_URL,
   type TempOracleSchema,
 } from '../helpers/oracle-database.js';
-import { collectBatches } from '../../src/engine/connectors/testing/batch-reading.js';
+import { collectBatches, expectClosesTwice } from '../../src/engine/connectors/testing/batch-reading.js';
 
 const TEXT = 'He said "hi" \\ back\nnew\tline \u0001 😀 ção ü';
 
@@ -262,13 +262,7 @@ suite(`OracleConnector against a server${TEST_ORACLE_URL ? '' : ` — SKIPPED: $
 
   it('yields no batch for an empty table and can close twice', async () => {
     expect(await read(await table(t('HEAP')))).toEqual({ json: '', rowCount: 0, batches: 0 });
-    const extra = await connector.open(resolvedOracleDatasource(db.server), { connectTimeoutMs: 15_000 });
-    await extra.close();
-    await expect(extra.close()).resolves.toBeUndefined();
-    await expect(extra.discover(null, new AbortController().signal)).rejects.toMatchObject({
-      name: 'DatasourceQueryError',
-      message: 'Session is closed',
-    });
+    await expectClosesTwice(await connector.open(resolvedOracleDatasource(db.server), { connectTimeoutMs: 15_000 }));
   });
 
   it('reports a failing query as DatasourceQueryError naming the table, and stays usable', async () => {

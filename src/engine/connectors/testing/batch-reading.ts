@@ -150,3 +150,16 @@ export async function keptIds(
   const { json } = await collectBatches(session.readRows({ table, columns: [column], filters }, new AbortController().signal));
   return (JSON.parse('[' + json + ']') as Record<string, number>[]).map((r) => r[key]);
 }
+
+/** Closes `session` twice, the second close a no-op; a closed session refuses to discover. */
+export async function expectClosesTwice(session: ConnectorSession): Promise<void> {
+  await session.close();
+  await expectClosedForGood(session);
+}
+
+/** A closed session: closing again is a no-op, discovering is refused. */
+export async function expectClosedForGood(session: ConnectorSession): Promise<void> {
+  await expect(session.close()).resolves.toBeUndefined();
+  const discovering = session.discover(null, new AbortController().signal);
+  await expect(discovering).rejects.toMatchObject({ name: 'DatasourceQueryError', message: 'Session is closed' });
+}
