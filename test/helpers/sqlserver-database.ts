@@ -4,6 +4,7 @@ import { describe, it } from 'vitest';
 import { DatasourceType } from '../../src/engine/connectors/datasource-type.js';
 import type { ResolvedDatasource } from '../../src/engine/connectors/shared/engine-connector.js';
 import { datasourceRecord } from '../../src/engine/testing/datasource-records.js';
+import { useDropped } from './describe-fixtures.js';
 import { uniqueDatabaseName } from './unique-names.js';
 
 /**
@@ -102,6 +103,11 @@ export interface TempSqlServerDatabase extends SqlServerTarget {
   run(...batches: string[]): Promise<void>;
   /** Drops the database, closing every connection to it. Safe to call twice. */
   drop(): Promise<void>;
+}
+
+/** A temporary database on `target` for the enclosing describe (see useDropped). */
+export function useTempSqlServerDatabase(target: SqlServerTarget, suffix: string): () => TempSqlServerDatabase {
+  return useDropped(`the temporary database ${suffix}`, () => createTempSqlServerDatabase(target, suffix));
 }
 
 export async function createTempSqlServerDatabase(target: SqlServerTarget, suffix: string): Promise<TempSqlServerDatabase> {

@@ -4,21 +4,19 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DatasourceConnectError } from '../../src/engine/errors/datasource-errors.js';
 import { SqlServerConnector } from '../../src/engine/connectors/sqlserver/sqlserver.connector.js';
 import {
-  createTempSqlServerDatabase,
   describeWithSqlServer,
   resolvedSqlServerDatasource,
   withSqlServerAdmin,
-  type TempSqlServerDatabase,
+  useTempSqlServerDatabase,
 } from '../helpers/sqlserver-database.js';
 
 describeWithSqlServer('SqlServerConnector against SQL Server: connect failures', (target) => {
   const connector = new SqlServerConnector();
   const login = `fetcher_probe_${randomBytes(4).toString('hex')}`;
   const password = `Pr0be-${randomBytes(8).toString('hex')}!`;
-  let db: TempSqlServerDatabase;
+  const db = useTempSqlServerDatabase(target, 'connect');
 
   beforeAll(async () => {
-    db = await createTempSqlServerDatabase(target, 'connect');
     // A login without a user in the test database: SQL Server refuses it with 4060.
     await withSqlServerAdmin(target, (admin) =>
       admin.request().query(`CREATE LOGIN [${login}] WITH PASSWORD = N'${password}', CHECK_POLICY = OFF`),
@@ -27,11 +25,10 @@ describeWithSqlServer('SqlServerConnector against SQL Server: connect failures',
 
   afterAll(async () => {
     await withSqlServerAdmin(target, (admin) => admin.request().query(`IF SUSER_ID(N'${login}') IS NOT NULL DROP LOGIN [${login}]`));
-    await db?.drop();
   });
 
   const attempt = (overrides: Parameters<typeof resolvedSqlServerDatasource>[1]) =>
-    connector.open(resolvedSqlServerDatasource(db, { configName: 'mssql_probe', ...overrides }), { connectTimeoutMs: 10_000 });
+    connector.open(resolvedSqlServerDatasource(db(), { configName: 'mssql_probe', ...overrides }), { connectTimeoutMs: 10_000 });
 
   const failure = async (overrides: Parameters<typeof resolvedSqlServerDatasource>[1]): Promise<DatasourceConnectError> => {
     const error = await attempt(overrides).then(
@@ -64,9 +61,9 @@ describeWithSqlServer('SqlServerConnector against SQL Server: connect failures',
 
   it('reports a login that may not open the database, and an unknown database, as database_not_found', async () => {
     expect((await failure({ userName: login, password })).reason).toBe('database_not_found');
-    const missing = await failure({ databaseName: `${db.name}_missing` });
+    const missing = await failure({ databaseName: `${db().name}_missing` });
     expect(missing.reason).toBe('database_not_found');
-    expect(missing.message).toContain(`${db.name}_missing`);
+    expect(missing.message).toContain(`${db().name}_missing`);
   });
 
   it('reports a closed port as unreachable', async () => {

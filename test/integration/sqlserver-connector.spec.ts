@@ -4,11 +4,10 @@ import type { ConnectorSession, TableInfo } from '../../src/engine/connectors/sh
 import type { SqlServerSession } from '../../src/engine/connectors/sqlserver/sqlserver-session.js';
 import { SqlServerConnector } from '../../src/engine/connectors/sqlserver/sqlserver.connector.js';
 import {
-  createTempSqlServerDatabase,
   describeWithSqlServer,
   resolvedSqlServerDatasource,
   withSqlServerAdmin,
-  type TempSqlServerDatabase,
+  useTempSqlServerDatabase,
 } from '../helpers/sqlserver-database.js';
 import { collectBatches } from '../../src/engine/connectors/testing/batch-reading.js';
 
@@ -88,12 +87,11 @@ const sparse = (given: Record<string, string>): string =>
 
 describeWithSqlServer('SqlServerConnector against SQL Server: values, filters, discovery', (target) => {
   const connector = new SqlServerConnector();
-  let db: TempSqlServerDatabase;
+  const db = useTempSqlServerDatabase(target, 'connector');
   let session: SqlServerSession;
 
   beforeAll(async () => {
-    db = await createTempSqlServerDatabase(target, 'connector');
-    await db.run(
+    await db().run(
       FIDELITY_TABLE,
       'CREATE SCHEMA [Sales Dept]',
       `CREATE TABLE [Sales Dept].[Order] ([select] int NOT NULL, [Line No] int NOT NULL, [From] nvarchar(10) NULL,
@@ -106,19 +104,18 @@ describeWithSqlServer('SqlServerConnector against SQL Server: values, filters, d
       'CREATE TABLE dbo.dec_key (k decimal(10,2) PRIMARY KEY)',
       'CREATE TABLE dbo.heap (v int)',
     );
-    await db.query(FIDELITY_ROWS, { text: TEXT });
-    await db.run(
+    await db().query(FIDELITY_ROWS, { text: TEXT });
+    await db().run(
       `INSERT INTO [Sales Dept].[Order] VALUES (2, 1, N'b'), (1, 2, N'a'), (1, 1, NULL)`,
       `INSERT INTO dbo.[weird]]name] VALUES (2, N'two', 'x?'), (1, N'one', '?')`,
       `INSERT INTO dbo.unordered VALUES ('m', 2), ('c', 1), ('z', 3), ('a', 0)`,
       'INSERT INTO dbo.dec_key VALUES (10), (9), (100)',
     );
-    session = (await connector.open(resolvedSqlServerDatasource(db), { connectTimeoutMs: 15_000 })) as SqlServerSession;
+    session = (await connector.open(resolvedSqlServerDatasource(db()), { connectTimeoutMs: 15_000 })) as SqlServerSession;
   }, 300_000);
 
   afterAll(async () => {
     await session?.close();
-    await db?.drop();
   });
 
   const table = async (key: string, schemas: readonly string[] | null = null): Promise<TableInfo> => {
@@ -282,9 +279,9 @@ describeWithSqlServer('SqlServerConnector against SQL Server: values, filters, d
   });
 
   it('reports a failing query as DatasourceQueryError naming the table, and stays usable', async () => {
-    await db.query('CREATE TABLE dbo.doomed (v int)');
+    await db().query('CREATE TABLE dbo.doomed (v int)');
     const doomed = await table('doomed');
-    await db.query('DROP TABLE dbo.doomed');
+    await db().query('DROP TABLE dbo.doomed');
     await expect(read(doomed)).rejects.toMatchObject({
       name: 'DatasourceQueryError',
       configName: 'mssql_test',
@@ -295,7 +292,7 @@ describeWithSqlServer('SqlServerConnector against SQL Server: values, filters, d
   });
 
   it('fails cleanly, without hanging, when the server kills the session', async () => {
-    const doomed = (await connector.open(resolvedSqlServerDatasource(db), { connectTimeoutMs: 15_000 })) as SqlServerSession;
+    const doomed = (await connector.open(resolvedSqlServerDatasource(db()), { connectTimeoutMs: 15_000 })) as SqlServerSession;
     await withSqlServerAdmin(target, (admin) => admin.request().query(`KILL ${Number(doomed.spid)}`));
     const heap = await table('heap');
     await expect(

@@ -3,11 +3,10 @@ import type { TableInfo } from '../../src/engine/connectors/shared/engine-connec
 import type { SqlServerSession } from '../../src/engine/connectors/sqlserver/sqlserver-session.js';
 import { SqlServerConnector } from '../../src/engine/connectors/sqlserver/sqlserver.connector.js';
 import {
-  createTempSqlServerDatabase,
   describeWithSqlServer,
   resolvedSqlServerDatasource,
   withSqlServerAdmin,
-  type TempSqlServerDatabase,
+  useTempSqlServerDatabase,
 } from '../helpers/sqlserver-database.js';
 import {
   closeMidRead,
@@ -23,7 +22,7 @@ const ROWS = 200_000;
 
 describeWithSqlServer('SqlServerConnector against SQL Server: streaming, early stop and abort', (target) => {
   const connector = new SqlServerConnector();
-  let db: TempSqlServerDatabase;
+  const db = useTempSqlServerDatabase(target, 'streaming');
   let session: SqlServerSession;
   let big: TableInfo;
   let slow: TableInfo;
@@ -42,8 +41,7 @@ describeWithSqlServer('SqlServerConnector against SQL Server: streaming, early s
   const readSmall = (): Promise<number> => countTableRows(session, small);
 
   beforeAll(async () => {
-    db = await createTempSqlServerDatabase(target, 'streaming');
-    await db.run(
+    await db().run(
       'CREATE TABLE dbo.big (id int PRIMARY KEY, label nvarchar(200) NOT NULL)',
       // ~50 MB of rows, inserted in reverse key order: reads must come back ordered by id.
       `WITH n AS (SELECT TOP (${ROWS}) ROW_NUMBER() OVER (ORDER BY (SELECT NULL)) AS i FROM sys.all_objects a CROSS JOIN sys.all_objects b)
@@ -54,7 +52,7 @@ describeWithSqlServer('SqlServerConnector against SQL Server: streaming, early s
       'CREATE TABLE dbo.small (id int PRIMARY KEY)',
       'INSERT INTO dbo.small VALUES (1), (2)',
     );
-    session = (await connector.open(resolvedSqlServerDatasource(db), { connectTimeoutMs: 15_000 })) as SqlServerSession;
+    session = (await connector.open(resolvedSqlServerDatasource(db()), { connectTimeoutMs: 15_000 })) as SqlServerSession;
     const tables = (await session.discover(['dbo'], new AbortController().signal)).tables;
     big = tables.get('big')!;
     slow = tables.get('slow')!;
@@ -63,7 +61,6 @@ describeWithSqlServer('SqlServerConnector against SQL Server: streaming, early s
 
   afterAll(async () => {
     await session?.close();
-    await db?.drop();
   });
 
   it('streams a large table in many bounded batches, in key order', async () => {
@@ -108,7 +105,7 @@ describeWithSqlServer('SqlServerConnector against SQL Server: streaming, early s
   });
 
   it('closes promptly a session whose stream was left unfinished, cancelling the statement', async () => {
-    const other = (await connector.open(resolvedSqlServerDatasource(db), { connectTimeoutMs: 15_000 })) as SqlServerSession;
+    const other = (await connector.open(resolvedSqlServerDatasource(db()), { connectTimeoutMs: 15_000 })) as SqlServerSession;
     const iterator = await closeMidRead(other, big, 3_000);
     expect(await running(other.spid)).toBe(0);
     await expect(iterator.next()).rejects.toMatchObject({ name: 'DatasourceQueryError' });
