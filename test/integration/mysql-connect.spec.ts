@@ -8,7 +8,7 @@ import {
   type TempMariaDatabase,
   type TempMariaUser,
 } from '../helpers/mariadb-database.js';
-import { closedPort, connectFailureChecks } from '../../src/engine/connectors/testing/connect-probes.js';
+import { closedPort, connectFailureChecks, expectConnectError } from '../../src/engine/connectors/testing/connect-probes.js';
 
 /** Logins are server-wide: every run makes its own (fetcher_probe_<random>) and drops them. */
 const USER_PREFIX = 'fetcher_probe';
@@ -32,14 +32,7 @@ describe('MySqlConnector connect failures', () => {
   });
 
   const failure = async (promise: Promise<unknown>): Promise<DatasourceConnectError> => {
-    const error = await promise.then(
-      () => {
-        throw new Error('expected the connection to fail');
-      },
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(DatasourceConnectError);
-    const connectError = error as DatasourceConnectError;
+    const connectError = await expectConnectError(promise);
     expect(connectError.configName).toBe('my_probe');
     expect(connectError.message).toMatch(/^Cannot connect to MySQL datasource "my_probe": /);
     expect(connectError.message).not.toContain(user.password);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatasourceConnectError } from '../../src/engine/errors/datasource-errors.js';
 import { PostgresConnector } from '../../src/engine/connectors/postgres/postgres.connector.js';
 import { resolvedDatasource, useTempDatabase, withAdminClient } from '../helpers/pg-database.js';
-import { closedPort, connectFailureChecks } from '../../src/engine/connectors/testing/connect-probes.js';
+import { closedPort, connectFailureChecks, expectConnectError } from '../../src/engine/connectors/testing/connect-probes.js';
 
 const PASSWORD = 'Sup3r-Secret-pw';
 const USER = 'fetcher_probe_user';
@@ -24,14 +24,7 @@ describe('PostgresConnector connect failures', () => {
   });
 
   const failure = async (promise: Promise<unknown>): Promise<DatasourceConnectError> => {
-    const error = await promise.then(
-      () => {
-        throw new Error('expected the connection to fail');
-      },
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(DatasourceConnectError);
-    const connectError = error as DatasourceConnectError;
+    const connectError = await expectConnectError(promise);
     expect(connectError.configName).toBe('pg_probe');
     expect(connectError.message).toContain('"pg_probe"');
     expect(connectError.message).not.toContain(PASSWORD);

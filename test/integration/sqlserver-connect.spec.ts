@@ -9,6 +9,7 @@ import {
   withSqlServerAdmin,
   useTempSqlServerDatabase,
 } from '../helpers/sqlserver-database.js';
+import { expectConnectError } from '../../src/engine/connectors/testing/connect-probes.js';
 
 describeWithSqlServer('SqlServerConnector against SQL Server: connect failures', (target) => {
   const connector = new SqlServerConnector();
@@ -31,15 +32,7 @@ describeWithSqlServer('SqlServerConnector against SQL Server: connect failures',
     connector.open(resolvedSqlServerDatasource(db(), { configName: 'mssql_probe', ...overrides }), { connectTimeoutMs: 10_000 });
 
   const failure = async (overrides: Parameters<typeof resolvedSqlServerDatasource>[1]): Promise<DatasourceConnectError> => {
-    const error = await attempt(overrides).then(
-      async (session) => {
-        await session.close();
-        throw new Error('expected the connection to fail');
-      },
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(DatasourceConnectError);
-    const connectError = error as DatasourceConnectError;
+    const connectError = await expectConnectError(attempt(overrides));
     expect(connectError.message).toMatch(/^Cannot connect to SQL Server datasource "mssql_probe": /);
     for (const secret of [password, login, target.password]) expect(connectError.message).not.toContain(secret);
     return connectError;

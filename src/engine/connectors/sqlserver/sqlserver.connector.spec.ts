@@ -7,7 +7,7 @@ import type { SqlServerSession } from './sqlserver-session.js';
 import { SqlServerConnector } from './sqlserver.connector.js';
 import { fakeDatasource } from './testing/fake-datasource.js';
 import { startFakeTdsServer, type FakeTdsServer, type FakeTdsServerOptions } from './testing/fake-tds-server.js';
-import { closedPort } from '../testing/connect-probes.js';
+import { closedPort, expectConnectError } from '../testing/connect-probes.js';
 
 /**
  * open() through the real mssql/tedious client against fake servers: what SQL Server answers to
@@ -27,15 +27,7 @@ afterEach(async () => {
 });
 
 const failure = async (ds: ResolvedDatasource, connectTimeoutMs = 5_000): Promise<DatasourceConnectError> => {
-  const error = await connector.open(ds, { connectTimeoutMs }).then(
-    async (session) => {
-      await session.close();
-      throw new Error('expected the connection to fail');
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(DatasourceConnectError);
-  const connectError = error as DatasourceConnectError;
+  const connectError = await expectConnectError(connector.open(ds, { connectTimeoutMs }));
   expect(connectError.configName).toBe('mssql_fake');
   expect(connectError.message).toMatch(/^Cannot connect to SQL Server datasource "mssql_fake": /);
   expect(connectError.message).not.toContain('hunter2');

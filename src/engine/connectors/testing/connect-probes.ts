@@ -1,8 +1,8 @@
 import { createServer } from 'node:net';
 import { expect, it } from 'vitest';
 import { startCountingListener, type CountingListener } from '../../egress/testing/counting-listener.js';
-import type { DatasourceConnectError } from '../../errors/datasource-errors.js';
-import type { OpenSessionOptions, ResolvedDatasource } from '../shared/engine-connector.js';
+import { DatasourceConnectError } from '../../errors/datasource-errors.js';
+import type { ConnectorSession, OpenSessionOptions, ResolvedDatasource } from '../shared/engine-connector.js';
 
 /** A port nothing listens on: bind an ephemeral port, then release it. */
 export async function closedPort(): Promise<number> {
@@ -16,6 +16,19 @@ export async function closedPort(): Promise<number> {
 /** A server that accepts connections and never says a word: a hung database. */
 export function startSilentServer(): Promise<CountingListener> {
   return startCountingListener('127.0.0.1', { onConnection: () => undefined });
+}
+
+/** Awaits a connect that must fail (a session it opens after all is closed) and holds it to a DatasourceConnectError. */
+export async function expectConnectError(connecting: Promise<unknown>): Promise<DatasourceConnectError> {
+  const error = await connecting.then(
+    async (session) => {
+      await (session as ConnectorSession).close();
+      throw new Error('expected the connection to fail');
+    },
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(DatasourceConnectError);
+  return error as DatasourceConnectError;
 }
 
 export interface ConnectProbe {
