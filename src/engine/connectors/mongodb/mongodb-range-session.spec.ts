@@ -4,7 +4,7 @@ import type { CursorRange } from '../../incremental/cursor-range.js';
 import type { ConnectorSession, TableInfo, TableReadRequest } from '../shared/engine-connector.js';
 import { BATCH_DOCS } from './mongodb-query.js';
 import { MongoDbConnector } from './mongodb.connector.js';
-import { fakeMongoDatasource } from './testing/fake-mongo-datasource.js';
+import { fakeCollection, fakeMongoDatasource } from './testing/fake-mongo-datasource.js';
 import { CLUSTER_TIME, type FakeMongoOptions, type FakeMongoServer, startFakeMongoServer } from './testing/fake-mongo-server.js';
 import { countRows } from '../testing/batch-reading.js';
 
@@ -71,16 +71,10 @@ async function nextSessionId(s: FakeMongoServer, session: ConnectorSession, tabl
 const lsidOf = (cmd: Document | undefined) => JSON.stringify(cmd?.lsid);
 
 /** A collection the fake keeps empty, with a cursor field of its own (discovery would find none). */
-const NONE: TableInfo = {
-  schema: null,
-  name: 'none',
-  key: 'none',
-  columns: [
-    { name: '_id', dataType: 'int', engineType: { bsonTypes: ['int'] } },
-    { name: 'at', dataType: 'date', engineType: { bsonTypes: ['date'] } },
-  ],
-  primaryKey: ['_id'],
-};
+const NONE: TableInfo = fakeCollection('none', [
+  ['_id', 'int'],
+  ['at', 'date'],
+]);
 
 describe('MongoDB ranged reads on a standalone server', () => {
   it('takes the bound with one sorted, limited find, tells it before the first document, then reads the range', async () => {

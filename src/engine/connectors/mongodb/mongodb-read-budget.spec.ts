@@ -4,7 +4,7 @@ import { FetCode } from '../../errors/fet-code.js';
 import type { ConnectorSession, RowBatch, TableInfo } from '../shared/engine-connector.js';
 import { type ReadBudget, ValueTooLargeError } from '../shared/read-budget.js';
 import { MongoDbConnector } from './mongodb.connector.js';
-import { fakeMongoDatasource } from './testing/fake-mongo-datasource.js';
+import { fakeCollection, fakeMongoDatasource } from './testing/fake-mongo-datasource.js';
 import { BATCH_DOCS } from './mongodb-query.js';
 import { type FakeMongoServer, startFakeMongoServer } from './testing/fake-mongo-server.js';
 
@@ -50,16 +50,10 @@ describe('MongoDbSession read budget', () => {
   const discovered = async (s: ConnectorSession, key: string): Promise<TableInfo> =>
     (await s.discover(null, new AbortController().signal)).tables.get(key)!;
   /** `_id` and `v` as discovery lists them, without sampling 2 MB documents first. */
-  const WIDE_TABLE: TableInfo = {
-    schema: null,
-    name: 'wide',
-    key: 'wide',
-    columns: [
-      { name: '_id', dataType: 'int', engineType: { bsonTypes: ['int'] } },
-      { name: 'v', dataType: 'string', engineType: { bsonTypes: ['string'] } },
-    ],
-    primaryKey: ['_id'],
-  };
+  const WIDE_TABLE: TableInfo = fakeCollection('wide', [
+    ['_id', 'int'],
+    ['v', 'string'],
+  ]);
 
   const readAll = async (s: ConnectorSession, table: TableInfo, b?: ReadBudget): Promise<RowBatch[]> => {
     const batches: RowBatch[] = [];
