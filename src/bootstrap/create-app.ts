@@ -7,10 +7,9 @@ import { AppModule } from '../app.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { FetcherRole } from '../config/fetcher-role.js';
 import { FetExceptionFilter } from '../common/errors/fet-exception.filter.js';
-import { validationExceptionFactory } from '../common/errors/validation-exception.factory.js';
 import { bodyLimitsMiddleware } from '../common/http/body-limits.middleware.js';
 import { answerClientErrorsWithEnvelope } from '../common/http/client-error.handler.js';
-import { RequestValidationPipe } from '../common/http/request-validation.pipe.js';
+import { globalValidationPipe } from '../common/http/request-validation.pipe.js';
 import { accessLogMiddleware, logRefusedRequest } from '../common/logging/access-log.middleware.js';
 import { httpTracingMiddleware } from '../common/tracing/http-tracing.middleware.js';
 import { Tracing } from '../common/tracing/tracing.js';
@@ -48,15 +47,7 @@ export function configureFetcherApp(app: NestExpressApplication, config: AppConf
   answerClientErrorsWithEnvelope(app.getHttpServer(), logRefusedRequest);
   keepIdleConnectionsOpen(app.getHttpServer());
   app.useGlobalFilters(new FetExceptionFilter());
-  app.useGlobalPipes(
-    new RequestValidationPipe({
-      transform: true,
-      whitelist: true,
-      forbidNonWhitelisted: true,
-      forbidUnknownValues: true,
-      exceptionFactory: validationExceptionFactory,
-    }),
-  );
+  app.useGlobalPipes(globalValidationPipe());
   app.enableShutdownHooks();
   if (config.role !== FetcherRole.Worker) setupSwagger(app, config);
   return app;

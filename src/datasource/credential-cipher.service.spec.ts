@@ -1,22 +1,14 @@
-import { createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { loadAppConfig } from '../config/load-config.js';
 import { CredentialCipher, CredentialKeyError } from './credential-cipher.service.js';
+import { openSealedCredential as openWith } from './testing/service-datasources.js';
 
 const KEY_1 = randomBytes(32).toString('base64');
 const KEY_2 = randomBytes(32).toString('base64');
 
 function cipherFor(env: Record<string, string>): CredentialCipher {
   return new CredentialCipher(loadAppConfig({ DATA_DIR: '/nonexistent/fetcher-cipher-spec', ...env }));
-}
-
-/** Independent of src/: AES-256-GCM under HKDF-SHA256(master, no salt, `fetcher-credentials-v1`). */
-function openWith(masterBase64: string, sealed: string): string {
-  const key = Buffer.from(hkdfSync('sha256', Buffer.from(masterBase64, 'base64'), Buffer.alloc(0), 'fetcher-credentials-v1', 32));
-  const raw = Buffer.from(sealed, 'base64');
-  const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
-  decipher.setAuthTag(raw.subarray(raw.length - 16));
-  return Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]).toString('utf8');
 }
 
 describe('CredentialCipher keyring', () => {

@@ -1,4 +1,4 @@
-import { createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,19 +12,11 @@ import { storeOptions } from '../bootstrap/store-schema.js';
 import { CONNECTION_ENTITY, type ConnectionRecord } from './connection.entity.js';
 import { CredentialCipher } from './credential-cipher.service.js';
 import { CredentialRotation, type SecretColumns, type StoredSecrets } from './credential-rotation.service.js';
+import { openSealedCredential as openWith } from './testing/service-datasources.js';
 
 const KEY_0 = randomBytes(32).toString('base64');
 const KEY_1 = randomBytes(32).toString('base64');
 const KEY_2 = randomBytes(32).toString('base64');
-
-/** Independent of src/: AES-256-GCM under HKDF-SHA256(master, no salt, `fetcher-credentials-v1`). */
-function openWith(masterBase64: string, sealed: string): string {
-  const key = Buffer.from(hkdfSync('sha256', Buffer.from(masterBase64, 'base64'), Buffer.alloc(0), 'fetcher-credentials-v1', 32));
-  const raw = Buffer.from(sealed, 'base64');
-  const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
-  decipher.setAuthTag(raw.subarray(raw.length - 16));
-  return Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]).toString('utf8');
-}
 
 describe.each(['sqlite', 'postgres'] as const)('CredentialRotation on %s', (kind) => {
   let dataDir: string;

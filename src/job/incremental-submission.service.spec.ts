@@ -8,8 +8,6 @@ import type { ConnectionRepository } from '../datasource/connection.repository.j
 import type { ConnectionTester } from '../datasource/connection-tester.service.js';
 import type { DatasourceResolver } from '../datasource/datasource-resolver.service.js';
 import type { SchemaService } from '../datasource/schema/schema.service.js';
-import type { ServiceDatasource } from '../datasource/service-datasource.js';
-import { DatasourceType } from '../engine/connectors/datasource-type.js';
 import type { TableInfo } from '../engine/connectors/shared/engine-connector.js';
 import { createEngine } from '../engine/engine.js';
 import { FetCode } from '../engine/errors/fet-code.js';
@@ -26,6 +24,7 @@ import type { JobRepository } from './job.repository.js';
 import { JobService } from './job.service.js';
 import type { JobQueue } from './queue/job-queue.port.js';
 import type { ResultRetentionRepository } from './retention/result-retention.repository.js';
+import { serviceDatasource } from '../datasource/testing/service-datasources.js';
 
 const REPORTER: Principal = { id: 'apikey:reporter', method: 'apikey', operator: false, products: ['reporter'] };
 const ORDERS: TableInfo = {
@@ -40,21 +39,7 @@ const ORDERS: TableInfo = {
   ],
   primaryKey: ['id'],
 };
-const PG = {
-  id: 'c1',
-  configName: 'pg',
-  type: DatasourceType.PostgreSQL,
-  host: 'db.example.com',
-  port: 5432,
-  databaseName: 'app',
-  schemaName: null,
-  userName: 'reader',
-  password: 'secret',
-  ssl: { mode: null },
-  metadata: {},
-  productName: 'reporter',
-  internal: false,
-} satisfies ServiceDatasource;
+const PG = serviceDatasource('pg', { id: 'c1', host: 'db.example.com' });
 const mark = (value: string) => ({ column: 'id', type: 'integer' as const, value });
 const KINDS: Record<string, 'integer' | 'timestamptz'> = { int8: 'integer', timestamptz: 'timestamptz' };
 

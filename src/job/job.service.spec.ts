@@ -20,6 +20,7 @@ import { JobStatus } from './job-status.js';
 import type { JobQueue } from './queue/job-queue.port.js';
 import type { ResultRetentionRepository } from './retention/result-retention.repository.js';
 import { failedColumns } from './transition-guard.js';
+import { serviceDatasource } from '../datasource/testing/service-datasources.js';
 
 const HOUR = 3_600_000;
 const REPORTER: Principal = { id: 'apikey:reporter', method: 'apikey', operator: false, products: ['reporter'] };
@@ -87,24 +88,7 @@ class MemoryJobStore {
   }
 }
 
-function datasource(configName: string, overrides: Partial<ServiceDatasource> = {}): ServiceDatasource {
-  return {
-    id: `id-${configName}`,
-    configName,
-    type: 'postgres',
-    host: `${configName}.internal`,
-    port: 5432,
-    databaseName: 'app',
-    schemaName: null,
-    userName: 'reader',
-    password: 'secret',
-    ssl: { mode: null },
-    metadata: {},
-    productName: 'reporter',
-    internal: false,
-    ...overrides,
-  } as ServiceDatasource;
-}
+const datasource = serviceDatasource;
 
 function request(overrides: { metadata?: Record<string, unknown>; mappedFields?: unknown; limits?: unknown } = {}): CreateJobDto {
   return {

@@ -3,16 +3,10 @@ import { CreateConnectionDto } from '../../connection/dto/create-connection.dto.
 import { CreateJobDto } from '../../job/dto/create-job.dto.js';
 import { FetCode } from '../../engine/errors/fet-code.js';
 import type { RequestValidationError } from '../errors/request-errors.js';
-import { validationExceptionFactory } from '../errors/validation-exception.factory.js';
-import { RequestValidationPipe } from './request-validation.pipe.js';
+import { globalValidationPipe } from './request-validation.pipe.js';
 
-const pipe = new RequestValidationPipe({
-  transform: true,
-  whitelist: true,
-  forbidNonWhitelisted: true,
-  forbidUnknownValues: true,
-  exceptionFactory: validationExceptionFactory,
-});
+/** The global pipe of create-app.ts. */
+const pipe = globalValidationPipe();
 const asBody = (metatype: new () => object) => ({ type: 'body' as const, metatype, data: '' });
 const refusal = async (value: unknown, metatype: new () => object): Promise<RequestValidationError> => {
   try {

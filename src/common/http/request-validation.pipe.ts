@@ -1,6 +1,7 @@
 import { ValidationPipe, type ArgumentMetadata } from '@nestjs/common';
 import { FetCode } from '../../engine/errors/fet-code.js';
 import { RequestValidationError } from '../errors/request-errors.js';
+import { validationExceptionFactory } from '../errors/validation-exception.factory.js';
 import { transformableBody } from './raw-json.decorator.js';
 
 /** Member names class-transformer never copies onto a DTO instance. */
@@ -57,4 +58,18 @@ function uncopiedMembers(raw: unknown, entity: unknown): string[] {
     }
   }
   return found.sort();
+}
+
+/**
+ * The pipe every route's body, query and path parameters go through (create-app.ts): DTOs built
+ * and transformed, unknown fields and values refused, each refusal a FET error naming the field.
+ */
+export function globalValidationPipe(): RequestValidationPipe {
+  return new RequestValidationPipe({
+    transform: true,
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    forbidUnknownValues: true,
+    exceptionFactory: validationExceptionFactory,
+  });
 }

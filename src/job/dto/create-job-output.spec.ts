@@ -1,20 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { FetCode } from '../../engine/errors/fet-code.js';
 import type { RequestValidationError } from '../../common/errors/request-errors.js';
-import { validationExceptionFactory } from '../../common/errors/validation-exception.factory.js';
-import { RequestValidationPipe } from '../../common/http/request-validation.pipe.js';
+import { globalValidationPipe } from '../../common/http/request-validation.pipe.js';
 import { zstdAvailable } from '../../engine/formats/output-format.js';
 import { storedOutput } from '../job-output.js';
 import { CreateJobDto } from './create-job.dto.js';
 
 /** The global pipe of create-app.ts. */
-const pipe = new RequestValidationPipe({
-  transform: true,
-  whitelist: true,
-  forbidNonWhitelisted: true,
-  forbidUnknownValues: true,
-  exceptionFactory: validationExceptionFactory,
-});
+const pipe = globalValidationPipe();
 const body = (output: unknown) => ({
   metadata: { source: 'reporter' },
   dataRequest: { mappedFields: { pg: { t: ['id'] } } },

@@ -1,16 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { validationExceptionFactory } from '../../common/errors/validation-exception.factory.js';
 import type { RequestValidationError } from '../../common/errors/request-errors.js';
-import { RequestValidationPipe } from '../../common/http/request-validation.pipe.js';
+import { globalValidationPipe } from '../../common/http/request-validation.pipe.js';
 import { CreateWebhookDto } from './create-webhook.dto.js';
 
-const pipe = new RequestValidationPipe({
-  transform: true,
-  whitelist: true,
-  forbidNonWhitelisted: true,
-  forbidUnknownValues: true,
-  exceptionFactory: validationExceptionFactory,
-});
+/** The global pipe of create-app.ts. */
+const pipe = globalValidationPipe();
 const check = (value: unknown) => pipe.transform(value, { type: 'body', metatype: CreateWebhookDto, data: '' });
 const refusal = async (value: unknown): Promise<RequestValidationError> => {
   try {
