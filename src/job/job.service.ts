@@ -27,6 +27,7 @@ import { resultAvailability } from './result-availability.js';
 import { ResultRetentionRepository } from './retention/result-retention.repository.js';
 import { failedEvent } from './terminal-events.js';
 import { failedColumns } from './transition-guard.js';
+import { pendingJob } from './pending-job.js';
 import { findOwnedJob } from './owned-job.js';
 
 export interface CreateJobOutcome {
@@ -76,39 +77,20 @@ export class JobService {
     await this.assertReachable(datasources);
     const ranges = incremental ? await this.streams.checkCursors(request.dataRequest, incremental, from ?? {}, datasources) : undefined;
 
-    const now = this.clock.now();
-    const job: JobRecord = {
-      id: this.ids.orderedUuid(),
-      status: JobStatus.Pending,
-      requestHash: hash,
-      dedupKey: hash,
-      metadata: request.metadata,
-      productName: source,
-      mappedFields: request.dataRequest.mappedFields,
-      filters: request.dataRequest.filters ?? null,
-      limits: request.dataRequest.limits ? { ...request.dataRequest.limits } : null,
-      output: storedOutput(request.output),
-      createdAt: now,
-      updatedAt: now,
-      startedAt: null,
-      completedAt: null,
-      attempts: 0,
-      workerId: null,
-      leaseExpiresAt: null,
-      resultPath: null,
-      resultHmac: null,
-      resultSha256: null,
-      resultSizeBytes: null,
-      resultRowCount: null,
-      resultRowCounts: null,
-      resultKeyVersion: null,
-      resultParts: null,
-      error: null,
-      progress: null,
-      resultDeleteRequestedAt: null,
-      resultDeletedAt: null,
-      ...(incremental ? { streamName: incremental.stream, incremental: { ...incremental, from: from ?? {}, tables: ranges } } : {}),
-    };
+    const job = pendingJob(
+      {
+        id: this.ids.orderedUuid(),
+        requestHash: hash,
+        metadata: request.metadata,
+        productName: source,
+        mappedFields: request.dataRequest.mappedFields,
+        filters: request.dataRequest.filters ?? null,
+        limits: request.dataRequest.limits ? { ...request.dataRequest.limits } : null,
+        output: storedOutput(request.output),
+        ...(incremental ? { streamName: incremental.stream, incremental: { ...incremental, from: from ?? {}, tables: ranges } } : {}),
+      },
+      this.clock.now(),
+    );
     // The worker reads these very connections, whatever happens to the names meanwhile.
     const connectionIds = Object.fromEntries(datasources.map((datasource) => [datasource.configName, datasource.id]));
     const twin = await this.insertOrFindTwin(job, connectionIds);
