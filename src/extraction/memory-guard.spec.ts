@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { ManualScheduler } from '../common/clock/testing/manual-scheduler.js';
 import { FetCode } from '../engine/errors/fet-code.js';
@@ -57,14 +58,18 @@ describe('MemoryGuard', () => {
     const rss = { value: 900 * MiB };
     const { guard, scheduler } = guardWith(512, rss);
     let admitted = false;
-    const waiting = guard.waitForHeadroom(new AbortController().signal).then(() => (admitted = true));
+    const shutdown = new AbortController();
+    const waiting = guard.waitForHeadroom(shutdown.signal).then(() => (admitted = true));
     await scheduler.advance(1_000);
     expect(admitted).toBe(false);
+    // Four polls so far, none of which left its abort listener on the worker's shutdown signal.
+    expect(getEventListeners(shutdown.signal, 'abort')).toHaveLength(1);
     rss.value = 100 * MiB;
     await scheduler.advance(250);
     await waiting;
     expect(admitted).toBe(true);
     expect(scheduler.pending).toBe(0);
+    expect(getEventListeners(shutdown.signal, 'abort')).toHaveLength(0);
   });
 
   it('stops waiting when the worker shuts down, leaving no poll behind', async () => {

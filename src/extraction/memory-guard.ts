@@ -77,8 +77,10 @@ export class MemoryGuard {
     this.logger.warn('worker memory is above its limit: not taking new jobs until it falls');
     while (this.overLimit() && !signal.aborted) {
       await new Promise<void>((resolve) => {
-        const cancel = this.scheduler.delay(RESUME_POLL_MS, async () => resolve());
-        signal.addEventListener('abort', () => (cancel(), resolve()), { once: true });
+        const onAbort = () => (cancel(), resolve());
+        // Each poll takes its abort listener back: polls may go on for hours on one shutdown signal.
+        const cancel = this.scheduler.delay(RESUME_POLL_MS, async () => (signal.removeEventListener('abort', onAbort), resolve()));
+        signal.addEventListener('abort', onAbort, { once: true });
       });
     }
   }

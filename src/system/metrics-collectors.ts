@@ -33,8 +33,8 @@ export class MetricsCollectors implements OnModuleInit {
   /** Registers the gauges on the process's registry. */
   onModuleInit(): void {
     const { jobs, queue, outbox } = this;
-    const clock = this.clock;
-    const now = () => (clock ?? systemClock).nowMs();
+    const clock = this.clock ?? systemClock;
+    const now = () => clock.nowMs();
     const gauges = new ScrapedGauges(this.metrics.registry, this.deadlineMs, this.refreshMs, now);
     gauges.add({
       name: 'fetcher_jobs',

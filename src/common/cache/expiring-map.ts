@@ -1,4 +1,5 @@
 import { systemClock } from '../clock/clock.js';
+
 /**
  * A map whose entries expire, bounded by entry count: for what a caller's behaviour fills (hashes
  * of unknown credentials, client addresses), so a flood of distinct keys costs bounded memory.

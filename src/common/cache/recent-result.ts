@@ -1,4 +1,5 @@
 import { systemClock } from '../clock/clock.js';
+
 /**
  * One call of `read` answers every caller for `freshForMs` after that call began; callers that
  * arrive while it runs wait on it. For what anonymous callers trigger (readiness probes, store-wide

@@ -7,7 +7,7 @@ import { BatchSpanProcessor, NodeTracerProvider, type SpanProcessor } from '@ope
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import { settlesWithin } from '../../engine/concurrency/settles-within.js';
 import type { TracingBackend } from './tracing.js';
-import { Clock, systemClock } from '../clock/clock.js';
+import { systemClock } from '../clock/clock.js';
 
 /**
  * The OpenTelemetry SDK side of tracing, imported only when tracing is on: a process without
@@ -79,11 +79,11 @@ export function startTracing(processor: SpanProcessor, identity: TracingIdentity
 }
 
 /** The SDK reports failed exports through `diag.error`; they become rate-limited warnings in the app's log. */
-function exportWarnings(clock: Clock = systemClock): DiagLogger {
+function exportWarnings(): DiagLogger {
   const logger = new Logger('Tracing');
   let lastWarning = Number.NEGATIVE_INFINITY;
   const warn = (message: string) => {
-    const now = clock.nowMs();
+    const now = systemClock.nowMs();
     if (now - lastWarning < EXPORT_WARNING_INTERVAL_MS) return;
     lastWarning = now;
     logger.warn(`trace export failed (further failures are silent for a minute): ${message.slice(0, 300)}`);
