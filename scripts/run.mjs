@@ -8,6 +8,7 @@ import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, rmS
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureProjectRuntime, projectLine, projectRuntimeEnv, runsOnProjectLine, versionOf } from './node-runtime.mjs';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
 const [command = 'start', ...args] = process.argv.slice(2);
@@ -127,38 +128,64 @@ async function runSuite(vitestArgs) {
   process.exit(code !== 0 ? code : problems > 0 ? 1 : 0);
 }
 
-ensureDependencies();
-ensureBuild();
-switch (command) {
-  case 'start': {
-    const { fetcherNodeOptions } = await import('../dist/bootstrap/runtime-flags.js');
-    exec(process.execPath, ['dist/main.js', ...args], { NODE_OPTIONS: fetcherNodeOptions(process.env) });
-    break;
+/** Shell-quoted `export` lines: `eval "$(node scripts/run.mjs env)"` puts a shell on the project's Node.js. */
+function printEnv(env) {
+  const quote = (value) => `'${value.replaceAll("'", "'\\''")}'`;
+  for (const name of ['PATH', 'npm_config_nodedir']) console.log(`export ${name}=${quote(env[name])}`);
+}
+
+if (!runsOnProjectLine()) {
+  // Everything below (npm ci, tsc, vitest, the service) then starts under the project's line.
+  const binary = ensureProjectRuntime();
+  const env = projectRuntimeEnv(binary);
+  if (command === 'env') {
+    printEnv(env);
+    process.exit(0);
   }
-  case 'test':
-    run('bash', ['scripts/ensure-services.sh']);
-    await runSuite(args);
-    break;
-  case 'result':
-    exec(process.execPath, ['dist/cli/fetcher.js', 'result', ...args]);
-    break;
-  case 'rotate-credentials':
-    exec(process.execPath, ['dist/cli/fetcher.js', 'rotate-credentials', ...args]);
-    break;
-  case 'fetcher':
-    exec(process.execPath, ['dist/cli/fetcher.js', ...args]);
-    break;
-  case 'bench':
-    run('bash', ['scripts/ensure-services.sh']);
-    // The incremental scenario is its own script: one Fetcher, paired full and incremental jobs.
-    if (args[args.indexOf('--scenario') + 1] === 'incremental' && args.includes('--scenario'))
-      exec(process.execPath, ['bench/incremental-bench.mjs', ...args], { TZ: 'UTC' });
-    // Small jobs: a Manager and two Workers on the PostgreSQL store and Redis, many clients.
-    else if (args[args.indexOf('--scenario') + 1] === 'small-jobs' && args.includes('--scenario'))
-      exec(process.execPath, ['bench/small-jobs-bench.mjs', ...args], { TZ: 'UTC' });
-    else exec(process.execPath, ['bench/extraction-bench.mjs', ...args], { TZ: 'UTC' });
-    break;
-  default:
-    console.error(`unknown command ${command}; use start, test, fetcher, result, rotate-credentials or bench`);
-    process.exit(2);
+  console.error(
+    `[fetcher] Node.js ${process.version} is older than this project's line (${projectLine()}): running under ${versionOf(binary)} from runtime/`,
+  );
+  exec(binary, [import.meta.filename, command, ...args], env);
+} else if (command === 'env') {
+  console.log(`# Node.js ${process.version} is on this project's line (${projectLine()}): nothing to change`);
+} else {
+  await main();
+}
+
+async function main() {
+  ensureDependencies();
+  ensureBuild();
+  switch (command) {
+    case 'start': {
+      const { fetcherNodeOptions } = await import('../dist/bootstrap/runtime-flags.js');
+      exec(process.execPath, ['dist/main.js', ...args], { NODE_OPTIONS: fetcherNodeOptions(process.env) });
+      break;
+    }
+    case 'test':
+      run('bash', ['scripts/ensure-services.sh']);
+      await runSuite(args);
+      break;
+    case 'result':
+      exec(process.execPath, ['dist/cli/fetcher.js', 'result', ...args]);
+      break;
+    case 'rotate-credentials':
+      exec(process.execPath, ['dist/cli/fetcher.js', 'rotate-credentials', ...args]);
+      break;
+    case 'fetcher':
+      exec(process.execPath, ['dist/cli/fetcher.js', ...args]);
+      break;
+    case 'bench':
+      run('bash', ['scripts/ensure-services.sh']);
+      // The incremental scenario is its own script: one Fetcher, paired full and incremental jobs.
+      if (args[args.indexOf('--scenario') + 1] === 'incremental' && args.includes('--scenario'))
+        exec(process.execPath, ['bench/incremental-bench.mjs', ...args], { TZ: 'UTC' });
+      // Small jobs: a Manager and two Workers on the PostgreSQL store and Redis, many clients.
+      else if (args[args.indexOf('--scenario') + 1] === 'small-jobs' && args.includes('--scenario'))
+        exec(process.execPath, ['bench/small-jobs-bench.mjs', ...args], { TZ: 'UTC' });
+      else exec(process.execPath, ['bench/extraction-bench.mjs', ...args], { TZ: 'UTC' });
+      break;
+    default:
+      console.error(`unknown command ${command}; use start, test, fetcher, result, rotate-credentials or bench`);
+      process.exit(2);
+  }
 }

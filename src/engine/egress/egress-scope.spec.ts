@@ -1,13 +1,14 @@
 import { connect, Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInEgressScope } from './egress-scope.js';
 import { PolicyOverrideGuard } from './testing/policy-override-guard.js';
 import { startCountingListener, type CountingListener } from './testing/counting-listener.js';
 
 /**
- * The hook used for node-oracledb: sockets opened with net.connect inside a scope are checked
- * as they dial. A refused target must receive no TCP connection at all, and nothing may crash
- * the process, even a socket nobody listens to.
+ * The hook used for node-oracledb: sockets connected inside a scope are checked as they dial. A
+ * refused target must receive no TCP connection at all, and nothing may crash the process, even a
+ * socket nobody listens to.
  */
 describe('egress scope', () => {
   let allowed: CountingListener;
@@ -58,6 +59,27 @@ describe('egress scope', () => {
     expect(scoped.failure).toMatchObject({ code: 'FET-0414', message: expect.stringContaining('"ora"') });
     await settle();
     expect(refused.connections).toBe(0);
+  });
+
+  it('checks sockets connected without net.connect too: new Socket().connect() and tls.connect', async () => {
+    const errors = await runInEgressScope(egress(), async () =>
+      Promise.all([
+        outcome(new Socket().connect(refused.port, '127.0.0.5')),
+        outcome(new Socket().connect({ port: refused.port, host: 'redirect-loopback.example.test' })),
+        outcome(tlsConnect({ port: refused.port, host: '127.0.0.5' })),
+        outcome(tlsConnect({ port: refused.port, host: 'redirect-loopback.example.test', servername: 'x.example.test' })),
+      ]),
+    );
+    for (const error of errors) expect(error).toMatchObject({ code: 'FET-0414' });
+    await settle();
+    expect(refused.connections).toBe(0);
+  });
+
+  it('leaves the options object a caller gave as it was', async () => {
+    const options = { port: allowed.port, host: 'redirect-allowed.example.test' };
+    const error = await runInEgressScope(egress(), async () => outcome(new Socket().connect(options)));
+    expect(error).toBeUndefined();
+    expect(options).toEqual({ port: allowed.port, host: 'redirect-allowed.example.test' });
   });
 
   it('resolves a name through the policy: a name that leads to a refused address is not dialled', async () => {

@@ -1,6 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { channel } from 'node:diagnostics_channel';
-import { isIP, type Socket } from 'node:net';
+import { isIP, Socket } from 'node:net';
 import type { EgressPolicy } from './egress-policy.js';
 import { egressLookup } from './egress-socket.js';
 
@@ -8,22 +7,19 @@ import { egressLookup } from './egress-socket.js';
  * Egress checks for a driver that resolves names and follows redirects by itself and offers no
  * socket hook (node-oracledb thin: listener REDIRECT packets, address lists).
  *
- * The driver's work runs inside `runInEgressScope`. `net.connect` publishes every new client
- * socket on the `net.client.socket` diagnostics channel synchronously, before it calls
- * `socket.connect()`; for sockets created inside a scope that `connect` is replaced once:
+ * The driver's work runs inside `runInEgressScope`. The first scope wraps `Socket.prototype.connect`
+ * once; a connect made inside a scope (net.connect, `new Socket().connect()`, tls.connect, an HTTP
+ * agent's socket) is checked before anything is dialled:
  * - an IP destination is checked synchronously; a refused one is never dialled, the socket is
  *   destroyed with the refusal on the next tick (when the caller's listeners are attached);
  * - a name destination gets the policy's `lookup`, so only checked addresses are dialled;
  * - a local (IPC) path is refused.
- * Sockets outside any scope are untouched. Sockets made without `net.connect` (`new Socket()`
- * then `connect()`, or `tls.connect` without `socket`) are not seen: a driver run in a scope
- * must dial through `net.connect`, as node-oracledb 7 does (ntTcp.js, and http.request for a
- * proxy, whose agent uses it too).
+ * A connect outside any scope goes straight to Node's own. (Node.js 20 published every
+ * net.connect socket on the `net.client.socket` diagnostics channel before dialling, which let one
+ * socket at a time be wrapped; from Node.js 22 that message comes from inside `connect`, too late.)
  */
 const scope = new AsyncLocalStorage<EgressPolicy>();
-/** Held here: a channel nobody references may be collected with its subscribers. */
-const clientSockets = channel('net.client.socket');
-let subscribed = false;
+const unguardedConnect = Socket.prototype.connect;
 
 interface ConnectOptions {
   host?: string;
@@ -52,39 +48,36 @@ function refuse(socket: Socket, error: Error): Socket {
   return socket;
 }
 
-function guard(socket: Socket, egress: EgressPolicy): void {
-  const connect = socket.connect;
-  const guarded = function (this: Socket, ...args: unknown[]): Socket {
-    const options = optionsOf(args);
-    if (options === undefined || options.path !== undefined) {
-      return refuse(this, new Error('this connection may only open TCP sockets'));
-    }
-    const host = options.host ?? 'localhost';
-    if (isIP(host) !== 0) {
-      try {
-        egress.checkAddress(host);
-      } catch (error) {
-        return refuse(this, error as Error);
-      }
-    } else {
-      options.lookup = egressLookup(egress);
-    }
-    return (connect as (...a: unknown[]) => Socket).apply(this, args);
-  };
-  socket.connect = guarded as Socket['connect'];
-}
-
-function onClientSocket(message: unknown): void {
+/** Socket.prototype.connect inside a scope: checks the destination, then dials through Node's own. */
+function guardedConnect(this: Socket, ...args: unknown[]): Socket {
   const egress = scope.getStore();
-  const socket = (message as { socket?: Socket } | undefined)?.socket;
-  if (egress !== undefined && socket !== undefined) guard(socket, egress);
+  if (egress === undefined) return (unguardedConnect as (...a: unknown[]) => Socket).apply(this, args);
+  const options = optionsOf(args);
+  if (options === undefined || options.path !== undefined) {
+    return refuse(this, new Error('this connection may only open TCP sockets'));
+  }
+  const host = options.host ?? 'localhost';
+  if (isIP(host) !== 0) {
+    try {
+      egress.checkAddress(host);
+    } catch (error) {
+      return refuse(this, error as Error);
+    }
+    return (unguardedConnect as (...a: unknown[]) => Socket).apply(this, args);
+  }
+  // Node's own normalised arguments ([options, cb], from net.connect) are its copy to change;
+  // any other form is dialled as an options object of our own, so a caller's object is untouched.
+  if (Array.isArray(args[0])) {
+    options.lookup = egressLookup(egress);
+    return (unguardedConnect as (...a: unknown[]) => Socket).apply(this, args);
+  }
+  const callback = args.find((arg) => typeof arg === 'function');
+  const guarded = { ...options, host, lookup: egressLookup(egress) };
+  return (unguardedConnect as (...a: unknown[]) => Socket).call(this, guarded, ...(callback ? [callback] : []));
 }
 
-/** Runs `work` with every `net.connect` it makes (directly or not) checked by `egress`. */
+/** Runs `work` with every socket connect it makes (directly or not) checked by `egress`. */
 export function runInEgressScope<T>(egress: EgressPolicy, work: () => Promise<T>): Promise<T> {
-  if (!subscribed) {
-    clientSockets.subscribe(onClientSocket);
-    subscribed = true;
-  }
+  if (Socket.prototype.connect !== guardedConnect) Socket.prototype.connect = guardedConnect as Socket['connect'];
   return scope.run(egress, work);
 }

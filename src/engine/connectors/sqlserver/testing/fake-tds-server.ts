@@ -17,6 +17,9 @@ import {
 } from './fake-tds-tokens.js';
 import { negotiateInsidePrelogin, type PreloginTls } from './fake-tds-tls.js';
 import type { FakeAnswer, FakeTdsServer, FakeTdsServerOptions } from './fake-tds-types.js';
+
+/** The packet types a TDS client sends; anything else is not TDS. */
+const CLIENT_PACKETS = new Set([PACKET.BATCH, PACKET.RPC, PACKET.ATTENTION, PACKET.LOGIN7, PACKET.PRELOGIN]);
 export { catalogAnswer } from './fake-tds-types.js';
 
 /**
@@ -205,12 +208,12 @@ export async function startFakeTdsServer(options: FakeTdsServerOptions = {}): Pr
       pending = Buffer.concat([pending, data]);
       while (pending.length >= 8 && pending.length >= pending.readUInt16BE(2)) {
         const length = pending.readUInt16BE(2);
+        const [type, status] = [pending[0], pending[1]];
         // Not TDS (a TLS ClientHello sent to a plain server, say): hang up, as SQL Server does.
-        if (length < 8) {
+        if (length < 8 || !CLIENT_PACKETS.has(type)) {
           socket.destroy();
           return;
         }
-        const [type, status] = [pending[0], pending[1]];
         message.push(pending.subarray(8, length));
         pending = pending.subarray(length);
         if ((status & 1) === 0) continue;

