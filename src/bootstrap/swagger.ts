@@ -39,6 +39,7 @@ async function docsRouter(app: INestApplication, config: AppConfig): Promise<Rou
   };
   const routes = {
     getHttpAdapter: () => adapter,
+    use: (path: string, handler: RequestHandler) => router.use(path, handler),
     useStaticAssets: (root: string, options: { prefix: string }) => router.use(options.prefix, express.static(root)),
   };
   swagger.SwaggerModule.setup('swagger', routes as unknown as INestApplication, () => buildDocument(swagger, app, config), {

@@ -6,6 +6,7 @@ import { DataSource, type DataSourceOptions, type EntitySchema } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import type { DatabaseKind } from './database-kind.js';
 import { MIGRATIONS } from './migrations/index.js';
+import { nodeSqliteOptions } from './node-sqlite-driver.js';
 
 /** Any number between processes agrees on; serialises concurrent boots running migrations. */
 const MIGRATION_LOCK_ID = 461_006;
@@ -30,17 +31,12 @@ export function dataSourceOptions(config: AppConfig, entitiesOf: StoreEntities):
   }
   mkdirSync(dirname(config.database.path), { recursive: true });
   return {
-    type: 'better-sqlite3',
-    database: config.database.path,
+    ...nodeSqliteOptions(config.database.path),
     entities,
     migrations: MIGRATIONS,
     migrationsTableName: 'fetcher_migrations',
     enableWAL: true,
-    prepareDatabase: (db: { pragma: (sql: string) => unknown }) => {
-      db.pragma('busy_timeout = 5000');
-      db.pragma('foreign_keys = ON');
-    },
-  };
+  } as DataSourceOptions;
 }
 
 /** Opens the store and applies pending migrations before any other provider can use it. */

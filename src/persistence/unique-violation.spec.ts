@@ -1,5 +1,6 @@
 import { DataSource, QueryFailedError } from 'typeorm';
 import { describe, expect, it } from 'vitest';
+import { nodeSqliteOptions } from './node-sqlite-driver.js';
 import { isUniqueViolation, violatesIndex } from './unique-violation.js';
 
 const STREAM = { name: 'uniq_jobs_active_stream', table: 'jobs', columns: ['product_name', 'stream_name'] };
@@ -7,7 +8,7 @@ const failed = (driverError: Error) => new QueryFailedError('INSERT …', [], dr
 
 /** What SQLite really throws, through TypeORM, for each of two unique indexes of one table. */
 async function sqliteErrors(): Promise<{ dedup: unknown; stream: unknown }> {
-  const db = await new DataSource({ type: 'better-sqlite3', database: ':memory:' }).initialize();
+  const db = await new DataSource(nodeSqliteOptions(':memory:')).initialize();
   await db.query('CREATE TABLE jobs (id text, dedup_key text, product_name text, stream_name text, status text)');
   await db.query('CREATE UNIQUE INDEX uniq_jobs_dedup_key ON jobs (dedup_key)');
   await db.query("CREATE UNIQUE INDEX uniq_jobs_active_stream ON jobs (product_name, stream_name) WHERE status = 'pending'");

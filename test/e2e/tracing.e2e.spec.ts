@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
+import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SPAN_PROCESSOR } from '../../src/common/tracing/tracing.module.js';
 import { registerPostgres, startEmbeddedFetcher, waitForJob, type EmbeddedFetcher } from '../helpers/fetcher-app.js';
@@ -55,7 +55,7 @@ describe.each(SETUPS)('traces (OTEL_EXPORTER_OTLP_ENDPOINT set, in-memory export
     const env: Record<string, string> = store
       ? { DATABASE_URL: store.url, REDIS_URL: 'redis://127.0.0.1:6379', QUEUE_PREFIX: `fetcher-test-tracing-${randomUUID().slice(0, 8)}` }
       : {};
-    fetcher = await startEmbeddedFetcher({ ...ENDPOINT, ...env }, { overrides: [[SPAN_PROCESSOR, new SimpleSpanProcessor(exporter)]] });
+    fetcher = await startEmbeddedFetcher({ ...ENDPOINT, ...env }, { overrides: [[SPAN_PROCESSOR, new SimpleSpanProcessor({ exporter })]] });
     await registerPostgres(fetcher.http, source, { configName: 'pg_main', product });
   });
 
@@ -170,7 +170,7 @@ describe('traces off (OTEL_EXPORTER_OTLP_ENDPOINT unset)', () => {
     source = await createTempDatabase('e2e_tracing_off');
     await source.query(SOURCE_FIXTURE_SQL);
     // The processor is offered, yet without the endpoint nothing may reach it.
-    fetcher = await startEmbeddedFetcher({}, { overrides: [[SPAN_PROCESSOR, new SimpleSpanProcessor(exporter)]] });
+    fetcher = await startEmbeddedFetcher({}, { overrides: [[SPAN_PROCESSOR, new SimpleSpanProcessor({ exporter })]] });
     await registerPostgres(fetcher.http, source, { configName: 'pg_main', product });
   });
 

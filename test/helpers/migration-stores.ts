@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { DataSource, type DataSourceOptions, type EntitySchema } from 'typeorm';
 import { afterAll, beforeAll } from 'vitest';
 import type { MIGRATIONS } from '../../src/persistence/migrations/index.js';
+import { nodeSqliteOptions } from '../../src/persistence/node-sqlite-driver.js';
 import { useTempDatabase } from './pg-database.js';
 
 export interface MigrationStore {
@@ -28,7 +29,7 @@ export function migrationStores(prefix: string): MigrationStore[] {
   });
   return [
     { kind: 'postgres', options: () => ({ type: 'postgres', url: pg().url }), placeholder: (n) => `$${n}` },
-    { kind: 'sqlite', options: () => ({ type: 'better-sqlite3', database: join(sqliteDir!, 'store.db') }), placeholder: () => '?' },
+    { kind: 'sqlite', options: () => nodeSqliteOptions(join(sqliteDir!, 'store.db')), placeholder: () => '?' },
   ];
 }
 

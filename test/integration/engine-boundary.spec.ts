@@ -11,7 +11,6 @@ const SERVICE_PACKAGES = [
   'typeorm',
   'bullmq',
   'ioredis',
-  'better-sqlite3',
   'minio',
   'amqplib',
   'class-validator',

@@ -33,7 +33,7 @@ describe("the project's Node.js line", () => {
 
   describe.runIf(olderNode)('started with an older Node.js', () => {
     it('says so in one line and runs the command under the project line', () => {
-      const run = spawnSync(olderNode!, ['scripts/run.mjs', 'fetcher', '--version'], { cwd: root, encoding: 'utf8' });
+      const run = spawnSync(olderNode!, ['scripts/run.mjs', 'fetcher', '--help'], { cwd: root, encoding: 'utf8' });
       expect(run.status, run.stderr).toBe(0);
       const notices = run.stderr.split('\n').filter((text) => text.startsWith('[fetcher] Node.js'));
       expect(notices).toEqual([
@@ -43,7 +43,7 @@ describe("the project's Node.js line", () => {
           ),
         ),
       ]);
-      expect(run.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+      expect(run.stdout).toMatch(/^Usage: fetcher <command>/);
     });
 
     it('gives a shell the same Node.js, npm included, through `eval "$(node scripts/run.mjs env)"`', () => {

@@ -1,5 +1,5 @@
 import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import type { SpanProcessor } from '@opentelemetry/sdk-trace-node';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { Tracing } from './tracing.js';
 

@@ -1,8 +1,8 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
+import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import express from 'express';
 import request from 'supertest';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FetCode } from '../../engine/errors/fet-code.js';
 import { ServiceUnavailableError } from '../errors/request-errors.js';
 import { httpTracingMiddleware } from './http-tracing.middleware.js';
@@ -13,7 +13,7 @@ const IDENTITY = { serviceName: 'fetcher-test', serviceVersion: '0.0.0', role: '
 
 function enabledTracing() {
   const exporter = new InMemorySpanExporter();
-  const tracing = Tracing.enabled(startTracing(new SimpleSpanProcessor(exporter), IDENTITY));
+  const tracing = Tracing.enabled(startTracing(new SimpleSpanProcessor({ exporter }), IDENTITY));
   return { tracing, spans: () => exporter.getFinishedSpans() };
 }
 
@@ -84,6 +84,31 @@ describe('Tracing', () => {
     const third = start();
     await third.tracing.inSpan('parent', {}, () => third.tracing.inSpan('child', {}, async () => undefined));
     expect(parentOf(byName(third.spans(), 'child'))).toBe(idOf(byName(third.spans(), 'parent')));
+  });
+
+  it('runs a bound function in the context it was bound in, whoever calls it later', async () => {
+    const { tracing, spans } = start();
+    const bound = await tracing.inSpan('outer', {}, async () => tracing.bind(() => tracing.carrier()));
+    expect(tracing.carrier()).toBeUndefined();
+    expect(bound()?.traceparent).toContain(idOf(byName(spans(), 'outer')));
+  });
+
+  it('samples as OTEL_TRACES_SAMPLER says, which the SDK no longer reads itself', async () => {
+    vi.stubEnv('OTEL_TRACES_SAMPLER', 'parentbased_traceidratio');
+    vi.stubEnv('OTEL_TRACES_SAMPLER_ARG', '0');
+    try {
+      const { tracing, spans } = start();
+      await tracing.inSpan('root', {}, async () => undefined);
+      await tracing.continueTrace(
+        { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
+        'sampled',
+        {},
+        async () => undefined,
+      );
+      expect(spans().map((span) => span.name)).toEqual(['sampled']);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it('does nothing when disabled: the function runs, no carrier is made', async () => {

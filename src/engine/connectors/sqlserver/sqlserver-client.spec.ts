@@ -96,29 +96,6 @@ describe('ConnectionWatch', () => {
     expect(watch.loginErrors).toEqual([]);
   });
 
-  it('stops the login before it is written unless TLS was negotiated on the current socket', () => {
-    const sent: string[] = [];
-    class LoggingIn extends FakeConnection {
-      sendLogin7Packet(): void {
-        sent.push('login7');
-      }
-    }
-    const connection = new LoggingIn();
-    new ConnectionWatch(true).attach(asTedious(connection));
-    expect(() => connection.sendLogin7Packet()).toThrow(expect.objectContaining({ code: 'FETCHER_TLS_NOT_NEGOTIATED' }));
-    connection.emit('secure');
-    connection.sendLogin7Packet();
-    // Routed to another server: a new socket, TLS again.
-    connection.emit('rerouting');
-    expect(() => connection.sendLogin7Packet()).toThrow(expect.objectContaining({ code: 'FETCHER_TLS_NOT_NEGOTIATED' }));
-    expect(sent).toEqual(['login7']);
-
-    const optional = new LoggingIn();
-    new ConnectionWatch(false).attach(asTedious(optional));
-    optional.sendLogin7Packet();
-    expect(sent).toEqual(['login7', 'login7']);
-  });
-
   it('counts logins that completed without TLS when the mode requires it', () => {
     const required = new ConnectionWatch(true);
     const [clear, secure] = [new FakeConnection(), new FakeConnection()];

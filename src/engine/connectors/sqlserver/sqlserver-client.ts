@@ -54,7 +54,6 @@ export class ConnectionWatch {
     const events = connection as unknown as EventEmitter;
     events.on('rerouting', insecureAgain);
     events.on('retry', insecureAgain);
-    if (this.requireTls) this.loginOnlyOverTls(connection, () => secure);
     connection.on('errorMessage', (token) => {
       if (!loggedIn) this.loginErrors.push(token.number);
     });
@@ -72,23 +71,6 @@ export class ConnectionWatch {
       if (this.current === connection) this.current = undefined;
       if (loggedIn) this.onLost?.(new Error('connection closed'));
     });
-  }
-
-  /**
-   * tedious sends LOGIN7 (user and password) right after the pre-login even when the server
-   * answered "encryption not supported" to a client that asked for it. With a mode that requires
-   * TLS that login is stopped before it is written: the connect fails with
-   * UnencryptedLoginError and nothing secret leaves the process. (Counting unencrypted logins
-   * afterwards stays as a second check.)
-   */
-  private loginOnlyOverTls(connection: TediousConnection, secure: () => boolean): void {
-    const target = connection as unknown as { sendLogin7Packet?: (...args: unknown[]) => unknown };
-    const send = target.sendLogin7Packet;
-    if (typeof send !== 'function') return;
-    target.sendLogin7Packet = function (this: unknown, ...args: unknown[]): unknown {
-      if (!secure()) throw new UnencryptedLoginError('the server did not negotiate TLS; the login was not sent');
-      return send.apply(this, args);
-    };
   }
 
   /** The socket of the session's logged-in connection, if it is open. */

@@ -6,8 +6,8 @@ import { findPlaintextRefusal } from '../shared/plaintext-password.js';
 import type { SqlServerSslMode } from './sqlserver-ssl.js';
 
 /**
- * The SSL mode asks for encryption but the server (or whoever answers for it) replied
- * "encryption not supported": tedious would carry on in clear, so the login is stopped.
+ * The SSL mode asks for encryption but a login completed without TLS. tedious (from 20) refuses
+ * such a server itself before the login is sent (EENCRYPT); this is the check after it.
  */
 export class UnencryptedLoginError extends Error {
   override readonly name = 'UnencryptedLoginError';
@@ -100,9 +100,11 @@ function detail(reason: ConnectFailureReason, error: unknown, ds: ResolvedDataso
     }
     case 'tls': {
       if (codes.includes('FETCHER_SSL_MODE')) return UNSUPPORTED_SSL_MODE;
-      if (codes.includes('EENCRYPT')) return 'the server requires encryption: use SSL mode "true" or "strict"';
-      if (codes.includes('FETCHER_TLS_NOT_NEGOTIATED'))
+      // tedious says EENCRYPT both ways: the server wants encryption the mode does not ask for, or
+      // (from tedious 20, before the login is sent) the mode asks for encryption the server refused.
+      if (codes.includes('FETCHER_TLS_NOT_NEGOTIATED') || (codes.includes('EENCRYPT') && context.sslMode === 'true'))
         return 'the server did not encrypt the connection although the SSL mode requires it';
+      if (codes.includes('EENCRYPT')) return 'the server requires encryption: use SSL mode "true" or "strict"';
       const tlsCode = codes.find((c) => TLS.code.test(c));
       if (tlsCode === undefined && context.sslMode === 'strict')
         return 'TLS negotiation failed: the server closed the connection (strict encryption needs SQL Server 2022 or later)';
