@@ -80,7 +80,7 @@ export function extractCommand(): Command {
       )
       .option('--out <file|folder|->', 'where the document goes (- for stdout); a folder for csv and parquet', '-')
       .option('--format <format>', 'json (default), ndjson, or one part per table: csv, parquet')
-      .option('--compression <compression>', 'none (default), gzip, or zstd where Node.js has it (22.15 and newer)')
+      .option('--compression <compression>', 'none (default), gzip or zstd')
       .option('--seal', 'write the sealed object the service stores (AES-256-GCM, HMAC-SHA256) instead of plaintext')
       .option('--master-key-file <file>', 'the master key to seal with (base64, as APP_ENC_KEY); default: APP_ENC_KEY')
       .option('--limits <limits>', 'lower the engine limits: name=value,… or a JSON object (docs/request-limits.md)')

@@ -1089,7 +1089,7 @@ export interface components {
        */
       format: 'json' | 'ndjson' | 'csv' | 'parquet';
       /**
-       * @description Applied before sealing; the digests are of the compressed bytes. zstd needs Node.js 22.15 or newer on the server.
+       * @description Applied before sealing; the digests are of the compressed bytes.
        * @default none
        * @enum {string}
        */

@@ -34,7 +34,7 @@ export interface ExtractRequest {
 export interface OutputOptions {
   /** `json` (default: one document, byte-identical to what Fetcher always wrote), `ndjson`, or one part per table: `csv`, `parquet`. */
   readonly format?: OutputFormat;
-  /** `none` (default), `gzip`, or `zstd` where the runtime has it (Node.js ≥ 22.15); applied before sealing. */
+  /** `none` (default), `gzip`, or `zstd`; applied before sealing. */
   readonly compression?: OutputCompression;
   /**
    * Store the bytes sealed as the service stores them: base64(nonce ‖ AES-256-GCM ‖ tag) with an

@@ -1,5 +1,3 @@
-import * as zlib from 'node:zlib';
-
 /** What a result is written as (docs/value-mapping.md, "Formats"). */
 export const OUTPUT_FORMATS = ['json', 'ndjson', 'csv', 'parquet'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -25,11 +23,6 @@ export const isPerTable = (output: ResultOutput): boolean => PER_TABLE_FORMATS.h
 export const GZIP_LEVEL = 6;
 /** zstd level: the library's default (3). */
 export const ZSTD_LEVEL = 3;
-
-/** zstd is in `node:zlib` from Node.js 22.15; on older runtimes a request for it is refused. */
-export function zstdAvailable(): boolean {
-  return typeof (zlib as unknown as { createZstdCompress?: unknown }).createZstdCompress === 'function';
-}
 
 const EXTENSIONS: Record<OutputFormat, string> = { json: 'json', ndjson: 'ndjson', csv: 'csv', parquet: 'parquet' };
 const COMPRESSION_EXTENSIONS: Record<OutputCompression, string> = { none: '', gzip: '.gz', zstd: '.zst' };
@@ -70,8 +63,6 @@ export function outputProblems(value: unknown): Record<string, string> | null {
   }
   if (compression !== undefined && !(OUTPUT_COMPRESSIONS as readonly unknown[]).includes(compression)) {
     problems['output.compression'] = `must be one of ${OUTPUT_COMPRESSIONS.join(', ')}`;
-  } else if (compression === 'zstd' && !zstdAvailable()) {
-    problems['output.compression'] = `zstd needs Node.js 22.15 or newer; this runtime is ${process.version}: use gzip or none`;
   }
   return Object.keys(problems).length > 0 ? problems : null;
 }

@@ -1,14 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, zstdDecompressSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { CompressedOutput } from './compressed-output.js';
 
 describe('CompressedOutput', () => {
-  it('hands on a gzip stream of exactly what was written, one downstream write at a time', async () => {
+  it.each([
+    ['gzip', gunzipSync],
+    ['zstd', zstdDecompressSync],
+  ] as const)('hands on a %s stream of exactly what was written, one downstream write at a time', async (compression, decompress) => {
     const chunks: Buffer[] = [];
     let inFlight = 0;
     let most = 0;
-    const output = new CompressedOutput('gzip', {
+    const output = new CompressedOutput(compression, {
       write: async (chunk) => {
         inFlight++;
         most = Math.max(most, inFlight);
@@ -21,7 +24,7 @@ describe('CompressedOutput', () => {
     for (const chunk of input) await output.write(chunk);
     await output.write('and some text é');
     await output.end();
-    expect(gunzipSync(Buffer.concat(chunks)).equals(Buffer.concat([...input, Buffer.from('and some text é')]))).toBe(true);
+    expect(decompress(Buffer.concat(chunks)).equals(Buffer.concat([...input, Buffer.from('and some text é')]))).toBe(true);
     expect(most).toBe(1);
   });
 

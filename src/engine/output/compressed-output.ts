@@ -3,15 +3,9 @@ import * as zlib from 'node:zlib';
 import type { ChunkWriter } from '../executor/extraction-executor.js';
 import { GZIP_LEVEL, ZSTD_LEVEL, type OutputCompression } from '../formats/output-format.js';
 
-interface ZstdZlib {
-  createZstdCompress(options: { params: Record<number, number> }): Transform;
-  constants: { ZSTD_c_compressionLevel: number };
-}
-
 function compressor(compression: Exclude<OutputCompression, 'none'>): Transform {
   if (compression === 'gzip') return zlib.createGzip({ level: GZIP_LEVEL });
-  const zstd = zlib as unknown as ZstdZlib;
-  return zstd.createZstdCompress({ params: { [zstd.constants.ZSTD_c_compressionLevel]: ZSTD_LEVEL } });
+  return zlib.createZstdCompress({ params: { [zlib.constants.ZSTD_c_compressionLevel]: ZSTD_LEVEL } });
 }
 
 /**

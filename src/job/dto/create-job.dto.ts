@@ -170,7 +170,7 @@ export class OutputDto implements Partial<ResultOutput> {
   @ApiPropertyOptional({
     enum: OUTPUT_COMPRESSIONS,
     default: 'none',
-    description: 'Applied before sealing; the digests are of the compressed bytes. zstd needs Node.js 22.15 or newer on the server.',
+    description: 'Applied before sealing; the digests are of the compressed bytes.',
   })
   @OutputMember('compression')
   compression?: OutputCompression;
