@@ -53,7 +53,7 @@ function pathMatchers(paths) {
       const params = (template.match(/\{[^}]+\}/g) ?? []).length;
       const source = template
         .split(/(\{[^}]+\})/)
-        .map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')))
+        .map((part) => (part.startsWith('{') ? '[^/]+' : RegExp.escape(part)))
         .join('');
       return { template, params, regex: new RegExp(`^${source}/?$`) };
     })

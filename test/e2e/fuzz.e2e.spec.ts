@@ -37,11 +37,10 @@ if (!Number.isSafeInteger(SEED)) throw new Error(`FUZZ_SEED must be an integer, 
 const CONNECTION_PASSWORD = 'not-needed-with-trust-auth';
 const ADMIN_KEY = `admin-${randomBytes(24).toString('base64url')}`;
 const SECRETS = [TEST_MASTER_KEY, CONNECTION_PASSWORD, FUZZ_PASSWORD, ADMIN_KEY, ...(TEST_PG.password ? [TEST_PG.password] : [])];
-const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** What an answer must never show: stack frames, and paths of this checkout or of node_modules. */
 const LEAKS: ReadonlyArray<readonly [string, RegExp]> = [
   ['a stack frame', /\n\s*at |\bat (?:async )?[\w$.<>[\]]+ \(|\bat (?:file:\/\/|node:)/],
-  ['a file path', new RegExp(`node_modules|file://|${escaped(process.cwd())}|[\\w-]+\\.[cm]?[jt]s:\\d+`)],
+  ['a file path', new RegExp(`node_modules|file://|${RegExp.escape(process.cwd())}|[\\w-]+\\.[cm]?[jt]s:\\d+`)],
 ];
 /** Fewer runs and a shorter budget when asked, e.g. FUZZ_RUNS=0.25 on a slow machine. */
 const SCALE = Number(process.env.FUZZ_RUNS ?? 1);

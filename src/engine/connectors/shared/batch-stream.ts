@@ -9,15 +9,9 @@ export abstract class BatchStream {
   protected failure: unknown = undefined;
   private ended = false;
   private wake: (() => void) | undefined;
-  private resolveFinished: () => void = () => undefined;
+  private readonly ending = Promise.withResolvers<void>();
   /** Resolves once the statement is over on its connection (rows done, failed, cancelled or abandoned). */
-  readonly finished: Promise<void>;
-
-  constructor() {
-    this.finished = new Promise<void>((resolve) => {
-      this.resolveFinished = resolve;
-    });
-  }
+  readonly finished: Promise<void> = this.ending.promise;
 
   get isFinished(): boolean {
     return this.ended;
@@ -52,7 +46,7 @@ export abstract class BatchStream {
     this.ended = true;
     if (error !== undefined) this.failure ??= error;
     this.released();
-    this.resolveFinished();
+    this.ending.resolve();
     this.notify();
   }
 
