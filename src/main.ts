@@ -1,3 +1,4 @@
+import './bootstrap/v8-flags.js';
 import 'reflect-metadata';
 import { existsSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
