@@ -37,9 +37,10 @@ function installed() {
 export function ensureProjectRuntime() {
   if (!installed()) {
     console.error(`[fetcher] installing Node.js ${projectLine()} into runtime/ (npm ci)…`);
+    // npm's own output goes to stderr: stdout may be what `eval "$(node scripts/run.mjs env)"` runs.
     const install = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {
       cwd: runtimeDir,
-      stdio: 'inherit',
+      stdio: ['ignore', process.stderr, process.stderr],
     });
     if (install.status !== 0) process.exit(install.status ?? 1);
   }

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -45,6 +46,35 @@ describe("the project's Node.js line", () => {
       ]);
       expect(run.stdout).toMatch(/^Usage: fetcher <command>/);
     });
+
+    it('installs the runtime on a fresh clone and prints nothing but the export lines on stdout', () => {
+      // A copy of what run.mjs needs, without runtime/node_modules: the first run of a fresh clone.
+      const clone = mkdtempSync(join(tmpdir(), 'fetcher-runtime-'));
+      try {
+        mkdirSync(join(clone, 'runtime'));
+        for (const file of [
+          '.node-version',
+          'scripts/run.mjs',
+          'scripts/node-runtime.mjs',
+          'runtime/package.json',
+          'runtime/package-lock.json',
+        ]) {
+          mkdirSync(dirname(join(clone, file)), { recursive: true });
+          copyFileSync(join(root, file), join(clone, file));
+        }
+        const env = spawnSync(olderNode!, ['scripts/run.mjs', 'env'], { cwd: clone, encoding: 'utf8' });
+        expect(env.status, env.stderr).toBe(0);
+        expect(env.stderr).toContain(`[fetcher] installing Node.js ${line} into runtime/`);
+        expect(env.stdout.trim().split('\n')).toEqual([
+          `export PATH='${join(clone, 'runtime', 'node_modules', '.bin')}:${process.env.PATH}'`,
+          expect.stringMatching(
+            new RegExp(`^export npm_config_nodedir='${RegExp.escape(join(clone, 'runtime', 'node_modules'))}/node-linux-[a-z0-9]+'$`),
+          ),
+        ]);
+      } finally {
+        rmSync(clone, { recursive: true, force: true });
+      }
+    }, 120_000);
 
     it('gives a shell the same Node.js, npm included, through `eval "$(node scripts/run.mjs env)"`', () => {
       const shell = spawnSync(
