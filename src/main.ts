@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   boot.close();
   const queue = config.redisUrl ? 'bullmq' : 'in-process';
   new Logger('Bootstrap').log(
-    `Fetcher ${config.version} (${config.role}) listening on http://${config.http.host}:${port} — store ${config.database.kind}, queue ${queue}, results ${config.storage.kind}`,
+    `Fetcher ${config.version} (${config.role}) listening on http://${config.http.host}:${port} — store ${config.database.kind}, queue ${queue}, results ${config.storage.kind}, Node.js ${process.version}`,
     {
       version: config.version,
       role: config.role,
@@ -52,6 +52,7 @@ async function main(): Promise<void> {
       store: config.database.kind,
       queue,
       results: config.storage.kind,
+      node: process.version,
     },
   );
 }

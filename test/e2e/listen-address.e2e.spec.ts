@@ -60,6 +60,8 @@ describe('the listen address', () => {
     const { fetcher, port } = await start({ LOG_LEVEL: 'log' });
     try {
       expect(fetcher.output()).toContain(`listening on http://127.0.0.1:${port}`);
+      // The runtime it runs on, for whoever reads the log: the project's line under npm start and in the image.
+      expect(fetcher.output()).toContain(`Node.js ${process.version}`);
       expect(await accepts('127.0.0.1', port)).toBe(true);
       for (const address of external) expect(await accepts(address, port), address).toBe(false);
     } finally {
