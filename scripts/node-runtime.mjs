@@ -21,13 +21,10 @@ export function runsOnProjectLine(version = process.versions.node) {
   return Number.parseInt(version.split('.')[0], 10) >= projectLine();
 }
 
-function installed() {
-  const marker = join(runtimeDir, 'node_modules', '.package-lock.json');
-  return (
-    existsSync(join(binDir, 'node')) &&
-    existsSync(marker) &&
-    statSync(join(runtimeDir, 'package-lock.json')).mtimeMs <= statSync(marker).mtimeMs
-  );
+/** True when `dir`'s node_modules was installed from its package-lock.json as it is now (npm's own marker). */
+export function installedFromLock(dir) {
+  const marker = join(dir, 'node_modules', '.package-lock.json');
+  return existsSync(marker) && statSync(join(dir, 'package-lock.json')).mtimeMs <= statSync(marker).mtimeMs;
 }
 
 /**
@@ -35,7 +32,7 @@ function installed() {
  * with a message saying what to install where the registry has no package for this platform.
  */
 export function ensureProjectRuntime() {
-  if (!installed()) {
+  if (!existsSync(join(binDir, 'node')) || !installedFromLock(runtimeDir)) {
     console.error(`[fetcher] installing Node.js ${projectLine()} into runtime/ (npm ci)…`);
     // npm's own output goes to stderr: stdout may be what `eval "$(node scripts/run.mjs env)"` runs.
     const install = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {

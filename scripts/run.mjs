@@ -8,7 +8,7 @@ import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, rmS
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureProjectRuntime, projectLine, projectRuntimeEnv, runsOnProjectLine, versionOf } from './node-runtime.mjs';
+import { ensureProjectRuntime, installedFromLock, projectLine, projectRuntimeEnv, runsOnProjectLine, versionOf } from './node-runtime.mjs';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
 const [command = 'start', ...args] = process.argv.slice(2);
@@ -26,8 +26,7 @@ function newestMtime(path) {
 }
 
 function ensureDependencies() {
-  const marker = join(root, 'node_modules', '.package-lock.json');
-  if (!existsSync(marker) || statSync(join(root, 'package-lock.json')).mtimeMs > statSync(marker).mtimeMs) {
+  if (!installedFromLock(root)) {
     console.error('[fetcher] installing dependencies (npm ci)…');
     run('npm', ['ci', '--no-audit', '--no-fund']);
   }
